@@ -1,0 +1,73 @@
+import { cleanEnv, makeValidator, port, str, type ReporterOptions } from "envalid";
+import ConnectionString from "mongodb-connection-string-url";
+
+/** Everything the process reads from its environment, validated once at start-up. */
+export interface Config {
+  readonly port: number;
+  /** Undefined means: start the embedded default database. */
+  readonly mongodbUri: string | undefined;
+  readonly mongodbDb: string;
+  readonly outlierThreshold: number;
+  readonly extraSalesPageSize: number;
+  readonly nodeEnv: "development" | "production" | "test";
+}
+
+/** The limits of the outlier pattern that new books are written with. */
+export type OutlierSettings = Pick<Config, "outlierThreshold" | "extraSalesPageSize">;
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+const positiveInteger = (max: number) =>
+  makeValidator<number>((input) => {
+    const value = Number(input);
+    if (!/^\d+$/.test(input.trim()) || value < 1 || value > max) {
+      throw new Error(`must be a whole number from 1 to ${max}, got "${input}"`);
+    }
+    return value;
+  });
+
+// envalid's url() rejects replica-set strings ("host1,host2"), so parse them as the driver does.
+const mongodbUri = makeValidator<string>((input) => {
+  try {
+    return new ConnectionString(input).toString();
+  } catch (error) {
+    throw new Error(`not a MongoDB connection string (${(error as Error).message}); expected mongodb://host:port/`);
+  }
+});
+
+// Pages above a few thousand entries bring back the very document growth the pattern exists to avoid.
+const MAX_PAGE_SIZE = 10_000;
+const MAX_THRESHOLD = 10_000;
+
+function throwAllErrors({ errors }: ReporterOptions<unknown>): void {
+  const problems = Object.entries(errors).map(([name, error]) => `  ${name}: ${(error as Error).message}`);
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid environment, fix these variables and start again:\n${problems.join("\n")}`);
+  }
+}
+
+/** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const clean = cleanEnv(
+    env,
+    {
+      PORT: port({ default: 4000, desc: "HTTP port of the API" }),
+      MONGODB_URI: mongodbUri({ default: undefined, desc: "MongoDB connection string; unset starts an embedded database" }),
+      MONGODB_DB: str({ default: "bookstore", desc: "database name" }),
+      OUTLIER_THRESHOLD: positiveInteger(MAX_THRESHOLD)({ default: 50, desc: "purchases embedded in a book" }),
+      EXTRA_SALES_PAGE_SIZE: positiveInteger(MAX_PAGE_SIZE)({ default: 1000, desc: "purchases per extra_sales page" }),
+      NODE_ENV: str({ choices: ["development", "production", "test"], default: "development" }),
+    },
+    { reporter: throwAllErrors },
+  );
+  return {
+    port: clean.PORT,
+    mongodbUri: clean.MONGODB_URI,
+    mongodbDb: clean.MONGODB_DB,
+    outlierThreshold: clean.OUTLIER_THRESHOLD,
+    extraSalesPageSize: clean.EXTRA_SALES_PAGE_SIZE,
+    nodeEnv: clean.NODE_ENV as Config["nodeEnv"],
+  };
+}

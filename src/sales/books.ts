@@ -1,0 +1,99 @@
+import { MongoServerError, ObjectId, type Db, type Filter } from "mongodb";
+import type { OutlierSettings } from "../config";
+import { salesCollection, type BookId, type SalesDocument } from "./documents";
+import { formatBookId } from "./book-ids";
+import { BookAlreadyExistsError, InvalidInputError } from "./errors";
+
+export const MAX_TITLE_LENGTH = 500;
+export const MAX_AUTHOR_LENGTH = 200;
+export const MAX_PAGE_SIZE = 100;
+
+export interface NewBook {
+  id?: BookId | null;
+  title: string;
+  author: string;
+  year?: number | null;
+}
+
+/** A book document with no purchases yet, in the field order every writer of this project uses. */
+export function emptySalesDocument(
+  book: NewBook & { id: BookId },
+  settings: Pick<OutlierSettings, "extraSalesPageSize">,
+): SalesDocument {
+  return {
+    _id: book.id,
+    title: book.title,
+    author: book.author,
+    ...(book.year == null ? {} : { year: book.year }),
+    customers_purchased: [],
+    has_extras: false,
+    purchase_count: 0,
+    extra_page_size: settings.extraSalesPageSize,
+  };
+}
+
+export async function createBook(
+  db: Db,
+  book: NewBook,
+  settings: Pick<OutlierSettings, "extraSalesPageSize">,
+): Promise<SalesDocument> {
+  checkText(book.title, "title", MAX_TITLE_LENGTH);
+  checkText(book.author, "author", MAX_AUTHOR_LENGTH);
+  const document = emptySalesDocument({ ...book, id: book.id ?? new ObjectId() }, settings);
+  try {
+    await salesCollection(db).insertOne(document);
+  } catch (error) {
+    if (error instanceof MongoServerError && error.code === 11000) {
+      throw new BookAlreadyExistsError(formatBookId(document._id));
+    }
+    throw error;
+  }
+  return document;
+}
+
+function checkText(value: string, argument: string, maxLength: number): void {
+  if (value.trim().length === 0 || value.length > maxLength) {
+    throw new InvalidInputError(`${argument} must be 1 to ${maxLength} characters long and not blank.`, argument);
+  }
+}
+
+export function checkPageSize(first: number, argument = "first"): void {
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
+    throw new InvalidInputError(`${argument} must be from 0 to ${MAX_PAGE_SIZE}, got ${first}.`, argument);
+  }
+}
+
+export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<SalesDocument[]> {
+  return salesCollection(db).find({ _id: { $in: [...ids] } }).toArray();
+}
+
+export interface BooksPage {
+  books: SalesDocument[];
+  hasNextPage: boolean;
+}
+
+/** Books in `_id` order after `afterId`, read with one query that fetches one extra book to learn if more follow. */
+export async function retrieveBooksPage(db: Db, afterId: BookId | null, first: number): Promise<BooksPage> {
+  checkPageSize(first);
+  const filter = afterId === null ? {} : idsAfter(afterId);
+  const books = await salesCollection(db).find(filter).sort({ _id: 1 }).limit(first + 1).toArray();
+  return { books: books.slice(0, first), hasNextPage: books.length > first };
+}
+
+export async function countBooks(db: Db): Promise<number> {
+  return salesCollection(db).countDocuments();
+}
+
+const LATER_THAN_STRING = ["objectId"] as const;
+const LATER_THAN_NUMBER = ["string", ...LATER_THAN_STRING] as const;
+
+/**
+ * `$gt` only compares values of one BSON type, so the ids of the types that sort after this one
+ * (numbers, then strings, then ObjectIds) are added explicitly to keep mixed-type catalogs in one order.
+ */
+function idsAfter(id: BookId): Filter<SalesDocument> {
+  const laterTypes = typeof id === "number" ? LATER_THAN_NUMBER : typeof id === "string" ? LATER_THAN_STRING : [];
+  const sameType: Filter<SalesDocument> = { _id: { $gt: id } };
+  if (laterTypes.length === 0) return sameType;
+  return { $or: [sameType, ...laterTypes.map((type) => ({ _id: { $type: type } }))] };
+}

@@ -1,0 +1,47 @@
+import type { Collection, Db, ObjectId } from "mongodb";
+
+/** A book's `_id`: the manual's examples use integers; strings and ObjectIds are as welcome. */
+export type BookId = number | string | ObjectId;
+
+/** A book in the `sales` collection, with its first purchases embedded. */
+export interface SalesDocument {
+  /** The book's id, of whichever type it was created with. */
+  _id: BookId;
+  /** The book's title. */
+  title: string;
+  /** The book's author. */
+  author: string;
+  /** Year of publication; absent when unknown. */
+  year?: number | null;
+  /** Customer ids of the book's first purchases, in purchase order; frozen once `has_extras` is set. */
+  customers_purchased: string[];
+  /** True once purchases overflow into `extra_sales`; never unset. */
+  has_extras: boolean;
+  /** Purchases in all, embedded plus overflow; incremented after each overflow append, so it may lag, never lead. */
+  purchase_count: number;
+  /** Entries per `extra_sales` page for this book, fixed when the book is created so that configuration changes never renumber its pages. */
+  extra_page_size: number;
+}
+
+/** One page of a book's overflow purchases in the `extra_sales` collection. */
+export interface ExtraSalesDocument {
+  /** The `_id` of the book in `sales` these purchases belong to. */
+  book_id: BookId;
+  /** Page number from 0; page n is only created once page n-1 is full. */
+  page: number;
+  /** Customer ids in purchase order, at most the book's `extra_page_size` of them. */
+  customers_purchased_extra: string[];
+  /** Length of `customers_purchased_extra`, kept beside it so the append guard can filter on it. */
+  count: number;
+}
+
+export const SALES = "sales";
+export const EXTRA_SALES = "extra_sales";
+
+export function salesCollection(db: Db): Collection<SalesDocument> {
+  return db.collection<SalesDocument>(SALES);
+}
+
+export function extraSalesCollection(db: Db): Collection<ExtraSalesDocument> {
+  return db.collection<ExtraSalesDocument>(EXTRA_SALES);
+}

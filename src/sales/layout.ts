@@ -1,0 +1,36 @@
+import type { OutlierSettings } from "../config";
+import type { ExtraSalesDocument, SalesDocument } from "./documents";
+
+export interface LaidOutBook {
+  book: SalesDocument;
+  pages: ExtraSalesDocument[];
+}
+
+/**
+ * The documents that recording `customers` one by one through `recordPurchase` would leave,
+ * computed in memory, so that bulk loads need no round trip per purchase.
+ * Page fields are in the order mongod 5+ creates them on upsert (lexicographic).
+ */
+export function layOutPurchases(
+  emptyBook: SalesDocument,
+  customers: readonly string[],
+  settings: Pick<OutlierSettings, "outlierThreshold">,
+): LaidOutBook {
+  const threshold = settings.outlierThreshold;
+  const pageSize = emptyBook.extra_page_size;
+  const overflow = customers.slice(threshold);
+  const pages: ExtraSalesDocument[] = [];
+  for (let start = 0; start < overflow.length; start += pageSize) {
+    const entries = overflow.slice(start, start + pageSize);
+    pages.push({ book_id: emptyBook._id, page: start / pageSize, count: entries.length, customers_purchased_extra: entries });
+  }
+  return {
+    book: {
+      ...emptyBook,
+      customers_purchased: customers.slice(0, threshold),
+      has_extras: overflow.length > 0,
+      purchase_count: customers.length,
+    },
+    pages,
+  };
+}

@@ -1,0 +1,101 @@
+import { MongoServerError, type Db } from "mongodb";
+import type { OutlierSettings } from "../config";
+import { extraSalesCollection, salesCollection, type BookId, type SalesDocument } from "./documents";
+import { formatBookId } from "./book-ids";
+import { BookNotFoundError } from "./errors";
+
+/** Where a purchase landed; the names match the GraphQL enum `PurchaseStorage`. */
+export type PurchaseStorage = "EMBEDDED" | "EXTRA_SALES";
+
+export interface RecordedPurchase {
+  /** The book as it stands after the purchase. */
+  book: SalesDocument;
+  storedIn: PurchaseStorage;
+}
+
+const DUPLICATE_KEY = 11000;
+
+/**
+ * Appends one purchase to a book, exactly once, under any number of concurrent callers.
+ *
+ * Every decision is a guard in an update's filter, never a read followed by a write:
+ * 1. push into the embedded array while the book is unflagged and the array has room;
+ * 2. otherwise flag the book, so that readers look in `extra_sales` before anything is there;
+ * 3. append to the open page, creating the next page only once the open one is full;
+ * 4. count the purchase last, so the stored count may lag behind the entries but never lead them.
+ * A crash between steps leaves at most a flag or a count to repair, never a purchase readers cannot reach.
+ */
+export async function recordPurchase(
+  db: Db,
+  bookId: BookId,
+  customerId: string,
+  settings: Pick<OutlierSettings, "outlierThreshold">,
+): Promise<RecordedPurchase> {
+  const embedded = await pushIntoEmbeddedArray(db, bookId, customerId, settings.outlierThreshold);
+  if (embedded) return { book: embedded, storedIn: "EMBEDDED" };
+
+  const outlier = await flagAsOutlier(db, bookId);
+  await appendToExtraSales(db, bookId, customerId, outlier);
+  return { book: await countOverflowPurchase(db, bookId), storedIn: "EXTRA_SALES" };
+}
+
+async function pushIntoEmbeddedArray(
+  db: Db,
+  bookId: BookId,
+  customerId: string,
+  threshold: number,
+): Promise<SalesDocument | null> {
+  return salesCollection(db).findOneAndUpdate(
+    // Index threshold-1 exists exactly when the array is full, so this matches only while there is room.
+    { _id: bookId, has_extras: { $ne: true }, [`customers_purchased.${threshold - 1}`]: { $exists: false } },
+    { $push: { customers_purchased: customerId }, $inc: { purchase_count: 1 } },
+    { returnDocument: "after" },
+  );
+}
+
+type OutlierShape = Pick<SalesDocument, "customers_purchased" | "purchase_count" | "extra_page_size">;
+
+async function flagAsOutlier(db: Db, bookId: BookId): Promise<OutlierShape> {
+  const book = await salesCollection(db).findOneAndUpdate(
+    { _id: bookId },
+    { $set: { has_extras: true } },
+    { projection: { _id: 0, customers_purchased: 1, purchase_count: 1, extra_page_size: 1 } },
+  );
+  if (!book) throw new BookNotFoundError(formatBookId(bookId));
+  return book as OutlierShape;
+}
+
+/**
+ * Starts at the page the (possibly lagging) count points to, which is never past the open page,
+ * and moves forward past full pages. A duplicate key means the page exists: either it is full,
+ * or a racer created it a moment ago, which the plain guarded update below tells apart.
+ */
+async function appendToExtraSales(db: Db, bookId: BookId, customerId: string, book: OutlierShape): Promise<void> {
+  const pageSize = book.extra_page_size;
+  const overflowCounted = Math.max(0, book.purchase_count - book.customers_purchased.length);
+  const extraSales = extraSalesCollection(db);
+  const append = { $push: { customers_purchased_extra: customerId }, $inc: { count: 1 } };
+
+  for (let page = Math.floor(overflowCounted / pageSize); ; page += 1) {
+    const openPage = { book_id: bookId, page, count: { $lt: pageSize } };
+    try {
+      await extraSales.updateOne(openPage, append, { upsert: true });
+      return;
+    } catch (error) {
+      if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+    }
+    const { matchedCount } = await extraSales.updateOne(openPage, append);
+    if (matchedCount === 1) return;
+  }
+}
+
+async function countOverflowPurchase(db: Db, bookId: BookId): Promise<SalesDocument> {
+  const book = await salesCollection(db).findOneAndUpdate(
+    { _id: bookId },
+    { $inc: { purchase_count: 1 } },
+    { returnDocument: "after" },
+  );
+  // The book was there a moment ago and books are never deleted by this API.
+  if (!book) throw new BookNotFoundError(formatBookId(bookId));
+  return book;
+}
