@@ -1,0 +1,56 @@
+import { MongoMemoryServer } from "mongodb-memory-server";
+import { startOfflineServer } from "./offline-server";
+import { redact } from "./connection";
+
+export type DatabaseKind = "external" | "mongodb-memory-server" | "offline-server";
+
+export interface SelectedDatabase {
+  kind: DatabaseKind;
+  uri: string;
+  /** One line for logs: which database this is and why it was chosen. */
+  description: string;
+  /** Stops the database if this process started it; leaves an external one alone. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Chooses the database for a test run or for `npm start` without configuration, in order:
+ * the one MONGODB_URI names; a real mongod from mongodb-memory-server (already downloaded,
+ * MONGOMS_SYSTEM_BINARY, or a download that succeeds); else the offline stand-in server.
+ */
+export async function selectDatabase(mongodbUri: string | undefined): Promise<SelectedDatabase> {
+  if (mongodbUri) {
+    return { kind: "external", uri: mongodbUri, description: `MongoDB at ${redact(mongodbUri)} (from MONGODB_URI)`, stop: async () => {} };
+  }
+  const memoryServer = await startMemoryServer();
+  if (memoryServer.server) {
+    const server = memoryServer.server;
+    return {
+      kind: "mongodb-memory-server",
+      uri: server.getUri(),
+      description: `a real mongod ${server.opts.binary?.version ?? ""} from mongodb-memory-server at ${server.getUri()}`.replace("  ", " "),
+      stop: async () => void (await server.stop()),
+    };
+  }
+  const offline = await startOfflineServer();
+  return {
+    kind: "offline-server",
+    uri: offline.uri,
+    description:
+      `the offline MongoDB stand-in at ${offline.uri}, because no mongod could be had (${memoryServer.reason}). ` +
+      "Set MONGODB_URI to use a real MongoDB.",
+    stop: () => offline.stop(),
+  };
+}
+
+async function startMemoryServer(): Promise<{ server?: MongoMemoryServer; reason?: string }> {
+  try {
+    return { server: await MongoMemoryServer.create() };
+  } catch (error) {
+    return { reason: firstLine((error as Error).message) };
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split("\n").map((line) => line.trim()).filter(Boolean).join(" ").slice(0, 200);
+}
