@@ -1,0 +1,58 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "query BookBuyers($id: ID!, $first: Int!, $after: String) {\n  book(id: $id) {\n    id\n    title\n    purchaseCount\n    hasExtras\n    customersPurchased(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n}": typeof types.BookBuyersDocument,
+    "query ListBooks($first: Int!, $after: String, $buyers: Int!) {\n  books(first: $first, after: $after) {\n    totalCount\n    edges {\n      cursor\n      node {\n        id\n        title\n        author\n        year\n        purchaseCount\n        customersPurchased(first: $buyers) {\n          edges {\n            node {\n              id\n            }\n          }\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.ListBooksDocument,
+    "mutation RecordPurchase($bookId: ID!, $customerId: ID!) {\n  recordPurchase(input: {bookId: $bookId, customerId: $customerId}) {\n    storedIn\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}": typeof types.RecordPurchaseDocument,
+};
+const documents: Documents = {
+    "query BookBuyers($id: ID!, $first: Int!, $after: String) {\n  book(id: $id) {\n    id\n    title\n    purchaseCount\n    hasExtras\n    customersPurchased(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n}": types.BookBuyersDocument,
+    "query ListBooks($first: Int!, $after: String, $buyers: Int!) {\n  books(first: $first, after: $after) {\n    totalCount\n    edges {\n      cursor\n      node {\n        id\n        title\n        author\n        year\n        purchaseCount\n        customersPurchased(first: $buyers) {\n          edges {\n            node {\n              id\n            }\n          }\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.ListBooksDocument,
+    "mutation RecordPurchase($bookId: ID!, $customerId: ID!) {\n  recordPurchase(input: {bookId: $bookId, customerId: $customerId}) {\n    storedIn\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}": types.RecordPurchaseDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query BookBuyers($id: ID!, $first: Int!, $after: String) {\n  book(id: $id) {\n    id\n    title\n    purchaseCount\n    hasExtras\n    customersPurchased(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n}"): (typeof documents)["query BookBuyers($id: ID!, $first: Int!, $after: String) {\n  book(id: $id) {\n    id\n    title\n    purchaseCount\n    hasExtras\n    customersPurchased(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query ListBooks($first: Int!, $after: String, $buyers: Int!) {\n  books(first: $first, after: $after) {\n    totalCount\n    edges {\n      cursor\n      node {\n        id\n        title\n        author\n        year\n        purchaseCount\n        customersPurchased(first: $buyers) {\n          edges {\n            node {\n              id\n            }\n          }\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"): (typeof documents)["query ListBooks($first: Int!, $after: String, $buyers: Int!) {\n  books(first: $first, after: $after) {\n    totalCount\n    edges {\n      cursor\n      node {\n        id\n        title\n        author\n        year\n        purchaseCount\n        customersPurchased(first: $buyers) {\n          edges {\n            node {\n              id\n            }\n          }\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation RecordPurchase($bookId: ID!, $customerId: ID!) {\n  recordPurchase(input: {bookId: $bookId, customerId: $customerId}) {\n    storedIn\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}"): (typeof documents)["mutation RecordPurchase($bookId: ID!, $customerId: ID!) {\n  recordPurchase(input: {bookId: $bookId, customerId: $customerId}) {\n    storedIn\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

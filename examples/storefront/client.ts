@@ -1,0 +1,40 @@
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
+import { print } from "graphql";
+import { BookBuyersDocument, ListBooksDocument, RecordPurchaseDocument } from "./__generated__/graphql";
+
+/**
+ * A storefront's view of the API: three operations, typed end to end by graphql-codegen's client
+ * preset from `operations/*.graphql`. Any fetch-based GraphQL client works the same way.
+ */
+export class StorefrontClient {
+  constructor(private readonly endpoint: string) {}
+
+  /** The catalog page: books with their first few buyers. */
+  listBooks(first: number, buyers: number, after?: string | null) {
+    return this.request(ListBooksDocument, { first, buyers, after });
+  }
+
+  /** One book's buyers, a page at a time: pass the previous page's endCursor as `after`. */
+  bookBuyers(id: string, first: number, after?: string | null) {
+    return this.request(BookBuyersDocument, { id, first, after });
+  }
+
+  /** Checkout. */
+  recordPurchase(bookId: string, customerId: string) {
+    return this.request(RecordPurchaseDocument, { bookId, customerId });
+  }
+
+  private async request<TData, TVariables>(document: TypedDocumentNode<TData, TVariables>, variables: TVariables): Promise<TData> {
+    const response = await fetch(this.endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: print(document), variables }),
+    });
+    const body = (await response.json()) as { data?: TData; errors?: { message: string; extensions?: { code?: string } }[] };
+    if (body.errors?.length) {
+      const [first] = body.errors;
+      throw new Error(`${first?.extensions?.code ?? "ERROR"}: ${first?.message}`);
+    }
+    return body.data as TData;
+  }
+}

@@ -1,0 +1,44 @@
+import { BSON, ObjectId } from "mongodb";
+import { cursorToOffset, offsetToCursor } from "graphql-relay";
+import type { BookId } from "../sales/documents";
+import { InvalidInputError } from "../sales/errors";
+
+/**
+ * A purchase's cursor is its position in the book's purchase list. Relay's offset cursors are
+ * only safe on lists that never shift, which this one is: purchases are only ever appended.
+ */
+export function customerCursor(position: number): string {
+  return offsetToCursor(position);
+}
+
+/** The position after which to read, or null to start at the beginning. */
+export function parseCustomerCursor(cursor: string | null | undefined): number | null {
+  if (cursor == null) return null;
+  const position = cursorToOffset(cursor);
+  // cursorToOffset parses leniently; only a cursor this API could have issued is accepted.
+  if (!Number.isSafeInteger(position) || position < 0 || offsetToCursor(position) !== cursor) {
+    throw malformed("after");
+  }
+  return position;
+}
+
+/** A book's cursor carries its `_id` with its BSON type, so that paging by `_id` works across id types. */
+export function bookCursor(id: BookId): string {
+  return Buffer.from(BSON.EJSON.stringify({ id }, { relaxed: false })).toString("base64url");
+}
+
+export function parseBookCursor(cursor: string | null | undefined): BookId | null {
+  if (cursor == null) return null;
+  let id: unknown;
+  try {
+    ({ id } = BSON.EJSON.parse(Buffer.from(cursor, "base64url").toString("utf8"), { relaxed: true }) as { id?: unknown });
+  } catch {
+    throw malformed("after");
+  }
+  if (typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) || id instanceof ObjectId) return id;
+  throw malformed("after");
+}
+
+function malformed(argument: string): InvalidInputError {
+  return new InvalidInputError(`${argument} is not a cursor this API issued; pass an endCursor or edge cursor unchanged.`, argument);
+}

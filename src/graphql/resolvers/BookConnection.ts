@@ -1,0 +1,17 @@
+import type { BookConnectionResolvers, BookEdgeResolvers } from "../__generated__/resolvers-types";
+import { countBooks } from "../../sales/books";
+import { bookCursor } from "../cursors";
+import { pageInfo } from "./pagination";
+
+export const BookConnection: BookConnectionResolvers = {
+  // Counted only when a client asks for it: it is the one query here that grows with the catalog.
+  totalCount: (_connection, _args, { db }) => countBooks(db),
+  edges: (connection) => connection.books,
+  pageInfo: ({ books, hasNextPage, hasPreviousPage }) =>
+    pageInfo(books.map((book) => bookCursor(book._id)), hasNextPage, hasPreviousPage),
+};
+
+export const BookEdge: BookEdgeResolvers = {
+  cursor: (book) => bookCursor(book._id),
+  node: (book) => book,
+};

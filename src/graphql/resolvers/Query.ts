@@ -1,0 +1,15 @@
+import type { QueryResolvers } from "../__generated__/resolvers-types";
+import { parseBookId } from "../../sales/book-ids";
+import { retrieveBooksPage } from "../../sales/books";
+import { parseBookCursor } from "../cursors";
+import { DEFAULT_PAGE_SIZE } from "./pagination";
+
+export const Query: QueryResolvers = {
+  book: (_parent, { id }, { loaders }) => loaders.book.load(parseBookId(id)),
+
+  books: async (_parent, { first, after }, { db }) => {
+    const afterId = parseBookCursor(after);
+    const page = await retrieveBooksPage(db, afterId, first ?? DEFAULT_PAGE_SIZE);
+    return { ...page, hasPreviousPage: afterId !== null };
+  },
+};
