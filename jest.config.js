@@ -1,0 +1,13 @@
+/**
+ * Unit tests (test/unit) never touch a database; everything else runs against the one database
+ * chosen once for the whole run by test/support/global-setup.ts.
+ * @type {import('jest').Config}
+ */
+module.exports = {
+  testEnvironment: "node",
+  roots: ["<rootDir>/test"],
+  transform: { "^.+\\.ts$": "ts-jest" },
+  globalSetup: "<rootDir>/test/support/global-setup.ts",
+  globalTeardown: "<rootDir>/test/support/global-teardown.ts",
+  testTimeout: 30_000,
+};

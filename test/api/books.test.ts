@@ -1,0 +1,72 @@
+import { openTestApi, type TestApi } from "../support/api";
+import { addBook, customers, seedBook } from "../support/factories";
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await openTestApi();
+  for (const id of ["65f1a2b3c4d5e6f708192a3b", "b-string", "10", "2", "a-string", "65f1a2b3c4d5e6f708192a3a"]) await addBook(api, { id });
+});
+afterAll(() => api.close());
+
+const BOOKS = `query ($first: Int, $after: String) {
+  books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+}`;
+
+interface BooksData {
+  books: { totalCount: number; edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor: string | null } };
+}
+
+describe("Query.books", () => {
+  it("orders books by id: integers, then strings, then ObjectIds", async () => {
+    const result = await api.execute<BooksData>(BOOKS, { first: 10 });
+    expect(result.data?.books.edges.map((edge) => edge.node.id)).toEqual([
+      "2", "10", "a-string", "b-string", "65f1a2b3c4d5e6f708192a3a", "65f1a2b3c4d5e6f708192a3b",
+    ]);
+    expect(result.data?.books.totalCount).toBe(6);
+  });
+
+  it("pages across id types with one book per page", async () => {
+    const ids: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 10; page += 1) {
+      const result: { data?: BooksData | null } = await api.execute<BooksData>(BOOKS, { first: 1, after });
+      ids.push(...result.data!.books.edges.map((edge) => edge.node.id));
+      if (!result.data!.books.pageInfo.hasNextPage) break;
+      after = result.data!.books.pageInfo.endCursor;
+    }
+    expect(ids).toEqual(["2", "10", "a-string", "b-string", "65f1a2b3c4d5e6f708192a3a", "65f1a2b3c4d5e6f708192a3b"]);
+  });
+
+  it("marks later pages as having a previous page", async () => {
+    const first = await api.execute<BooksData>(BOOKS, { first: 2 });
+    expect(first.data?.books.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    const second = await api.execute<BooksData>(BOOKS, { first: 2, after: first.data?.books.pageInfo.endCursor });
+    expect(second.data?.books.pageInfo).toMatchObject({ hasPreviousPage: true });
+  });
+
+  it("does not count the catalog unless totalCount is asked for", async () => {
+    api.commands.reset();
+    await api.execute(`{ books(first: 5) { edges { node { id title } } } }`);
+    expect(api.commands.names()).toEqual(["find"]);
+  });
+
+  it("batches several book(id:) lookups into one query", async () => {
+    api.commands.reset();
+    const result = await api.execute(`{ a: book(id: "2") { id } b: book(id: "a-string") { id } c: book(id: "missing") { id } }`);
+    expect(result.data).toEqual({ a: { id: "2" }, b: { id: "a-string" }, c: null });
+    expect(api.commands.names()).toEqual(["find"]);
+  });
+});
+
+describe("Query.book", () => {
+  it("returns null for an unknown id", async () => {
+    const result = await api.execute(`{ book(id: "nobody-wrote-this") { id } }`);
+    expect(result).toEqual({ data: { book: null } });
+  });
+
+  it("reports the stored purchase count and the outlier flag", async () => {
+    await seedBook(api.db, "popular", customers(60));
+    const result = await api.execute(`{ book(id: "popular") { purchaseCount hasExtras } }`);
+    expect(result.data).toEqual({ book: { purchaseCount: 60, hasExtras: true } });
+  });
+});

@@ -1,0 +1,95 @@
+import { MongoClient } from "mongodb";
+import pino from "pino";
+import { StorefrontClient } from "../../examples/storefront/client";
+import { startHttpServer, type RunningServer } from "../../src/graphql/server";
+import { TEST_SETTINGS } from "../support/api";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+
+let database: TestDatabase;
+let server: RunningServer;
+let storefront: StorefrontClient;
+beforeAll(async () => {
+  database = await openTestDatabase();
+  server = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false }, 0);
+  storefront = new StorefrontClient(server.url);
+  await seedBook(database.db, "1", customers(3));
+  await seedBook(database.db, "2", customers(1000));
+});
+afterAll(async () => {
+  await server.stop();
+  await database.close();
+});
+
+const origin = () => server.url.replace(/\/graphql$/, "");
+
+describe("the example storefront client over HTTP", () => {
+  it("lists books with their first few buyers", async () => {
+    const { books } = await storefront.listBooks(10, 2);
+    expect(books.totalCount).toBe(2);
+    expect(books.edges.map(({ node }) => [node.id, node.purchaseCount, node.customersPurchased.edges.map((edge) => edge.node.id)])).toEqual([
+      ["1", 3, ["user00", "user01"]],
+      ["2", 1000, ["user00", "user01"]],
+    ]);
+  });
+
+  it("pages through one book's buyers into extra_sales", async () => {
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 20; page += 1) {
+      const { book } = await storefront.bookBuyers("2", 100, after);
+      seen.push(...book!.customersPurchased.edges.map((edge) => edge.node.id));
+      if (!book!.customersPurchased.pageInfo.hasNextPage) break;
+      after = book!.customersPurchased.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(customers(1000));
+  });
+
+  it("records a purchase and reports where it was stored", async () => {
+    expect(await storefront.recordPurchase("1", "user03")).toEqual({ recordPurchase: { storedIn: "EMBEDDED", book: { id: "1", purchaseCount: 4, hasExtras: false } } });
+    expect(await storefront.recordPurchase("2", "user1000")).toEqual({ recordPurchase: { storedIn: "EXTRA_SALES", book: { id: "2", purchaseCount: 1001, hasExtras: true } } });
+  });
+
+  it("surfaces an error's stable code", async () => {
+    await expect(storefront.recordPurchase("missing", "user00")).rejects.toThrow(/^NOT_FOUND: /);
+  });
+});
+
+describe("the HTTP endpoints", () => {
+  it("answers /healthz while the process is alive", async () => {
+    const response = await fetch(`${origin()}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+  });
+
+  it("answers /readyz with 200 while the database answers", async () => {
+    const response = await fetch(`${origin()}/readyz`);
+    expect(response.status).toBe(200);
+  });
+
+  it("refuses a form-encoded POST, which a cross-site form could send", async () => {
+    const response = await fetch(server.url, { method: "POST", headers: { "content-type": "text/plain" }, body: `{"query":"{ books { totalCount } }"}` });
+    expect(response.status).toBe(400);
+  });
+
+  it("serves a GET query when the client sends a preflight-forcing header", async () => {
+    const response = await fetch(`${server.url}?query=${encodeURIComponent("{ book(id: \"1\") { title } }")}`, { headers: { "apollo-require-preflight": "true" } });
+    expect(await response.json()).toEqual({ data: { book: { title: "Seeded 1" } } });
+  });
+});
+
+describe("readiness without a database", () => {
+  it("answers /readyz with 503 while the database does not answer", async () => {
+    // Port 1 is reserved and never has a MongoDB behind it.
+    const unreachable = new MongoClient("mongodb://127.0.0.1:1/", { serverSelectionTimeoutMS: 200 });
+    const isolated = await startHttpServer({ db: unreachable.db("none"), settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false }, 0);
+    try {
+      const response = await fetch(isolated.url.replace(/\/graphql$/, "/readyz"));
+      expect(response.status).toBe(503);
+      expect((await fetch(isolated.url.replace(/\/graphql$/, "/healthz"))).status).toBe(200);
+    } finally {
+      await isolated.stop();
+      await unreachable.close();
+    }
+  });
+});

@@ -1,0 +1,118 @@
+import { openTestApi, type TestApi } from "../support/api";
+import {
+  RECORD_PURCHASE,
+  addBook,
+  customers,
+  invariantViolations,
+  readAllCustomers,
+  recordPurchases,
+  storedBook,
+  storedPurchases,
+  type RecordPurchaseData,
+} from "../support/factories";
+
+let api: TestApi;
+beforeAll(async () => void (api = await openTestApi()));
+afterAll(() => api.close());
+
+describe("recordPurchase at the manual's threshold of 50", () => {
+  it("embeds purchases 1 to 50 and stores the 51st in extra_sales", async () => {
+    const id = await addBook(api);
+    const results = await recordPurchases(api, id, customers(51));
+
+    expect(results.slice(0, 50).every((result) => result.recordPurchase.storedIn === "EMBEDDED")).toBe(true);
+    expect(results[49]!.recordPurchase.book).toEqual({ id, purchaseCount: 50, hasExtras: false });
+    expect(results[50]!.recordPurchase).toEqual({ storedIn: "EXTRA_SALES", book: { id, purchaseCount: 51, hasExtras: true } });
+
+    const { book, pages } = await storedBook(api.db, id);
+    expect(book?.customers_purchased).toEqual(customers(50));
+    expect(pages).toEqual([{ book_id: book!._id, page: 0, count: 1, customers_purchased_extra: ["user50"] }]);
+  });
+
+  it("reproduces the manual's Wooden Amulet: user00-user49 embedded, user50-user999 in extra_sales", async () => {
+    const id = await addBook(api, { title: "The Wooden Amulet" });
+    await recordPurchases(api, id, customers(1000));
+    const { book, pages } = await storedBook(api.db, id);
+    expect(book?.customers_purchased).toEqual(customers(50));
+    expect(pages.map((page) => page.customers_purchased_extra)).toEqual([customers(950, 50)]);
+    expect(await invariantViolations(api.db, id)).toEqual([]);
+  });
+
+  it("answers NOT_FOUND for an unknown book and writes nothing", async () => {
+    const result = await api.execute(RECORD_PURCHASE, { bookId: "no-such-book", customerId: "user00" });
+    expect(result.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+    expect(await api.db.collection("sales").countDocuments({ _id: "no-such-book" as never })).toBe(0);
+    expect(await api.db.collection("extra_sales").countDocuments({ book_id: "no-such-book" })).toBe(0);
+  });
+
+  it.each([
+    ["an empty customer id", { customerId: "" }],
+    ["an over-long customer id", { customerId: "c".repeat(129) }],
+  ])("refuses %s with BAD_USER_INPUT and writes nothing", async (_case, input) => {
+    const id = await addBook(api);
+    const result = await api.execute(RECORD_PURCHASE, { bookId: id, ...input });
+    expect(result.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+    expect((await storedBook(api.db, id)).book?.purchase_count).toBe(0);
+  });
+});
+
+describe("recordPurchase across extra_sales pages", () => {
+  let small: TestApi;
+  beforeAll(async () => void (small = await openTestApi({ outlierThreshold: 3, extraSalesPageSize: 4 })));
+  afterAll(() => small.close());
+
+  it("fills each page to its size before opening the next", async () => {
+    const id = await addBook(small);
+    await recordPurchases(small, id, customers(3 + 4 + 4 + 1));
+    const { pages } = await storedBook(small.db, id);
+    expect(pages.map(({ page, count }) => [page, count])).toEqual([[0, 4], [1, 4], [2, 1]]);
+    expect(await storedPurchases(small.db, id)).toEqual(customers(12));
+    expect(await invariantViolations(small.db, id, { outlierThreshold: 3, extraSalesPageSize: 4 })).toEqual([]);
+  });
+
+  it("keeps a book's page size when the configured size changes between runs", async () => {
+    const id = await addBook(small);
+    await recordPurchases(small, id, customers(9));
+    await recordPurchases(small.withSettings({ extraSalesPageSize: 10 }), id, customers(6, 9));
+    const { pages } = await storedBook(small.db, id);
+    expect(pages.map(({ count }) => count)).toEqual([4, 4, 4]);
+    expect(await readAllCustomers(small, id, 5)).toEqual(customers(15));
+  });
+
+  it("keeps flagged books overflowing when the threshold is raised between runs", async () => {
+    const id = await addBook(small);
+    await recordPurchases(small, id, customers(5));
+    const [later] = await recordPurchases(small.withSettings({ outlierThreshold: 50 }), id, ["late"]);
+    expect(later!.recordPurchase.storedIn).toBe("EXTRA_SALES");
+    expect((await storedBook(small.db, id)).book?.customers_purchased).toHaveLength(3);
+    expect(await readAllCustomers(small, id, 2)).toEqual([...customers(5), "late"]);
+  });
+});
+
+describe("recordPurchase under concurrency", () => {
+  const settings = { outlierThreshold: 50, extraSalesPageSize: 7 };
+  let racing: TestApi;
+  beforeAll(async () => void (racing = await openTestApi(settings)));
+  afterAll(() => racing.close());
+
+  it("keeps every invariant when 300 purchases race on a book 3 short of the threshold", async () => {
+    const id = await addBook(racing);
+    await recordPurchases(racing, id, customers(47, 0, "before-"));
+    const buyers = customers(300, 0, "racer-");
+
+    const results = await Promise.all(buyers.map((customerId) => racing.execute<RecordPurchaseData>(RECORD_PURCHASE, { bookId: id, customerId })));
+
+    expect(results.filter((result) => result.errors)).toEqual([]);
+    const storedIn = results.map((result) => result.data!.recordPurchase.storedIn);
+    expect(storedIn.filter((where) => where === "EMBEDDED")).toHaveLength(3);
+    expect(await invariantViolations(racing.db, id, settings)).toEqual([]);
+
+    const stored = await storedPurchases(racing.db, id);
+    expect(stored).toHaveLength(347);
+    expect(new Set(stored).size).toBe(347);
+    expect(stored.slice(0, 47)).toEqual(customers(47, 0, "before-"));
+    expect([...stored.slice(47)].sort()).toEqual([...buyers].sort());
+
+    expect(await readAllCustomers(racing, id, 13)).toEqual(stored);
+  });
+});

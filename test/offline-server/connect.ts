@@ -1,0 +1,23 @@
+import { MongoClient } from "mongodb";
+import { startOfflineServer } from "../../src/db/offline-server";
+
+export interface TestServer {
+  readonly uri: string;
+  stop(): Promise<void>;
+}
+
+/** The database under test: `MONGODB_URI` when set (e.g. a real mongod), else a fresh offline server. */
+export async function startTestServer(): Promise<TestServer> {
+  const fromEnvironment = process.env["MONGODB_URI"];
+  if (fromEnvironment) return { uri: fromEnvironment, stop: async () => undefined };
+  return startOfflineServer();
+}
+
+/** A database name unique to one test file (and run), so files never see each other's data. */
+export function uniqueDbName(file: string): string {
+  return `offline_test_${file}_${process.pid}_${Date.now().toString(36)}`;
+}
+
+export function newClient(uri: string): MongoClient {
+  return new MongoClient(uri, { serverSelectionTimeoutMS: 5000, directConnection: true });
+}

@@ -1,0 +1,44 @@
+import type { GraphQLFormattedError } from "graphql";
+import pino from "pino";
+import type { OutlierSettings } from "../../src/config";
+import { createContext } from "../../src/graphql/context";
+import { createApolloServer } from "../../src/graphql/server";
+import { openTestDatabase, type TestDatabase } from "./database";
+
+export interface TestApi extends TestDatabase {
+  /** Runs one operation through the real Apollo server, with a fresh request context as HTTP requests get. */
+  execute<TData = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<ExecutionResult<TData>>;
+  /** The same database and server as a later run would see them with other settings in its environment. */
+  withSettings(settings: Partial<OutlierSettings>): TestApi;
+}
+
+export interface ExecutionResult<TData> {
+  data?: TData | null;
+  errors?: readonly GraphQLFormattedError[];
+}
+
+export const TEST_SETTINGS: OutlierSettings = { outlierThreshold: 50, extraSalesPageSize: 1000 };
+
+export async function openTestApi(settings: Partial<OutlierSettings> = {}, production = false): Promise<TestApi> {
+  const database = await openTestDatabase();
+  const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
+  await apollo.start();
+  const close = async () => {
+    await apollo.stop();
+    await database.close();
+  };
+  const bind = (resolvedSettings: OutlierSettings): TestApi => ({
+    ...database,
+    async execute<TData>(query: string, variables?: Record<string, unknown>) {
+      const response = await apollo.executeOperation<TData>(
+        { query, variables },
+        { contextValue: createContext(database.db, resolvedSettings) },
+      );
+      if (response.body.kind !== "single") throw new Error("incremental delivery is not used by this API");
+      return response.body.singleResult;
+    },
+    withSettings: (changes) => bind({ ...resolvedSettings, ...changes }),
+    close,
+  });
+  return bind({ ...TEST_SETTINGS, ...settings });
+}

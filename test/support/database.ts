@@ -1,0 +1,48 @@
+import { randomBytes } from "node:crypto";
+import type { CommandStartedEvent, Db, MongoClient } from "mongodb";
+import { connectToDatabase } from "../../src/db/connection";
+
+export interface TestDatabase {
+  db: Db;
+  client: MongoClient;
+  /** Commands sent since the last reset, as observed by the driver's command monitoring. */
+  commands: CommandLog;
+  close(): Promise<void>;
+}
+
+export interface CommandLog {
+  names(): string[];
+  /** Commands on one collection, e.g. how many `find`s reached `extra_sales`. */
+  on(collection: string): string[];
+  reset(): void;
+}
+
+// Handshakes, heartbeats and session bookkeeping are the driver's business, not the application's round trips.
+const DRIVER_HOUSEKEEPING = new Set(["hello", "isMaster", "ismaster", "endSessions", "ping"]);
+
+/** A freshly made database of its own for one test file, on the server chosen for the run, with indexes in place. */
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const uri = process.env.TEST_MONGODB_URI;
+  if (!uri) throw new Error("TEST_MONGODB_URI is unset: run tests through jest, whose global setup chooses the database.");
+  const name = `test_${randomBytes(6).toString("hex")}`;
+  const { client, db } = await connectToDatabase(uri, name, { monitorCommands: true });
+
+  let events: CommandStartedEvent[] = [];
+  client.on("commandStarted", (event) => {
+    if (!DRIVER_HOUSEKEEPING.has(event.commandName)) events.push(event);
+  });
+  const commands: CommandLog = {
+    names: () => events.map((event) => event.commandName),
+    on: (collection) => events.filter((event) => event.command[event.commandName] === collection).map((event) => event.commandName),
+    reset: () => void (events = []),
+  };
+  return {
+    db,
+    client,
+    commands,
+    close: async () => {
+      await db.dropDatabase();
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,124 @@
+import type { Db } from "mongodb";
+import { parseBookId } from "../../src/sales/book-ids";
+import { insertBooksWithPurchases } from "../../src/sales/bulk";
+import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
+import { TEST_SETTINGS, type TestApi } from "./api";
+import type { OutlierSettings } from "../../src/config";
+
+/** Customer ids in the manual's style: user00, user01, … */
+export function customers(count: number, from = 0, prefix = "user"): string[] {
+  return Array.from({ length: count }, (_, index) => `${prefix}${String(from + index).padStart(2, "0")}`);
+}
+
+let nextTitle = 0;
+
+export async function addBook(api: TestApi, input: { id?: string; title?: string; author?: string; year?: number } = {}): Promise<string> {
+  nextTitle += 1;
+  const result = await api.execute<{ addBook: { id: string } }>(
+    `mutation ($input: AddBookInput!) { addBook(input: $input) { id } }`,
+    { input: { title: `Book ${nextTitle}`, author: "An Author", ...input } },
+  );
+  if (result.errors) throw new Error(`addBook failed: ${JSON.stringify(result.errors)}`);
+  return result.data!.addBook.id;
+}
+
+export const RECORD_PURCHASE = `
+  mutation ($bookId: ID!, $customerId: ID!) {
+    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {
+      storedIn
+      book { id purchaseCount hasExtras }
+    }
+  }`;
+
+export interface RecordPurchaseData {
+  recordPurchase: { storedIn: "EMBEDDED" | "EXTRA_SALES"; book: { id: string; purchaseCount: number; hasExtras: boolean } };
+}
+
+/** Records purchases one after another, failing on the first error. */
+export async function recordPurchases(api: TestApi, bookId: string, customerIds: string[]): Promise<RecordPurchaseData[]> {
+  const results: RecordPurchaseData[] = [];
+  for (const customerId of customerIds) {
+    const result = await api.execute<RecordPurchaseData>(RECORD_PURCHASE, { bookId, customerId });
+    if (result.errors) throw new Error(`recordPurchase failed: ${JSON.stringify(result.errors)}`);
+    results.push(result.data!);
+  }
+  return results;
+}
+
+/** Writes a book with its purchases directly, through the bulk path, for tests about reading. */
+export async function seedBook(db: Db, id: string, purchases: string[], settings: OutlierSettings = TEST_SETTINGS): Promise<void> {
+  await insertBooksWithPurchases(db, [{ book: { id: parseBookId(id), title: `Seeded ${id}`, author: "A" }, customers: purchases }], settings);
+}
+
+const CUSTOMERS_PAGE = `
+  query ($id: ID!, $first: Int, $after: String) {
+    book(id: $id) {
+      customersPurchased(first: $first, after: $after) {
+        totalCount
+        edges { cursor node { id } }
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+      }
+    }
+  }`;
+
+export interface CustomersPageData {
+  book: {
+    customersPurchased: {
+      totalCount: number;
+      edges: { cursor: string; node: { id: string } }[];
+      pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+    };
+  } | null;
+}
+
+export async function customersPage(api: TestApi, id: string, first?: number | null, after?: string | null) {
+  return api.execute<CustomersPageData>(CUSTOMERS_PAGE, { id, first, after });
+}
+
+/** Every customer of a book, read page by page as a client would. */
+export async function readAllCustomers(api: TestApi, id: string, pageSize: number): Promise<string[]> {
+  const all: string[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const result = await customersPage(api, id, pageSize, after);
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    const connection = result.data!.book!.customersPurchased;
+    all.push(...connection.edges.map((edge) => edge.node.id));
+    if (!connection.pageInfo.hasNextPage) return all;
+    after = connection.pageInfo.endCursor;
+  }
+}
+
+/** What the database holds for one book, straight from the collections. */
+export async function storedBook(db: Db, id: string) {
+  const bookId = parseBookId(id);
+  const book = await salesCollection(db).findOne({ _id: bookId });
+  const pages = await extraSalesCollection(db).find({ book_id: bookId }, { projection: { _id: 0 } }).sort({ page: 1 }).toArray();
+  return { book, pages };
+}
+
+/** The pattern's invariants for one book, as a list of broken ones (empty when all hold). */
+export async function invariantViolations(db: Db, id: string, settings: OutlierSettings = TEST_SETTINGS): Promise<string[]> {
+  const { book, pages } = await storedBook(db, id);
+  if (!book) return [`book ${id} is missing`];
+  const overflow = pages.reduce((sum, page) => sum + page.customers_purchased_extra.length, 0);
+  const violations: string[] = [];
+  if (book.customers_purchased.length > settings.outlierThreshold) violations.push(`embedded array holds ${book.customers_purchased.length}`);
+  if (book.has_extras !== overflow > 0) violations.push(`has_extras is ${book.has_extras} with ${overflow} overflow entries`);
+  if (book.purchase_count !== book.customers_purchased.length + overflow) {
+    violations.push(`purchase_count ${book.purchase_count} != ${book.customers_purchased.length} + ${overflow}`);
+  }
+  pages.forEach((page, index) => {
+    if (page.page !== index) violations.push(`page numbers have a gap at ${index}`);
+    if (page.count !== page.customers_purchased_extra.length) violations.push(`page ${page.page} count ${page.count} != its entries`);
+    if (page.count > book.extra_page_size) violations.push(`page ${page.page} holds ${page.count}`);
+    if (index < pages.length - 1 && page.count !== book.extra_page_size) violations.push(`page ${page.page} is not full but not last`);
+  });
+  return violations;
+}
+
+/** Every purchase of the book in stored order: embedded first, then the pages. */
+export async function storedPurchases(db: Db, id: string): Promise<string[]> {
+  const { book, pages } = await storedBook(db, id);
+  return [...(book?.customers_purchased ?? []), ...pages.flatMap((page) => page.customers_purchased_extra)];
+}

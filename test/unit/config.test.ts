@@ -1,0 +1,28 @@
+import { ConfigError, readConfig } from "../../src/config";
+
+describe("configuration", () => {
+  it("works out of the box with the documented defaults", () => {
+    expect(readConfig({})).toEqual({
+      port: 4000,
+      mongodbUri: undefined,
+      mongodbDb: "bookstore",
+      outlierThreshold: 50,
+      extraSalesPageSize: 1000,
+      nodeEnv: "development",
+    });
+  });
+
+  it("accepts a replica-set connection string", () => {
+    expect(readConfig({ MONGODB_URI: "mongodb://a:27017,b:27017/?replicaSet=rs0" }).mongodbUri).toContain("replicaSet=rs0");
+  });
+
+  it("names every bad variable at once", () => {
+    const attempt = () => readConfig({ PORT: "http", OUTLIER_THRESHOLD: "0", EXTRA_SALES_PAGE_SIZE: "1.5", MONGODB_URI: "localhost" });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/PORT[\s\S]*MONGODB_URI[\s\S]*OUTLIER_THRESHOLD[\s\S]*EXTRA_SALES_PAGE_SIZE/);
+  });
+
+  it("rejects an unknown NODE_ENV", () => {
+    expect(() => readConfig({ NODE_ENV: "staging" })).toThrow(/NODE_ENV/);
+  });
+});

@@ -1,0 +1,39 @@
+import { ObjectId } from "mongodb";
+import { bookCursor, customerCursor, parseBookCursor, parseCustomerCursor } from "../../src/graphql/cursors";
+import { InvalidInputError } from "../../src/sales/errors";
+
+describe("customer cursors", () => {
+  it("round-trip a position", () => {
+    expect(parseCustomerCursor(customerCursor(1234))).toBe(1234);
+  });
+
+  it("mean 'from the start' when absent", () => {
+    expect(parseCustomerCursor(null)).toBeNull();
+    expect(parseCustomerCursor(undefined)).toBeNull();
+  });
+
+  it.each(["", "abc", "YXJyYXljb25uZWN0aW9uOi0x", Buffer.from("arrayconnection:12x").toString("base64"), bookCursor(5)])(
+    "reject a cursor the API did not issue: %p",
+    (cursor) => {
+      expect(() => parseCustomerCursor(cursor)).toThrow(InvalidInputError);
+    },
+  );
+});
+
+describe("book cursors", () => {
+  it.each([[42], ["isbn-978"], [new ObjectId()]])("round-trip an id with its type: %p", (id) => {
+    expect(parseBookCursor(bookCursor(id))).toEqual(id);
+  });
+
+  it("keep the integer 1 apart from the string '1'", () => {
+    expect(parseBookCursor(bookCursor(1))).toBe(1);
+    expect(parseBookCursor(bookCursor("1"))).toBe("1");
+  });
+
+  it.each(["%%%", Buffer.from("{}").toString("base64url"), Buffer.from('{"id":{"a":1}}').toString("base64url"), customerCursor(3)])(
+    "reject a cursor the API did not issue: %p",
+    (cursor) => {
+      expect(() => parseBookCursor(cursor)).toThrow(InvalidInputError);
+    },
+  );
+});
