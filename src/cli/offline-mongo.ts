@@ -1,0 +1,43 @@
+import { parseArgs } from "node:util";
+import { startOfflineServer } from "../db/offline-server";
+
+const USAGE = "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands]";
+
+function parseOptions(): { host: string; port: number; logCommands: boolean } {
+  const { values } = parseArgs({
+    options: {
+      port: { type: "string", default: "27017" },
+      host: { type: "string", default: "127.0.0.1" },
+      "log-commands": { type: "boolean", default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`--port must be an integer from 0 to 65535, got '${values.port}'`);
+  }
+  return { host: values.host, port, logCommands: values["log-commands"] };
+}
+
+async function main(): Promise<void> {
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions();
+  } catch (error) {
+    process.stderr.write(`offline-mongo: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  const server = await startOfflineServer(options);
+  process.stdout.write(`offline MongoDB server listening on ${server.uri} (in memory; data is lost on exit)\n`);
+  const shutdown = (): void => {
+    void server.stop().then(() => process.exit(0));
+  };
+  process.once("SIGINT", shutdown);
+  process.once("SIGTERM", shutdown);
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`offline-mongo: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+import type { Document } from "bson";
+import type { CollectionResolver } from "mingo/types";
+import { MongoCommandError, unsupportedOption } from "../errors";
+import { sameKeyPattern } from "../indexes";
+import type { Collection } from "../storage";
+import { isDocument, isTruthy, stringArg } from "../values";
+import type { CommandContext } from "./context";
+
+/** The collection a command names in its first field (`{find: "books"}`). */
+export function collectionName(body: Document, command: string): string {
+  return stringArg(command, command, body[command]);
+}
+
+export function namespace(context: CommandContext, collection: string): string {
+  return `${context.db}.${collection}`;
+}
+
+/** Options that change results and are not implemented: present means refused, never ignored. */
+export function refuseOptions(body: Document, command: string, options: readonly string[]): void {
+  for (const option of options) if (body[option] !== undefined) throw unsupportedOption(command, option);
+}
+
+/** Refuses a boolean option when it is set (false is the default behaviour and fine). */
+export function refuseFlags(body: Document, command: string, flags: readonly string[]): void {
+  for (const flag of flags) if (isTruthy(body[flag])) throw unsupportedOption(command, flag);
+}
+
+/** A hint only changes the plan on mongod, so an existing index is accepted; a missing one is mongod's error. */
+export function checkHint(collection: Collection | undefined, hint: unknown): void {
+  if (hint === undefined || collection === undefined) return;
+  if (isDocument(hint) && "$natural" in hint) return;
+  const found = collection.indexes.some((index) =>
+    typeof hint === "string" ? index.spec.name === hint : isDocument(hint) && sameKeyPattern(index.spec.key, hint),
+  );
+  if (!found) throw new MongoCommandError(2, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
+}
+
+/** Lets `$lookup` read other collections of the same database. */
+export function collectionResolver(context: CommandContext): CollectionResolver {
+  return (name) => context.storage.existingCollection(context.db, name)?.all().map((record) => record.plain) ?? [];
+}
+
+/**
+ * Runs each item of a write batch; an error becomes a `writeErrors` entry. Ordered batches stop at
+ * the first error, unordered ones carry on, as mongod does.
+ */
+export function runWriteBatch<T>(items: readonly T[], ordered: boolean, run: (item: T, index: number) => void): Document[] {
+  const writeErrors: Document[] = [];
+  for (const [index, item] of items.entries()) {
+    try {
+      run(item, index);
+    } catch (error) {
+      if (!(error instanceof MongoCommandError)) throw error;
+      writeErrors.push(error.toWriteError(index));
+      if (ordered) break;
+    }
+  }
+  return writeErrors;
+}
+
+export function documentList(command: string, field: string, value: unknown): Document[] {
+  if (!Array.isArray(value) || !value.every(isDocument)) {
+    throw new MongoCommandError(14, `BSON field '${command}.${field}' is the wrong type, expected type 'array' of objects`);
+  }
+  return value;
+}
+
+export function withWriteErrors(reply: Document, writeErrors: readonly Document[]): Document {
+  return writeErrors.length > 0 ? { ...reply, writeErrors, ok: 1 } : { ...reply, ok: 1 };
+}

@@ -1,0 +1,102 @@
+import { BSON, type Document } from "bson";
+import { Query } from "mingo";
+import { MongoCommandError } from "../errors";
+import { mingoOptions, translateMingoErrors } from "../query";
+import { validateCollectionName } from "../storage";
+import { documentArg, isTruthy, toPlain } from "../values";
+import { collectionName, namespace, refuseFlags, refuseOptions } from "./common";
+import type { CommandDefinition } from "./context";
+
+function matching(entries: Document[], filter: unknown, command: string): Document[] {
+  if (filter === undefined) return entries;
+  const query = translateMingoErrors(() => new Query(toPlain(documentArg(command, "filter", filter)) as Document, mingoOptions()));
+  return entries.filter((entry) => query.test(toPlain(entry) as Document));
+}
+
+const create: CommandDefinition = {
+  names: ["create"],
+  fields: [
+    "capped", "size", "max", "validator", "validationLevel", "validationAction", "indexOptionDefaults", "viewOn", "pipeline",
+    "collation", "storageEngine", "timeseries", "expireAfterSeconds", "clusteredIndex", "changeStreamPreAndPostImages", "idIndex",
+  ],
+  run(body, context) {
+    const name = collectionName(body, "create");
+    refuseFlags(body, "create", ["capped"]);
+    refuseOptions(body, "create", [
+      "size", "max", "validator", "validationLevel", "validationAction", "indexOptionDefaults", "viewOn", "pipeline", "collation",
+      "storageEngine", "timeseries", "expireAfterSeconds", "clusteredIndex", "changeStreamPreAndPostImages", "idIndex",
+    ]);
+    validateCollectionName(name);
+    if (context.storage.existingCollection(context.db, name)) {
+      throw new MongoCommandError(48, `Collection ${namespace(context, name)} already exists.`);
+    }
+    context.storage.collection(context.db, name);
+    return { ok: 1 };
+  },
+};
+
+const drop: CommandDefinition = {
+  names: ["drop"],
+  fields: [],
+  run(body, context) {
+    const name = collectionName(body, "drop");
+    const database = context.storage.database(context.db);
+    const collection = database.collections.get(name);
+    // Since 7.0 mongod answers ok for a collection that does not exist.
+    if (!collection) return { ok: 1 };
+    database.collections.delete(name);
+    return { nIndexesWas: collection.indexes.length, ns: collection.namespace, ok: 1 };
+  },
+};
+
+const dropDatabase: CommandDefinition = {
+  names: ["dropDatabase"],
+  fields: [],
+  run(_body, context) {
+    context.storage.dropDatabase(context.db);
+    return { ok: 1 };
+  },
+};
+
+const listCollections: CommandDefinition = {
+  names: ["listCollections"],
+  fields: ["filter", "nameOnly", "authorizedCollections", "cursor"],
+  run(body, context) {
+    const nameOnly = isTruthy(body["nameOnly"]);
+    const entries = [...context.storage.database(context.db).collections.values()].map((collection) =>
+      nameOnly
+        ? { name: collection.name, type: "collection" }
+        : {
+            name: collection.name,
+            type: "collection",
+            options: {},
+            info: { readOnly: false, uuid: collection.uuid },
+            idIndex: { v: 2, key: { _id: 1 }, name: "_id_" },
+          },
+    );
+    const cursor = isTruthy(body["cursor"]) ? documentArg("listCollections", "cursor", body["cursor"]) : {};
+    const batchSize = typeof cursor["batchSize"] === "number" ? cursor["batchSize"] : Number.MAX_SAFE_INTEGER;
+    const results = matching(entries, body["filter"], "listCollections");
+    return { cursor: context.cursors.open(`${context.db}.$cmd.listCollections`, results, batchSize, false), ok: 1 };
+  },
+};
+
+const listDatabases: CommandDefinition = {
+  names: ["listDatabases"],
+  fields: ["filter", "nameOnly", "authorizedDatabases"],
+  run(body, context) {
+    const nameOnly = isTruthy(body["nameOnly"]);
+    const entries = context.storage.listDatabases().map((database) => {
+      const sizeOnDisk = [...database.collections.values()]
+        .flatMap((collection) => collection.all())
+        .reduce((total, record) => total + BSON.calculateObjectSize(record.doc), 0);
+      return nameOnly ? { name: database.name } : { name: database.name, sizeOnDisk, empty: sizeOnDisk === 0 };
+    });
+    const databases = matching(entries, body["filter"], "listDatabases");
+    if (nameOnly) return { databases, ok: 1 };
+    const totalSize = databases.reduce((total, entry) => total + Number(entry["sizeOnDisk"] ?? 0), 0);
+    return { databases, totalSize, totalSizeMb: Math.floor(totalSize / (1024 * 1024)), ok: 1 };
+  },
+};
+
+export const namespaceCommands: readonly CommandDefinition[] = [create, drop, dropDatabase, listCollections, listDatabases];

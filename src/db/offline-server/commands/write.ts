@@ -1,0 +1,123 @@
+import type { Document } from "bson";
+import { MongoCommandError } from "../errors";
+import { updateRecord, upsertRecord } from "../modify";
+import { compileProjection } from "../projection";
+import { parseUpdate } from "../updates";
+import { documentArg, isNumeric, isTruthy, toNumber } from "../values";
+import { collectionName, documentList, refuseOptions, runWriteBatch, withWriteErrors } from "./common";
+import type { CommandDefinition } from "./context";
+import { select } from "./read";
+
+/** Write concern and document validation bypass are trivially satisfied by a single in-memory node. */
+const WRITE_FIELDS = ["ordered", "bypassDocumentValidation", "let"];
+
+const insert: CommandDefinition = {
+  names: ["insert"],
+  fields: ["documents", ...WRITE_FIELDS],
+  run(body, context) {
+    const name = collectionName(body, "insert");
+    refuseOptions(body, "insert", ["let"]);
+    const documents = documentList("insert", "documents", body["documents"]);
+    const collection = context.storage.collection(context.db, name);
+    let n = 0;
+    const writeErrors = runWriteBatch(documents, body["ordered"] !== false, (doc) => {
+      collection.insert(doc);
+      n++;
+    });
+    return withWriteErrors({ n }, writeErrors);
+  },
+};
+
+const remove: CommandDefinition = {
+  names: ["delete"],
+  fields: ["deletes", ...WRITE_FIELDS],
+  run(body, context) {
+    const name = collectionName(body, "delete");
+    refuseOptions(body, "delete", ["let"]);
+    const deletes = documentList("delete", "deletes", body["deletes"]);
+    let n = 0;
+    const writeErrors = runWriteBatch(deletes, body["ordered"] !== false, (statement) => {
+      refuseOptions(statement, "delete", ["collation"]);
+      const limit = isNumeric(statement["limit"]) ? toNumber(statement["limit"]) : NaN;
+      if (limit !== 0 && limit !== 1) throw new MongoCommandError(9, `The limit field in delete objects must be 0 or 1. Got ${String(statement["limit"])}`);
+      const records = select(context, name, "delete", { filter: statement["q"], limit, hint: statement["hint"] });
+      const collection = context.storage.existingCollection(context.db, name);
+      records.forEach((record) => collection?.remove(record));
+      n += records.length;
+    });
+    return withWriteErrors({ n }, writeErrors);
+  },
+};
+
+const update: CommandDefinition = {
+  names: ["update"],
+  fields: ["updates", ...WRITE_FIELDS],
+  run(body, context) {
+    const name = collectionName(body, "update");
+    refuseOptions(body, "update", ["let"]);
+    const statements = documentList("update", "updates", body["updates"]);
+    let n = 0;
+    let nModified = 0;
+    const upserted: Document[] = [];
+    const writeErrors = runWriteBatch(statements, body["ordered"] !== false, (statement, index) => {
+      refuseOptions(statement, "update", ["collation", "c", "sort"]);
+      const multi = isTruthy(statement["multi"]);
+      const spec = parseUpdate(statement["u"], multi);
+      const filter = documentArg("update", "q", statement["q"] ?? {});
+      const options = { filter, arrayFilters: documentList("update", "arrayFilters", statement["arrayFilters"] ?? []) };
+      const records = select(context, name, "update", { filter, limit: multi ? 0 : 1, hint: statement["hint"] });
+      const collection = context.storage.collection(context.db, name);
+      if (records.length === 0 && isTruthy(statement["upsert"])) {
+        const record = upsertRecord(collection, spec, options);
+        upserted.push({ index, _id: record.doc["_id"] });
+        n++;
+        return;
+      }
+      for (const record of records) {
+        n++;
+        if (updateRecord(collection, record, spec, options).modified) nModified++;
+      }
+    });
+    return withWriteErrors({ n, nModified, ...(upserted.length > 0 ? { upserted } : {}) }, writeErrors);
+  },
+};
+
+const findAndModify: CommandDefinition = {
+  names: ["findAndModify", "findandmodify"],
+  fields: ["query", "sort", "remove", "update", "new", "fields", "upsert", "arrayFilters", "hint", "collation", "bypassDocumentValidation", "let"],
+  run(body, context) {
+    const command = Object.keys(body)[0] ?? "findAndModify";
+    const name = collectionName(body, command);
+    refuseOptions(body, command, ["collation", "let"]);
+    const removing = isTruthy(body["remove"]);
+    if (removing && body["update"] !== undefined) throw new MongoCommandError(9, "Cannot specify both an update and remove=true");
+    if (!removing && body["update"] === undefined) throw new MongoCommandError(9, "Either an update or remove=true must be specified");
+    if (removing && (isTruthy(body["upsert"]) || isTruthy(body["new"]))) {
+      throw new MongoCommandError(9, "Cannot specify both upsert=true and remove=true");
+    }
+    const projection = compileProjection(body["fields"] === undefined ? undefined : documentArg(command, "fields", body["fields"]));
+    const project = (doc: Document | undefined): Document | null => (doc === undefined ? null : projection ? projection.apply(doc) : doc);
+    const filter = documentArg(command, "query", body["query"] ?? {});
+    const [record] = select(context, name, command, { filter, sort: body["sort"], limit: 1, hint: body["hint"] });
+    if (removing) {
+      if (record) context.storage.existingCollection(context.db, name)?.remove(record);
+      return { lastErrorObject: { n: record ? 1 : 0 }, value: project(record?.doc), ok: 1 };
+    }
+    const spec = parseUpdate(body["update"], false);
+    const options = { filter, arrayFilters: documentList(command, "arrayFilters", body["arrayFilters"] ?? []) };
+    const collection = context.storage.collection(context.db, name);
+    if (record === undefined) {
+      if (!isTruthy(body["upsert"])) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
+      const created = upsertRecord(collection, spec, options);
+      return {
+        lastErrorObject: { n: 1, updatedExisting: false, upserted: created.doc["_id"] },
+        value: isTruthy(body["new"]) ? project(created.doc) : null,
+        ok: 1,
+      };
+    }
+    const updated = updateRecord(collection, record, spec, options).record;
+    return { lastErrorObject: { n: 1, updatedExisting: true }, value: project(isTruthy(body["new"]) ? updated.doc : record.doc), ok: 1 };
+  },
+};
+
+export const writeCommands: readonly CommandDefinition[] = [insert, remove, update, findAndModify];

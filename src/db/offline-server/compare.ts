@@ -1,0 +1,52 @@
+import { Binary, ObjectId, Timestamp, type Document } from "bson";
+import { isDocument } from "./values";
+
+/** mongod's cross-type sort order (null and missing sort together, before numbers). */
+function typeRank(value: unknown): number {
+  if (value === undefined || value === null) return 1;
+  if (typeof value === "number") return 2;
+  if (typeof value === "string") return 3;
+  if (isDocument(value)) return 4;
+  if (Array.isArray(value)) return 5;
+  if (value instanceof Binary) return 6;
+  if (value instanceof ObjectId) return 7;
+  if (typeof value === "boolean") return 8;
+  if (value instanceof Date) return 9;
+  if (value instanceof Timestamp) return 10;
+  return 11;
+}
+
+/** Compares two plain values (numbers already JS numbers) as mongod's sort does. */
+export function compareValues(a: unknown, b: unknown): number {
+  const rankA = typeRank(a);
+  const rankB = typeRank(b);
+  if (rankA !== rankB) return rankA - rankB;
+  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "string" && typeof b === "string") return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b);
+  if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
+  if (a instanceof ObjectId && b instanceof ObjectId) return a.toHexString().localeCompare(b.toHexString());
+  if (Array.isArray(a) && Array.isArray(b)) return compareSequences(a, b);
+  if (isDocument(a) && isDocument(b)) return compareDocuments(a, b);
+  return String(a).localeCompare(String(b));
+}
+
+function compareSequences(a: readonly unknown[], b: readonly unknown[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const order = compareValues(a[i], b[i]);
+    if (order !== 0) return order;
+  }
+  return a.length - b.length;
+}
+
+function compareDocuments(a: Document, b: Document): number {
+  const entriesA = Object.entries(a);
+  const entriesB = Object.entries(b);
+  for (let i = 0; i < Math.min(entriesA.length, entriesB.length); i++) {
+    const [keyA, valueA] = entriesA[i] ?? [];
+    const [keyB, valueB] = entriesB[i] ?? [];
+    const order = compareValues(valueA, valueB) || (keyA ?? "").localeCompare(keyB ?? "");
+    if (order !== 0) return order;
+  }
+  return entriesA.length - entriesB.length;
+}

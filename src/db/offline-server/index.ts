@@ -1,0 +1,29 @@
+import { OfflineServer } from "./server";
+
+export { OFFLINE_SERVER_VERSION } from "./version";
+
+export interface OfflineServerOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Log every command received to stderr, one line each. */
+  logCommands?: boolean;
+}
+
+export interface RunningOfflineServer {
+  /** `mongodb://127.0.0.1:PORT/` */
+  readonly uri: string;
+  readonly port: number;
+  /** Closes the listener and every open connection. */
+  stop(): Promise<void>;
+}
+
+/** Starts an in-memory server that speaks MongoDB's wire protocol, for machines without mongod. */
+export async function startOfflineServer(options: OfflineServerOptions = {}): Promise<RunningOfflineServer> {
+  const host = options.host ?? "127.0.0.1";
+  const server = new OfflineServer({ host, port: options.port ?? 0, logCommands: options.logCommands ?? false });
+  const port = await server.listen();
+  const hostInUri = host.includes(":") ? `[${host}]` : host;
+  return { uri: `mongodb://${hostInUri}:${port}/`, port, stop: () => server.stop() };
+}

@@ -1,0 +1,113 @@
+import { BSONRegExp, Long, type Document } from "bson";
+import { Query } from "mingo";
+import type { CollectionResolver } from "mingo/types";
+import { compareValues } from "./compare";
+import { MongoCommandError, notSupported } from "./errors";
+import { valuesAtPath } from "./paths";
+import { assertComparable, isDocument, isNumeric, toNumber, toPlain } from "./values";
+
+/** Operators mongod supports that would run client-supplied JavaScript: refused, mingo would run it here. */
+const SCRIPT_OPERATORS = ["$where", "$function", "$accumulator"];
+
+export interface MingoContext {
+  readonly collectionResolver?: CollectionResolver;
+}
+
+export function mingoOptions(context: MingoContext = {}): { scriptEnabled: false; collectionResolver?: CollectionResolver } {
+  return { scriptEnabled: false, ...context };
+}
+
+/** Runs a mingo call, answering its complaints with the error mongod gives for the same input. */
+export function translateMingoErrors<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof MongoCommandError || !(error instanceof Error)) throw error;
+    const unknown = /unknown (?:query |top level )?operator:? '?(\$[\w$]+)/i.exec(error.message);
+    if (unknown) throw new MongoCommandError(2, `unknown operator: ${unknown[1]}`);
+    throw new MongoCommandError(2, error.message);
+  }
+}
+
+function rejectScripts(value: unknown): void {
+  if (Array.isArray(value)) value.forEach(rejectScripts);
+  else if (isDocument(value)) {
+    for (const [key, inner] of Object.entries(value)) {
+      if (SCRIPT_OPERATORS.includes(key)) throw notSupported(`the JavaScript operator ${key}`);
+      rejectScripts(inner);
+    }
+  }
+}
+
+export interface CompiledFilter {
+  test(plainDoc: Document): boolean;
+  /** Top-level `field: value` equalities (typed), usable for index lookups. */
+  readonly equalities: ReadonlyMap<string, unknown>;
+}
+
+export function compileFilter(filter: Document, context: MingoContext = {}): CompiledFilter {
+  assertComparable(filter, "a query filter");
+  rejectScripts(filter);
+  const query = translateMingoErrors(() => new Query(toPlain(filter) as Document, mingoOptions(context)));
+  const equalities = new Map<string, unknown>();
+  collectEqualities(filter, equalities);
+  return { test: (doc) => translateMingoErrors(() => query.test(doc)), equalities };
+}
+
+function isOperatorObject(value: unknown): value is Document {
+  return isDocument(value) && Object.keys(value).some((key) => key.startsWith("$"));
+}
+
+/** An equality an index hash lookup can answer; arrays, regexes and null (which also matches missing) are left to a scan. */
+function isIndexableEquality(value: unknown): boolean {
+  return value !== null && value !== undefined && !Array.isArray(value) && !(value instanceof BSONRegExp);
+}
+
+function collectEqualities(filter: Document, out: Map<string, unknown>): void {
+  for (const [field, condition] of Object.entries(filter)) {
+    if (field === "$and" && Array.isArray(condition)) {
+      condition.forEach((clause) => isDocument(clause) && collectEqualities(clause, out));
+      continue;
+    }
+    if (field.startsWith("$")) continue;
+    const value = isOperatorObject(condition) && Object.keys(condition).length === 1 && "$eq" in condition ? condition["$eq"] : condition;
+    if (!isOperatorObject(value) && isIndexableEquality(value)) out.set(field, value);
+  }
+}
+
+export type SortSpec = ReadonlyArray<readonly [string, 1 | -1]>;
+
+export function parseSort(sort: unknown): SortSpec {
+  if (sort === undefined) return [];
+  if (!isDocument(sort)) throw new MongoCommandError(14, "Expected field sort to be of type object");
+  return Object.entries(sort).map(([field, direction]) => {
+    if (isDocument(direction)) throw notSupported(`sort by ${JSON.stringify(Object.keys(direction))} on '${field}'`);
+    const n = isNumeric(direction) ? toNumber(direction) : NaN;
+    if (n !== 1 && n !== -1) throw new MongoCommandError(15974, `Illegal key in $sort specification: ${field}: ${String(direction)}`);
+    return [field, n] as const;
+  });
+}
+
+/** mongod's sort key of one field: the smallest element for ascending, the largest for descending. */
+function sortKey(plainDoc: Document, field: string, direction: 1 | -1): unknown {
+  const values = valuesAtPath(plainDoc, field);
+  for (const value of values) {
+    if (value instanceof Long) throw notSupported(`sorting on the int64 value ${value.toString()} (beyond ±2^53) in '${field}'`);
+  }
+  if (values.length === 0) return null;
+  return values.reduce((best, value) => (compareValues(value, best) * direction < 0 ? value : best));
+}
+
+/** Stable sort: ties keep natural order, as mongod's in-memory sort does for our purposes. */
+export function sortDocuments<T>(items: readonly T[], spec: SortSpec, plainOf: (item: T) => Document): T[] {
+  if (spec.length === 0) return [...items];
+  const keyed = items.map((item) => ({ item, keys: spec.map(([field, direction]) => sortKey(plainOf(item), field, direction)) }));
+  keyed.sort((a, b) => {
+    for (let i = 0; i < spec.length; i++) {
+      const order = compareValues(a.keys[i], b.keys[i]) * (spec[i]?.[1] ?? 1);
+      if (order !== 0) return order;
+    }
+    return 0;
+  });
+  return keyed.map(({ item }) => item);
+}

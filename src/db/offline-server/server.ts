@@ -1,0 +1,103 @@
+import { EJSON, type Document } from "bson";
+import net from "node:net";
+import { runCommand } from "./commands";
+import { MAX_MESSAGE_SIZE } from "./commands/handshake";
+import { CursorRegistry } from "./cursors";
+import { MongoCommandError } from "./errors";
+import { Storage } from "./storage";
+import { decodeRequest, encodeMsg, encodeReply, type Request } from "./wire";
+
+export interface ServerConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly logCommands: boolean;
+}
+
+const MAX_LOGGED_CHARS = 500;
+
+/** One listening server: shared storage and cursors, one loop per connection. */
+export class OfflineServer {
+  private readonly storage = new Storage();
+  private readonly cursors = new CursorRegistry();
+  private readonly sockets = new Set<net.Socket>();
+  private readonly listener = net.createServer((socket) => this.accept(socket));
+  private nextConnectionId = 1;
+  private nextRequestId = 1;
+
+  constructor(private readonly config: ServerConfig) {}
+
+  listen(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.listener.once("error", reject);
+      this.listener.listen(this.config.port, this.config.host, () => {
+        const address = this.listener.address();
+        resolve(typeof address === "object" && address !== null ? address.port : this.config.port);
+      });
+    });
+  }
+
+  stop(): Promise<void> {
+    return new Promise((resolve) => {
+      this.listener.close(() => resolve());
+      for (const socket of this.sockets) socket.destroy();
+    });
+  }
+
+  private accept(socket: net.Socket): void {
+    const connectionId = this.nextConnectionId++;
+    this.sockets.add(socket);
+    socket.setNoDelay(true);
+    let pending: Buffer = Buffer.alloc(0);
+    socket.on("data", (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 4) {
+        const length = pending.readInt32LE(0);
+        if (length < 16 || length > MAX_MESSAGE_SIZE) {
+          socket.destroy();
+          return;
+        }
+        if (pending.length < length) break;
+        const message = pending.subarray(0, length);
+        pending = pending.subarray(length);
+        this.handle(socket, message, connectionId);
+      }
+    });
+    // A client vanishing mid-conversation only ends its own connection.
+    socket.on("error", () => socket.destroy());
+    socket.on("close", () => this.sockets.delete(socket));
+  }
+
+  /** Decode, run and reply without yielding, so commands never interleave. */
+  private handle(socket: net.Socket, message: Buffer, connectionId: number): void {
+    let request: Request;
+    try {
+      request = decodeRequest(message);
+    } catch (error) {
+      process.stderr.write(`[offline-mongo] conn${connectionId} closed: ${error instanceof Error ? error.message : String(error)}\n`);
+      socket.destroy();
+      return;
+    }
+    const requestId = this.nextRequestId++;
+    if (request.kind === "query") {
+      const db = request.collection.endsWith(".$cmd") ? request.collection.slice(0, -".$cmd".length) : undefined;
+      const reply = db === undefined
+        ? { $err: "offline server: OP_QUERY is only supported for commands", code: 238, ok: 0 }
+        : this.run(request.query, db, connectionId);
+      socket.write(encodeReply(requestId, request.header.requestId, reply));
+      return;
+    }
+    const db = request.body["$db"];
+    const reply = typeof db === "string"
+      ? this.run(request.body, db, connectionId)
+      : new MongoCommandError(40571, "OP_MSG requests require a $db argument").toReply();
+    if (!request.moreToCome) socket.write(encodeMsg(requestId, request.header.requestId, reply));
+  }
+
+  private run(body: Document, db: string, connectionId: number): Document {
+    if (this.config.logCommands) {
+      const text = EJSON.stringify(body, { relaxed: true });
+      process.stderr.write(`[offline-mongo] conn${connectionId} ${db} ${text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}…` : text}\n`);
+    }
+    return runCommand(body, { storage: this.storage, cursors: this.cursors, db, connectionId });
+  }
+}

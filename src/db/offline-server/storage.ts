@@ -1,0 +1,184 @@
+import { BSON, ObjectId, UUID, type Document } from "bson";
+import { MongoCommandError } from "./errors";
+import { describeIndex, Index, type IndexSpec } from "./indexes";
+import type { CompiledFilter } from "./query";
+import { toPlain } from "./values";
+
+export const MAX_BSON_SIZE = 16 * 1024 * 1024;
+
+/**
+ * A stored document. Never mutated after it is stored: updates store a new record under the same
+ * id, so cursors holding an old one see a consistent snapshot and a failed update leaves no trace.
+ */
+export interface StoredDocument {
+  readonly id: number;
+  /** Exactly the types the client sent (Int32/Double/Long kept apart). */
+  readonly doc: Document;
+  /** The same document with plain JS numbers, for mingo. */
+  readonly plain: Document;
+}
+
+const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 }, unique: true, sparse: false };
+
+export class Collection {
+  /** Insertion order is natural order; replacing a record keeps its position. */
+  private readonly records = new Map<number, StoredDocument>();
+  private readonly indexList: Index[];
+  private nextId = 1;
+  readonly uuid = new UUID();
+
+  constructor(readonly database: string, readonly name: string) {
+    this.indexList = [new Index(ID_INDEX, this.namespace)];
+  }
+
+  get namespace(): string {
+    return `${this.database}.${this.name}`;
+  }
+
+  get indexes(): readonly Index[] {
+    return this.indexList;
+  }
+
+  get size(): number {
+    return this.records.size;
+  }
+
+  all(): StoredDocument[] {
+    return [...this.records.values()];
+  }
+
+  /** Documents the filter may match: an index lookup when equalities cover an index prefix, else all. */
+  candidates(filter: CompiledFilter): StoredDocument[] {
+    let best: ReadonlySet<number> | undefined;
+    for (const index of this.indexList) {
+      const hit = index.lookup(filter.equalities);
+      if (hit !== undefined && (best === undefined || hit.ids.size < best.size)) best = hit.ids;
+    }
+    if (best === undefined) return this.all();
+    return [...best].sort((a, b) => a - b).flatMap((id) => {
+      const record = this.records.get(id);
+      return record ? [record] : [];
+    });
+  }
+
+  find(filter: CompiledFilter): StoredDocument[] {
+    return this.candidates(filter).filter((record) => filter.test(record.plain));
+  }
+
+  /** Validates then stores; `_id` is generated when missing and always placed first, as mongod does. */
+  insert(input: Document): StoredDocument {
+    const doc = withIdFirst(input);
+    const size = BSON.calculateObjectSize(doc);
+    if (size > MAX_BSON_SIZE) {
+      throw new MongoCommandError(10334, `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`);
+    }
+    validateId(doc["_id"]);
+    this.checkIndexes(doc, undefined);
+    const record: StoredDocument = { id: this.nextId++, doc, plain: toPlain(doc) as Document };
+    this.records.set(record.id, record);
+    this.indexList.forEach((index) => index.add(record.id, doc));
+    return record;
+  }
+
+  replace(old: StoredDocument, doc: Document): StoredDocument {
+    const size = BSON.calculateObjectSize(doc);
+    if (size > MAX_BSON_SIZE) throw new MongoCommandError(17419, `Resulting document after update is larger than ${MAX_BSON_SIZE}`);
+    this.checkIndexes(doc, old.id);
+    const record: StoredDocument = { id: old.id, doc, plain: toPlain(doc) as Document };
+    this.indexList.forEach((index) => index.remove(old.id, old.doc));
+    this.records.set(old.id, record);
+    this.indexList.forEach((index) => index.add(old.id, doc));
+    return record;
+  }
+
+  remove(record: StoredDocument): void {
+    this.indexList.forEach((index) => index.remove(record.id, record.doc));
+    this.records.delete(record.id);
+  }
+
+  private checkIndexes(doc: Document, self: number | undefined): void {
+    for (const index of this.indexList) {
+      index.validate(doc);
+      index.checkUnique(doc, self);
+    }
+  }
+
+  /** Builds the index over existing documents first, so a failing build leaves nothing behind. */
+  addIndex(spec: IndexSpec): void {
+    const index = new Index(spec, this.namespace);
+    for (const record of this.records.values()) {
+      index.validate(record.doc);
+      index.checkUnique(record.doc, record.id);
+      index.add(record.id, record.doc);
+    }
+    this.indexList.push(index);
+  }
+
+  dropIndex(name: string): void {
+    const position = this.indexList.findIndex((index) => index.spec.name === name);
+    if (position > 0) this.indexList.splice(position, 1);
+  }
+
+  describeIndexes(): Document[] {
+    return this.indexList.map((index) => describeIndex(index.spec));
+  }
+}
+
+function withIdFirst(input: Document): Document {
+  const { _id: id, ...rest } = input;
+  return { _id: id === undefined ? new ObjectId() : id, ...rest };
+}
+
+function validateId(id: unknown): void {
+  if (Array.isArray(id)) throw new MongoCommandError(53, "can't use an array for _id");
+}
+
+export class Database {
+  readonly collections = new Map<string, Collection>();
+  constructor(readonly name: string) {}
+}
+
+export function validateCollectionName(name: string): void {
+  if (name.length === 0 || name.includes("$") || name.includes("\0") || name.startsWith("system.")) {
+    throw new MongoCommandError(73, `Invalid collection name: ${name}`);
+  }
+}
+
+/** All databases of one server instance, in memory. */
+export class Storage {
+  private readonly databases = new Map<string, Database>();
+
+  database(name: string): Database {
+    let database = this.databases.get(name);
+    if (!database) {
+      database = new Database(name);
+      this.databases.set(name, database);
+    }
+    return database;
+  }
+
+  existingCollection(db: string, name: string): Collection | undefined {
+    return this.databases.get(db)?.collections.get(name);
+  }
+
+  /** The collection, created implicitly the way a write creates it on mongod. */
+  collection(db: string, name: string): Collection {
+    validateCollectionName(name);
+    const database = this.database(db);
+    let collection = database.collections.get(name);
+    if (!collection) {
+      collection = new Collection(db, name);
+      database.collections.set(name, collection);
+    }
+    return collection;
+  }
+
+  dropDatabase(name: string): void {
+    this.databases.delete(name);
+  }
+
+  /** Databases holding at least one collection (mongod does not list empty ones). */
+  listDatabases(): Database[] {
+    return [...this.databases.values()].filter((database) => database.collections.size > 0);
+  }
+}

@@ -1,0 +1,226 @@
+import { Decimal128, Double, Int32, Long, type Document } from "bson";
+import type { Query } from "mingo";
+import { update as mingoUpdate } from "mingo/updater";
+import { MongoCommandError, notSupported } from "./errors";
+import { valueAt } from "./paths";
+import { mingoOptions, translateMingoErrors } from "./query";
+import { compileArrayFilters, expandPath, patternMatches, resolvePositional } from "./update-paths";
+import {
+  assertComparable, bsonTypeName, canonicalKey, deepCopy, describeId, findSameNumber, formatValue, isDocument,
+  isNumeric, isSafeLong, numericLeaves, retype, sameNumber, toNumber, toPlain, type TypedNumber,
+} from "./values";
+
+export type UpdateSpec = { readonly kind: "replacement"; readonly doc: Document } | { readonly kind: "modifier"; readonly ops: Document };
+
+const OPERATORS = new Set([
+  "$set", "$setOnInsert", "$unset", "$inc", "$mul", "$rename", "$min", "$max", "$currentDate",
+  "$push", "$addToSet", "$pop", "$pull", "$pullAll", "$bit",
+]);
+/** Operators whose operand becomes the new value as is (so it also gives the new value's type). */
+const REPLACING = new Set(["$set", "$setOnInsert"]);
+const ARITHMETIC = new Set(["$inc", "$mul"]);
+
+export function parseUpdate(u: unknown, multi: boolean): UpdateSpec {
+  if (Array.isArray(u)) throw notSupported("aggregation pipeline updates (an update given as an array)");
+  if (!isDocument(u)) throw new MongoCommandError(14, "Update argument must be either an object or an array");
+  const keys = Object.keys(u);
+  if (!keys.some((key) => key.startsWith("$"))) {
+    if (multi) throw new MongoCommandError(9, "multi update is not supported for replacement-style update");
+    return { kind: "replacement", doc: u };
+  }
+  for (const [op, operand] of Object.entries(u)) {
+    if (!OPERATORS.has(op)) {
+      throw new MongoCommandError(9, `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`);
+    }
+    if (!isDocument(operand)) {
+      throw new MongoCommandError(9, `Modifiers operate on fields but we found type ${bsonTypeName(operand)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${String(operand)}}`);
+    }
+  }
+  checkConflicts(u);
+  return { kind: "modifier", ops: u };
+}
+
+/** Two operators (or one twice) touching overlapping paths is an error on mongod, not last-wins. */
+function checkConflicts(ops: Document): void {
+  const seen: string[] = [];
+  for (const [op, operand] of Object.entries(ops)) {
+    const paths = Object.entries(operand as Document).flatMap(([path, value]) => (op === "$rename" && typeof value === "string" ? [path, value] : [path]));
+    for (const path of paths) {
+      const clash = seen.find((other) => other === path || other.startsWith(`${path}.`) || path.startsWith(`${other}.`));
+      if (clash !== undefined) {
+        const shorter = clash.length < path.length ? clash : path;
+        throw new MongoCommandError(40, `Updating the path '${path}' would create a conflict at '${shorter}'`);
+      }
+      seen.push(path);
+    }
+  }
+}
+
+export interface UpdateContext {
+  /** The query that selected the document, for the positional `$`. */
+  readonly filter: Document;
+  readonly arrayFilters: readonly Document[];
+  /** True when the document is being created by an upsert ($setOnInsert applies; `_id` may be set). */
+  readonly inserting: boolean;
+}
+
+/** The updated document as a new object (the stored one is never touched); throws mongod's error otherwise. */
+export function applyUpdate(spec: UpdateSpec, before: Document, context: UpdateContext): Document {
+  if (spec.kind === "replacement") return replaceDocument(before, spec.doc, context.inserting);
+  const plainBefore = toPlain(before) as Document;
+  const ops = effectiveOperators(spec.ops, context, plainBefore);
+  const patterns = Object.values(ops).flatMap((operand) => Object.keys(operand as Document));
+  const arrayFilters = compileArrayFilters(context.arrayFilters, patterns);
+  for (const [op, operand] of Object.entries(ops)) {
+    for (const [path, value] of Object.entries(operand as Document)) validateOperation(op, path, value, before, arrayFilters);
+  }
+  const plain = deepCopy(plainBefore);
+  translateMingoErrors(() =>
+    mingoUpdate(plain, toPlain(ops) as Document, context.arrayFilters.map((f) => toPlain(f) as Document), undefined, {
+      cloneMode: "deep",
+      queryOptions: mingoOptions(),
+    }),
+  );
+  const after = retype(plain, before, numberTyper(ops, before)) as Document;
+  if (!context.inserting || "_id" in before) checkIdUnchanged(before, after);
+  return idFirst(after);
+}
+
+function replaceDocument(before: Document, replacement: Document, inserting: boolean): Document {
+  if ("_id" in replacement && "_id" in before && canonicalKey(replacement["_id"]) !== canonicalKey(before["_id"])) {
+    throw new MongoCommandError(66, `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${String(replacement["_id"])}`);
+  }
+  const { _id: id, ...rest } = replacement;
+  const keptId = "_id" in before ? before["_id"] : id;
+  return keptId === undefined && inserting ? { ...rest } : { _id: keptId, ...deepCopy(rest) };
+}
+
+/** $setOnInsert becomes $set on insert and disappears otherwise; `$` becomes the matched index. */
+function effectiveOperators(ops: Document, context: UpdateContext, plainBefore: Document): Document {
+  const out: Document = {};
+  for (const [op, operand] of Object.entries(ops)) {
+    if (op === "$setOnInsert" && !context.inserting) continue;
+    const target = op === "$setOnInsert" ? "$set" : op;
+    const resolved: Document = { ...(out[target] as Document | undefined) };
+    for (const [path, value] of Object.entries(operand as Document)) {
+      resolved[context.inserting ? path : resolvePositional(path, context.filter, plainBefore)] = value;
+    }
+    out[target] = resolved;
+  }
+  return out;
+}
+
+function validateOperation(op: string, path: string, operand: unknown, doc: Document, arrayFilters: ReadonlyMap<string, Query>): void {
+  if (op === "$unset" || op === "$rename" || op === "$currentDate") {
+    if (op === "$currentDate" && isDocument(operand) && operand["$type"] === "timestamp") throw notSupported("$currentDate with $type 'timestamp'");
+    return;
+  }
+  assertComparable(operand, `the ${op} operand`);
+  if (ARITHMETIC.has(op) && !isNumeric(operand)) {
+    const verb = op === "$inc" ? "increment" : "multiply";
+    throw new MongoCommandError(14, `Cannot ${verb} with non-numeric argument: {${path}: ${formatValue(operand)}}`);
+  }
+  for (const { path: concrete, value } of expandPath(doc, path.split("."), arrayFilters)) {
+    if (value === undefined) continue;
+    const field = concrete[concrete.length - 1] ?? path;
+    const type = bsonTypeName(value);
+    if (ARITHMETIC.has(op)) {
+      if (!isNumeric(value)) {
+        throw new MongoCommandError(14, `Cannot apply ${op} to a value of non-numeric type. ${describeId(doc)} has the field '${field}' of non-numeric type ${type}`);
+      }
+      assertComparable(value, `the target of ${op}`);
+    } else if (op === "$push" && !Array.isArray(value)) {
+      throw new MongoCommandError(2, `The field '${field}' must be an array but is of type ${type} in document ${describeId(doc)}`);
+    } else if (op === "$addToSet" && !Array.isArray(value)) {
+      throw new MongoCommandError(2, `Cannot apply $addToSet to non-array field. Field named '${field}' has non-array type ${type}`);
+    } else if ((op === "$pull" || op === "$pullAll") && !Array.isArray(value)) {
+      throw new MongoCommandError(2, "Cannot apply $pull to a non-array value");
+    } else if (op === "$pop" && !Array.isArray(value)) {
+      throw new MongoCommandError(14, `Path '${concrete.join(".")}' contains an element of non-array type '${type}'`);
+    } else if (op === "$bit" && !(value instanceof Int32 || value instanceof Long || (typeof value === "number" && Number.isInteger(value)))) {
+      throw new MongoCommandError(14, `Cannot apply $bit to a value of non-integral type.${describeId(doc)} has the field ${field} of non-integer type ${type}`);
+    } else if (value instanceof Decimal128) {
+      throw notSupported(`${op} on Decimal128 values`);
+    }
+  }
+}
+
+/**
+ * Chooses the BSON type of each number in mingo's result: the operand's type where an operator
+ * wrote the operand, MongoDB's arithmetic promotion where $inc/$mul computed it, otherwise the type
+ * the same number had before (at the same place, else anywhere in the document).
+ */
+function numberTyper(ops: Document, before: Document): (path: readonly string[], n: number, prior: unknown) => TypedNumber | undefined {
+  const entries = Object.entries(ops).flatMap(([op, operand]) =>
+    Object.entries(operand as Document).map(([path, value]) => ({ op, pattern: path.split("."), value })),
+  );
+  const pool = numericLeaves(before);
+  return (path, n, prior) => {
+    for (const { op, pattern, value } of entries) {
+      if (ARITHMETIC.has(op) && patternMatches(pattern, path, true) && isNumeric(value)) return arithmeticResult(n, prior, value);
+      if (REPLACING.has(op) && patternMatches(pattern, path, false)) {
+        const written = valueAt({ v: value }, ["v", ...path.slice(pattern.length)]);
+        if (isNumeric(written) && sameNumber(toNumber(written), n)) return written;
+      }
+    }
+    if (isNumeric(prior) && sameNumber(toNumber(prior), n)) return prior;
+    for (const { pattern, value } of entries) {
+      const found = patternMatches(pattern, path, false) ? findSameNumber(numericLeaves(value), n) : undefined;
+      if (found !== undefined) return found;
+    }
+    return findSameNumber(pool, n);
+  };
+}
+
+/** MongoDB's promotion: double wins, then long; int32 overflowing becomes long. */
+function arithmeticResult(n: number, prior: unknown, operand: TypedNumber): TypedNumber {
+  const types = [bsonTypeName(operand), isNumeric(prior) ? bsonTypeName(prior) : "int"];
+  if (types.includes("double")) return new Double(n);
+  if (!Number.isSafeInteger(n)) throw notSupported(`integer arithmetic beyond ±2^53 (result ${n})`);
+  if (types.includes("long") || n < -(2 ** 31) || n >= 2 ** 31) {
+    const result = Long.fromNumber(n);
+    if (!isSafeLong(result)) throw notSupported("int64 arithmetic beyond ±2^53");
+    return result;
+  }
+  return new Int32(n);
+}
+
+function checkIdUnchanged(before: Document, after: Document): void {
+  if (canonicalKey(before["_id"]) !== canonicalKey(after["_id"]) || ("_id" in before) !== ("_id" in after)) {
+    throw new MongoCommandError(66, "Performing an update on the path '_id' would modify the immutable field '_id'");
+  }
+}
+
+function idFirst(doc: Document): Document {
+  if (!("_id" in doc)) return doc;
+  const { _id: id, ...rest } = doc;
+  return { _id: id, ...rest };
+}
+
+/** The document an upsert starts from: the filter's equality fields (`{a: 1}`, `{a: {$eq: 1}}`, inside `$and`). */
+export function upsertSeed(filter: Document): Document {
+  const seed: Document = {};
+  const visit = (clause: Document): void => {
+    for (const [field, condition] of Object.entries(clause)) {
+      if (field === "$and" && Array.isArray(condition)) condition.forEach((inner) => isDocument(inner) && visit(inner));
+      if (field.startsWith("$")) continue;
+      const isOperator = isDocument(condition) && Object.keys(condition).some((key) => key.startsWith("$"));
+      if (!isOperator) setPath(seed, field.split("."), deepCopy(condition));
+      else if (isDocument(condition) && "$eq" in condition) setPath(seed, field.split("."), deepCopy(condition["$eq"]));
+    }
+  };
+  visit(filter);
+  return seed;
+}
+
+function setPath(doc: Document, segments: readonly string[], value: unknown): void {
+  const [head, ...rest] = segments;
+  if (head === undefined) return;
+  if (rest.length === 0) {
+    doc[head] = value;
+    return;
+  }
+  const child = isDocument(doc[head]) ? (doc[head] as Document) : {};
+  doc[head] = child;
+  setPath(child, rest, value);
+}

@@ -1,0 +1,152 @@
+import { Double, Int32, Long, MongoClient, ObjectId, type Collection, type Db } from "mongodb";
+import { newClient, startTestServer, uniqueDbName, type TestServer } from "./connect";
+
+let server: TestServer;
+let client: MongoClient;
+let db: Db;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  client = newClient(server.uri);
+  db = client.db(uniqueDbName("crud"));
+});
+
+afterAll(async () => {
+  await db.dropDatabase();
+  await client.close();
+  await server.stop();
+});
+
+let counter = 0;
+function freshCollection(): Collection {
+  counter += 1;
+  return db.collection(`c${counter}`);
+}
+
+test("round-trips int32, int64, double, Date, ObjectId, strings, booleans, null and nesting exactly", async () => {
+  const books = freshCollection();
+  const doc = {
+    _id: new ObjectId(),
+    int: new Int32(7),
+    long: Long.fromString("9007199254740993"),
+    double: new Double(2),
+    date: new Date("2024-05-01T10:00:00Z"),
+    text: "héllo",
+    yes: true,
+    nothing: null,
+    nested: { list: [new Int32(1), new Double(1.5), { deep: Long.fromNumber(3) }] },
+  };
+  await books.insertOne(doc);
+  const found = await books.findOne({ _id: doc._id }, { promoteValues: false, promoteLongs: false });
+  expect(found).toEqual(doc);
+});
+
+test("finds documents by ObjectId equality and by $in over ObjectIds and dates", async () => {
+  const books = freshCollection();
+  const ids = [new ObjectId(), new ObjectId(), new ObjectId()];
+  await books.insertMany(ids.map((_id, i) => ({ _id, at: new Date(1000 * i) })));
+  expect(await books.findOne({ _id: new ObjectId(ids[1]?.toHexString()) })).toEqual({ _id: ids[1], at: new Date(1000) });
+  expect(await books.countDocuments({ _id: { $in: [ids[0], ids[2]] } })).toBe(2);
+  expect(await books.countDocuments({ at: { $in: [new Date(0), new Date(2000)] } })).toBe(2);
+});
+
+test("matches 1, 1.0 and Long 1 as equal numbers", async () => {
+  const numbers = freshCollection();
+  await numbers.insertMany([{ n: new Int32(1) }, { n: new Double(1) }, { n: Long.fromNumber(1) }, { n: 2 }]);
+  expect(await numbers.countDocuments({ n: 1 })).toBe(3);
+  expect(await numbers.countDocuments({ n: new Double(1) })).toBe(3);
+});
+
+test("returns documents in insertion order when no sort is given", async () => {
+  const items = freshCollection();
+  await items.insertMany([{ k: "b" }, { k: "a" }, { k: "c" }]);
+  expect((await items.find({}, { projection: { _id: 0 } }).toArray()).map((d) => d["k"])).toEqual(["b", "a", "c"]);
+});
+
+test("sorts, skips and limits like mongod", async () => {
+  const items = freshCollection();
+  await items.insertMany([{ n: 3 }, { n: 1 }, { n: 2 }, { n: 5 }, { n: 4 }]);
+  const result = await items.find({}, { projection: { _id: 0 } }).sort({ n: -1 }).skip(1).limit(3).toArray();
+  expect(result).toEqual([{ n: 4 }, { n: 3 }, { n: 2 }]);
+});
+
+test("iterates a cursor across several getMore batches without losing or repeating documents", async () => {
+  const items = freshCollection();
+  await items.insertMany(Array.from({ length: 350 }, (_, i) => ({ i })));
+  const seen = await items.find({}).batchSize(40).toArray();
+  expect(seen.map((d) => d["i"])).toEqual(Array.from({ length: 350 }, (_, i) => i));
+});
+
+test("counts with a filter, skip and limit", async () => {
+  const items = freshCollection();
+  await items.insertMany(Array.from({ length: 20 }, (_, i) => ({ i })));
+  expect(await items.countDocuments({ i: { $gte: 5 } }, { skip: 2, limit: 10 })).toBe(10);
+  expect(await db.command({ count: items.collectionName, query: { i: { $lt: 3 } } })).toMatchObject({ n: 3, ok: 1 });
+});
+
+test("returns distinct values, unwinding arrays", async () => {
+  const items = freshCollection();
+  await items.insertMany([{ tags: ["a", "b"] }, { tags: "b" }, { tags: ["c"] }, {}]);
+  expect((await items.distinct("tags")).sort()).toEqual(["a", "b", "c"]);
+});
+
+test("deletes one or many documents", async () => {
+  const items = freshCollection();
+  await items.insertMany([{ k: 1 }, { k: 1 }, { k: 1 }, { k: 2 }]);
+  expect((await items.deleteOne({ k: 1 })).deletedCount).toBe(1);
+  expect((await items.deleteMany({ k: 1 })).deletedCount).toBe(2);
+  expect(await items.countDocuments({})).toBe(1);
+});
+
+test("matches an array shorter than 50 elements with {'list.49': {$exists: false}} but not one of 50", async () => {
+  const items = freshCollection();
+  await items.insertMany([
+    { name: "short", list: Array.from({ length: 49 }, (_, i) => i) },
+    { name: "full", list: Array.from({ length: 50 }, (_, i) => i) },
+  ]);
+  const found = await items.find({ "list.49": { $exists: false } }).toArray();
+  expect(found.map((d) => d["name"])).toEqual(["short"]);
+});
+
+test("projects with inclusion, exclusion, $slice and $elemMatch keeping _id first", async () => {
+  const items = freshCollection();
+  await items.insertOne({ _id: new Int32(1), a: 1, b: { c: 2, d: 3 }, list: [1, 2, 3, 4, 5], pairs: [{ k: 1 }, { k: 2 }] });
+  expect(await items.findOne({}, { projection: { "b.c": 1, a: 1 } })).toEqual({ _id: 1, a: 1, b: { c: 2 } });
+  expect(await items.findOne({}, { projection: { b: 0, list: 0, pairs: 0 } })).toEqual({ _id: 1, a: 1 });
+  expect(await items.findOne({}, { projection: { list: { $slice: -2 }, _id: 0, a: 0, b: 0, pairs: 0 } })).toEqual({ list: [4, 5] });
+  expect(await items.findOne({}, { projection: { list: { $slice: [1, 2] }, a: 1 } })).toEqual({ _id: 1, a: 1, list: [2, 3] });
+  expect(await items.findOne({}, { projection: { pairs: { $elemMatch: { k: 2 } } } })).toEqual({ _id: 1, pairs: [{ k: 2 }] });
+});
+
+test("rejects an unknown query operator with code 2", async () => {
+  const items = freshCollection();
+  await items.insertOne({ a: 1 });
+  await expect(items.findOne({ a: { $foo: 1 } })).rejects.toMatchObject({ code: 2, message: "unknown operator: $foo" });
+});
+
+test("closes a cursor with killCursors", async () => {
+  const items = freshCollection();
+  await items.insertMany(Array.from({ length: 10 }, (_, i) => ({ i })));
+  const first = await db.command({ find: items.collectionName, batchSize: 2 });
+  const id = first["cursor"]["id"] as Long;
+  const killed = await db.command({ killCursors: items.collectionName, cursors: [id] });
+  expect(killed["cursorsKilled"]).toEqual([id]);
+  await expect(db.command({ getMore: id, collection: items.collectionName })).rejects.toMatchObject({ code: 43 });
+});
+
+test("answers getMore on an unknown cursor with CursorNotFound (43)", async () => {
+  const items = freshCollection();
+  await expect(db.command({ getMore: Long.fromNumber(123456789), collection: items.collectionName })).rejects.toMatchObject({
+    code: 43,
+    codeName: "CursorNotFound",
+  });
+});
+
+test("reports cursor ids as int64", async () => {
+  const items = freshCollection();
+  await items.insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
+  const reply = await db.command({ find: items.collectionName, batchSize: 2 }, { promoteLongs: false });
+  expect(reply["cursor"]["id"]).toBeInstanceOf(Long);
+  expect(reply["cursor"]["ns"]).toBe(`${db.databaseName}.${items.collectionName}`);
+  expect(reply["cursor"]["firstBatch"]).toHaveLength(2);
+});
