@@ -1,4 +1,4 @@
-import { MongoMemoryServer } from "mongodb-memory-server";
+import { MongoBinary, MongoMemoryServer } from "mongodb-memory-server";
 import { startOfflineServer } from "./offline-server";
 import { redact } from "./connection";
 
@@ -45,6 +45,8 @@ export async function selectDatabase(mongodbUri: string | undefined): Promise<Se
 
 async function startMemoryServer(): Promise<{ server?: MongoMemoryServer; reason?: string }> {
   try {
+    // Finding (or downloading) the binary first keeps a failed download to one line of ours.
+    await MongoBinary.getPath();
     return { server: await MongoMemoryServer.create() };
   } catch (error) {
     return { reason: firstLine((error as Error).message) };

@@ -65,10 +65,11 @@ export interface UpdateContext {
 }
 
 /** The updated document as a new object (the stored one is never touched); throws mongod's error otherwise. */
-export function applyUpdate(spec: UpdateSpec, before: Document, context: UpdateContext): Document {
-  if (spec.kind === "replacement") return replaceDocument(before, spec.doc, context.inserting);
+export function applyUpdate(spec: UpdateSpec, original: Document, context: UpdateContext): Document {
+  if (spec.kind === "replacement") return replaceDocument(original, spec.doc, context.inserting);
+  const resolved = effectiveOperators(spec.ops, context, toPlain(original) as Document);
+  const { ops, base: before } = separateIdUpdate(resolved, original, context.inserting);
   const plainBefore = toPlain(before) as Document;
-  const ops = effectiveOperators(spec.ops, context, plainBefore);
   const patterns = Object.values(ops).flatMap((operand) => Object.keys(operand as Document));
   const arrayFilters = compileArrayFilters(context.arrayFilters, patterns);
   for (const [op, operand] of Object.entries(ops)) {
@@ -82,8 +83,29 @@ export function applyUpdate(spec: UpdateSpec, before: Document, context: UpdateC
     }),
   );
   const after = retype(plain, before, numberTyper(ops, before)) as Document;
-  if (!context.inserting || "_id" in before) checkIdUnchanged(before, after);
+  checkIdUnchanged(before, after);
   return idFirst(after);
+}
+
+/**
+ * mingo refuses to touch `_id` at all; mongod allows setting it to the value it already has, and
+ * setting it when an upsert creates the document. Both are done here; anything else is error 66.
+ */
+function separateIdUpdate(ops: Document, before: Document, inserting: boolean): { ops: Document; base: Document } {
+  const out: Document = {};
+  let base = before;
+  for (const [op, operand] of Object.entries(ops)) {
+    const kept: Document = {};
+    for (const [path, value] of Object.entries(operand as Document)) {
+      if (path !== "_id" && !path.startsWith("_id.")) kept[path] = value;
+      else if (op === "$set" && path === "_id" && inserting && !("_id" in before)) base = { _id: value, ...before };
+      else if (!(op === "$set" && path === "_id" && canonicalKey(value) === canonicalKey(before["_id"]))) {
+        throw new MongoCommandError(66, "Performing an update on the path '_id' would modify the immutable field '_id'");
+      }
+    }
+    if (Object.keys(kept).length > 0) out[op] = kept;
+  }
+  return { ops: out, base };
 }
 
 function replaceDocument(before: Document, replacement: Document, inserting: boolean): Document {
