@@ -1,4 +1,4 @@
-import { MongoClient } from "mongodb";
+import { MongoClient, type Document, type UpdateFilter } from "mongodb";
 import { startOfflineServer } from "../../src/db/offline-server";
 
 export interface TestServer {
@@ -20,4 +20,13 @@ export function uniqueDbName(file: string): string {
 
 export function newClient(uri: string): MongoClient {
   return new MongoClient(uri, { serverSelectionTimeoutMS: 5000, directConnection: true });
+}
+
+
+/**
+ * The driver's update typings reject some valid updates on schema-less documents (e.g. `$push` to
+ * a field whose type it cannot infer); tests that exercise such updates pass them through here.
+ */
+export function untypedUpdate(update: Document): UpdateFilter<Document> {
+  return update;
 }

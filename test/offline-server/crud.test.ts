@@ -46,7 +46,7 @@ test("finds documents by ObjectId equality and by $in over ObjectIds and dates",
   const ids = [new ObjectId(), new ObjectId(), new ObjectId()];
   await books.insertMany(ids.map((_id, i) => ({ _id, at: new Date(1000 * i) })));
   expect(await books.findOne({ _id: new ObjectId(ids[1]?.toHexString()) })).toEqual({ _id: ids[1], at: new Date(1000) });
-  expect(await books.countDocuments({ _id: { $in: [ids[0], ids[2]] } })).toBe(2);
+  expect(await books.countDocuments({ _id: { $in: ids.filter((_, i) => i !== 1) } })).toBe(2);
   expect(await books.countDocuments({ at: { $in: [new Date(0), new Date(2000)] } })).toBe(2);
 });
 
@@ -110,7 +110,7 @@ test("matches an array shorter than 50 elements with {'list.49': {$exists: false
 
 test("projects with inclusion, exclusion, $slice and $elemMatch keeping _id first", async () => {
   const items = freshCollection();
-  await items.insertOne({ _id: new Int32(1), a: 1, b: { c: 2, d: 3 }, list: [1, 2, 3, 4, 5], pairs: [{ k: 1 }, { k: 2 }] });
+  await items.insertOne({ _id: new Int32(1) as unknown as ObjectId, a: 1, b: { c: 2, d: 3 }, list: [1, 2, 3, 4, 5], pairs: [{ k: 1 }, { k: 2 }] });
   expect(await items.findOne({}, { projection: { "b.c": 1, a: 1 } })).toEqual({ _id: 1, a: 1, b: { c: 2 } });
   expect(await items.findOne({}, { projection: { b: 0, list: 0, pairs: 0 } })).toEqual({ _id: 1, a: 1 });
   expect(await items.findOne({}, { projection: { list: { $slice: -2 }, _id: 0, a: 0, b: 0, pairs: 0 } })).toEqual({ list: [4, 5] });
