@@ -1,4 +1,4 @@
-import type { ExtraSalesDocument, SalesDocument } from "./documents";
+import { pageSizeOf, type ExtraSalesDocument, type SalesDocument } from "./documents";
 import type { PageKey } from "./loaders";
 import { checkPageSize } from "./books";
 
@@ -46,7 +46,7 @@ export async function retrieveCustomersPage(
 
 /** Overflow customers at list positions [start, end), read from only the pages that hold them. */
 async function readOverflow(loadPage: PageLoader, book: SalesDocument, start: number, end: number): Promise<string[]> {
-  const pageSize = book.extra_page_size;
+  const pageSize = pageSizeOf(book);
   const from = Math.max(start - book.customers_purchased.length, 0);
   const to = end - book.customers_purchased.length;
   const pageNumbers = overflowPagesCovering(from, to, pageSize);

@@ -1,4 +1,5 @@
 import type { Collection, Db, ObjectId } from "mongodb";
+import { StoredDataError } from "./errors";
 
 /** A book's `_id`: the manual's examples use integers; strings and ObjectIds are as welcome. */
 export type BookId = number | string | ObjectId;
@@ -33,6 +34,18 @@ export interface ExtraSalesDocument {
   customers_purchased_extra: string[];
   /** Length of `customers_purchased_extra`, kept beside it so the append guard can filter on it. */
   count: number;
+}
+
+/**
+ * The page size a book's overflow is laid out with. Books written before this project's fields
+ * existed have none, and guessing one would misplace their purchases, so they are refused.
+ */
+export function pageSizeOf(book: Pick<SalesDocument, "_id" | "extra_page_size">): number {
+  if (Number.isInteger(book.extra_page_size) && book.extra_page_size > 0) return book.extra_page_size;
+  throw new StoredDataError(
+    `Book ${String(book._id)} has no valid extra_page_size (found ${String(book.extra_page_size)}): ` +
+      "it was written without this project's fields and must be migrated before purchases can overflow.",
+  );
 }
 
 export const SALES = "sales";

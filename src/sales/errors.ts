@@ -33,3 +33,8 @@ export class BookAlreadyExistsError extends SalesError {
     super(`A book with id "${bookId}" already exists.`);
   }
 }
+
+/** Stored data this version cannot work with safely; a server-side problem, never shown to clients in production. */
+export class StoredDataError extends Error {
+  override readonly name = "StoredDataError";
+}

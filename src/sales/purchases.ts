@@ -1,6 +1,6 @@
 import { MongoServerError, type Db } from "mongodb";
 import type { OutlierSettings } from "../config";
-import { extraSalesCollection, salesCollection, type BookId, type SalesDocument } from "./documents";
+import { extraSalesCollection, pageSizeOf, salesCollection, type BookId, type SalesDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookNotFoundError } from "./errors";
 
@@ -53,13 +53,13 @@ async function pushIntoEmbeddedArray(
   );
 }
 
-type OutlierShape = Pick<SalesDocument, "customers_purchased" | "purchase_count" | "extra_page_size">;
+type OutlierShape = Pick<SalesDocument, "_id" | "customers_purchased" | "purchase_count" | "extra_page_size">;
 
 async function flagAsOutlier(db: Db, bookId: BookId): Promise<OutlierShape> {
   const book = await salesCollection(db).findOneAndUpdate(
     { _id: bookId },
     { $set: { has_extras: true } },
-    { projection: { _id: 0, customers_purchased: 1, purchase_count: 1, extra_page_size: 1 } },
+    { projection: { customers_purchased: 1, purchase_count: 1, extra_page_size: 1 } },
   );
   if (!book) throw new BookNotFoundError(formatBookId(bookId));
   return book as OutlierShape;
@@ -71,7 +71,7 @@ async function flagAsOutlier(db: Db, bookId: BookId): Promise<OutlierShape> {
  * or a racer created it a moment ago, which the plain guarded update below tells apart.
  */
 async function appendToExtraSales(db: Db, bookId: BookId, customerId: string, book: OutlierShape): Promise<void> {
-  const pageSize = book.extra_page_size;
+  const pageSize = pageSizeOf(book);
   const overflowCounted = Math.max(0, book.purchase_count - book.customers_purchased.length);
   const extraSales = extraSalesCollection(db);
   const append = { $push: { customers_purchased_extra: customerId }, $inc: { count: 1 } };

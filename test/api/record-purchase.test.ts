@@ -38,6 +38,21 @@ describe("recordPurchase at the manual's threshold of 50", () => {
     expect(await invariantViolations(api.db, id)).toEqual([]);
   });
 
+  it("records an embedded purchase in one round trip", async () => {
+    const id = await addBook(api);
+    api.commands.reset();
+    await recordPurchases(api, id, ["user00"]);
+    expect(api.commands.names()).toEqual(["findAndModify"]);
+  });
+
+  it("records an overflow purchase in four round trips: try, flag, append, count", async () => {
+    const id = await addBook(api);
+    await recordPurchases(api, id, customers(51));
+    api.commands.reset();
+    await recordPurchases(api, id, ["user51"]);
+    expect(api.commands.names()).toEqual(["findAndModify", "findAndModify", "update", "findAndModify"]);
+  });
+
   it("answers NOT_FOUND for an unknown book and writes nothing", async () => {
     const result = await api.execute(RECORD_PURCHASE, { bookId: "no-such-book", customerId: "user00" });
     expect(result.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");

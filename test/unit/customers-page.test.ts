@@ -65,6 +65,12 @@ describe("reading a page of a book's customers", () => {
     expect(page).toEqual({ entries: [], hasNextPage: true });
   });
 
+  it("refuses to guess the pages of a book stored without a page size", async () => {
+    const { book, loadPage } = bookWith(12);
+    const legacy = { ...book, extra_page_size: undefined as unknown as number };
+    await expect(retrieveCustomersPage(loadPage, legacy, 0, 10)).rejects.toThrow(/no valid extra_page_size.*must be migrated/);
+  });
+
   it.each([-1, 101, 1.5])("rejects first: %p", async (first) => {
     const { book, loadPage } = bookWith(5);
     await expect(retrieveCustomersPage(loadPage, book, 0, first)).rejects.toMatchObject({ code: "BAD_USER_INPUT" });
