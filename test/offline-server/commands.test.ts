@@ -1,0 +1,120 @@
+import { BSON, Int32, Long, MongoClient, type Db } from "mongodb";
+import { newClient, startTestServer, uniqueDbName, type TestServer } from "./connect";
+
+let server: TestServer;
+let client: MongoClient;
+let db: Db;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  client = newClient(server.uri);
+  db = client.db(uniqueDbName("commands"));
+});
+
+afterAll(async () => {
+  await db.dropDatabase();
+  await client.close();
+  await server.stop();
+});
+
+test("answers hello as a writable standalone primary", async () => {
+  const hello = await db.admin().command({ hello: 1 });
+  expect(hello).toMatchObject({
+    isWritablePrimary: true,
+    maxBsonObjectSize: 16777216,
+    maxMessageSizeBytes: 48000000,
+    maxWriteBatchSize: 100000,
+    logicalSessionTimeoutMinutes: 30,
+    readOnly: false,
+    ok: 1,
+  });
+  expect(hello["localTime"]).toBeInstanceOf(Date);
+  expect(hello["maxWireVersion"]).toBeGreaterThanOrEqual(21);
+  expect(hello).not.toHaveProperty("setName");
+});
+
+test("answers ping", async () => {
+  expect(await db.admin().ping()).toMatchObject({ ok: 1 });
+});
+
+test("reports its version through buildInfo", async () => {
+  const info = await db.admin().buildInfo();
+  expect(typeof info["version"]).toBe("string");
+  expect(info["versionArray"]).toHaveLength(4);
+  expect(info["maxBsonObjectSize"]).toBe(16777216);
+});
+
+test("answers an unknown command with CommandNotFound (59)", async () => {
+  await expect(db.command({ frobnicate: 1 })).rejects.toMatchObject({
+    code: 59,
+    codeName: "CommandNotFound",
+    message: "no such command: 'frobnicate'",
+  });
+});
+
+test("refuses a command carrying a transaction number with IllegalOperation (20) like a standalone mongod", async () => {
+  await expect(db.command({ find: "txn", filter: {}, txnNumber: Long.fromNumber(1) })).rejects.toMatchObject({
+    code: 20,
+    codeName: "IllegalOperation",
+    message: "Transaction numbers are only allowed on a replica set member or mongos",
+  });
+});
+
+test("fails a write inside a driver transaction instead of running it outside one", async () => {
+  const session = client.startSession();
+  try {
+    session.startTransaction();
+    await expect(db.collection("txn").insertOne({ a: 1 }, { session })).rejects.toThrow();
+  } finally {
+    await session.endSession();
+  }
+  expect(await db.collection("txn").countDocuments()).toBe(0);
+});
+
+test("creates a collection explicitly and refuses to create it twice with NamespaceExists (48)", async () => {
+  await db.createCollection("explicit");
+  await expect(db.createCollection("explicit")).rejects.toMatchObject({ code: 48 });
+});
+
+test("lists collections with names only and filtered by name", async () => {
+  await db.collection("listed_a").insertOne({});
+  await db.collection("listed_b").insertOne({});
+  const names = await db.listCollections({ name: "listed_a" }, { nameOnly: true }).toArray();
+  expect(names).toEqual([{ name: "listed_a", type: "collection" }]);
+  const full = await db.listCollections({ name: "listed_b" }).toArray();
+  expect(full[0]).toMatchObject({ name: "listed_b", type: "collection", idIndex: { key: { _id: 1 }, name: "_id_" } });
+});
+
+test("drops a collection", async () => {
+  await db.collection("to_drop").insertOne({});
+  expect(await db.collection("to_drop").drop()).toBe(true);
+  expect(await db.listCollections({ name: "to_drop" }).toArray()).toEqual([]);
+});
+
+test("lists a database once it holds a collection, and no longer after dropDatabase", async () => {
+  const other = client.db(uniqueDbName("commands_other"));
+  await other.collection("x").insertOne({});
+  const listed = await db.admin().listDatabases({ nameOnly: true });
+  expect(listed.databases.map((d) => d.name)).toContain(other.databaseName);
+  await other.dropDatabase();
+  const after = await db.admin().listDatabases({ nameOnly: true });
+  expect(after.databases.map((d) => d.name)).not.toContain(other.databaseName);
+});
+
+test("rejects an insert larger than 16 MiB with BSONObjectTooLarge (10334)", async () => {
+  const padding = 16 * 1024 * 1024 - 100;
+  const doc = { a: "x".repeat(padding), b: "y".repeat(200) };
+  expect(BSON.calculateObjectSize(doc)).toBeGreaterThan(16 * 1024 * 1024);
+  await expect(db.collection("big").insertOne(doc)).rejects.toMatchObject({ code: 10334 });
+});
+
+test("refuses a collation rather than ignoring it", async () => {
+  await db.collection("collated").insertOne({ s: "a" });
+  await expect(db.collection("collated").find({ s: "A" }, { collation: { locale: "en", strength: 2 } }).toArray()).rejects.toThrow(/collation/);
+});
+
+test("accepts read and write concerns a standalone satisfies", async () => {
+  const coll = db.collection("concerns", { readConcern: { level: "majority" }, writeConcern: { w: "majority", j: true } });
+  await coll.insertOne({ n: new Int32(1) });
+  expect(await coll.countDocuments({ n: 1 })).toBe(1);
+});

@@ -1,0 +1,129 @@
+import { MongoClient, type Collection, type Db } from "mongodb";
+import { newClient, startTestServer, uniqueDbName, untypedUpdate, type TestServer } from "./connect";
+
+let server: TestServer;
+let client: MongoClient;
+let db: Db;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  client = newClient(server.uri);
+  db = client.db(uniqueDbName("indexes"));
+});
+
+afterAll(async () => {
+  await db.dropDatabase();
+  await client.close();
+  await server.stop();
+});
+
+let counter = 0;
+async function pagesCollection(): Promise<Collection> {
+  counter += 1;
+  const pages = db.collection(`p${counter}`);
+  await pages.createIndex({ book_id: 1, page: 1 }, { unique: true });
+  return pages;
+}
+
+test("names an index like mongod and lists it with v, key, name and unique", async () => {
+  const pages = await pagesCollection();
+  expect(await pages.listIndexes().toArray()).toEqual([
+    { v: 2, key: { _id: 1 }, name: "_id_" },
+    { v: 2, key: { book_id: 1, page: 1 }, name: "book_id_1_page_1", unique: true },
+  ]);
+});
+
+test("creates the same index twice without error", async () => {
+  const pages = await pagesCollection();
+  await expect(pages.createIndex({ book_id: 1, page: 1 }, { unique: true })).resolves.toBe("book_id_1_page_1");
+});
+
+test("rejects an index with an existing name but a different key with IndexKeySpecsConflict (86)", async () => {
+  const pages = await pagesCollection();
+  await expect(pages.createIndex({ other: 1 }, { name: "book_id_1_page_1" })).rejects.toMatchObject({ code: 86 });
+});
+
+test("rejects an index with an existing name and key but different options with IndexOptionsConflict (85)", async () => {
+  const pages = await pagesCollection();
+  await expect(pages.createIndex({ book_id: 1, page: 1 }, { name: "book_id_1_page_1" })).rejects.toMatchObject({ code: 85 });
+});
+
+test("drops an index by name and refuses to drop _id_", async () => {
+  const pages = await pagesCollection();
+  await pages.dropIndex("book_id_1_page_1");
+  expect((await pages.listIndexes().toArray()).map((index) => index["name"])).toEqual(["_id_"]);
+  await expect(pages.dropIndex("_id_")).rejects.toMatchObject({ code: 72 });
+  await expect(pages.dropIndex("nope")).rejects.toMatchObject({ code: 27 });
+});
+
+test("rejects a duplicate key on insert with code 11000, keyPattern and keyValue", async () => {
+  const pages = await pagesCollection();
+  await pages.insertOne({ book_id: "b", page: 1 });
+  const error = await pages.insertOne({ book_id: "b", page: 1 }).catch((e: unknown) => e);
+  expect(error).toMatchObject({
+    code: 11000,
+    keyPattern: { book_id: 1, page: 1 },
+    keyValue: { book_id: "b", page: 1 },
+    message: `E11000 duplicate key error collection: ${db.databaseName}.${pages.collectionName} index: book_id_1_page_1 dup key: { book_id: "b", page: 1 }`,
+  });
+});
+
+test("rejects a duplicate _id on insert with code 11000", async () => {
+  const pages = await pagesCollection();
+  await pages.insertOne({ _id: "x" as never });
+  await expect(pages.insertOne({ _id: "x" as never })).rejects.toMatchObject({ code: 11000 });
+});
+
+test("stops an ordered insert at the first duplicate and continues an unordered one", async () => {
+  const ordered = await pagesCollection();
+  const docs = [{ book_id: "a", page: 1 }, { book_id: "a", page: 1 }, { book_id: "a", page: 2 }];
+  await expect(ordered.insertMany(docs.map((d) => ({ ...d })))).rejects.toMatchObject({ code: 11000 });
+  expect(await ordered.countDocuments()).toBe(1);
+  const unordered = await pagesCollection();
+  await expect(unordered.insertMany(docs.map((d) => ({ ...d })), { ordered: false })).rejects.toMatchObject({ code: 11000 });
+  expect(await unordered.countDocuments()).toBe(2);
+});
+
+test("treats numerically equal keys of different types as duplicates", async () => {
+  const pages = await pagesCollection();
+  await pages.insertOne({ book_id: "b", page: 1 });
+  await expect(pages.insertOne({ book_id: "b", page: 1.0 + Number.EPSILON * 0 })).rejects.toMatchObject({ code: 11000 });
+});
+
+test("rejects a duplicate key on upsert with code 11000", async () => {
+  const pages = await pagesCollection();
+  await pages.insertOne({ book_id: "b", page: 1, count: 50 });
+  await expect(
+    pages.updateOne({ book_id: "b", page: 1, count: { $lt: 50 } }, untypedUpdate({ $inc: { count: 1 } }), { upsert: true }),
+  ).rejects.toMatchObject({ code: 11000 });
+});
+
+test("rejects a duplicate key on findOneAndUpdate with a top-level 11000 error", async () => {
+  const pages = await pagesCollection();
+  await pages.insertMany([{ book_id: "b", page: 1 }, { book_id: "b", page: 2 }]);
+  await expect(pages.findOneAndUpdate({ page: 2 }, { $set: { page: 1 } })).rejects.toMatchObject({
+    code: 11000,
+    codeName: "DuplicateKey",
+    keyValue: { book_id: "b", page: 1 },
+  });
+});
+
+test("enforces a unique sparse index only on documents that have the field", async () => {
+  counter += 1;
+  const people = db.collection(`sparse${counter}`);
+  await people.createIndex({ email: 1 }, { unique: true, sparse: true });
+  await people.insertMany([{ name: "a" }, { name: "b" }, { email: "x@y" }]);
+  await expect(people.insertOne({ email: "x@y" })).rejects.toMatchObject({ code: 11000 });
+});
+
+test("refuses an index type it does not implement", async () => {
+  counter += 1;
+  await expect(db.collection(`text${counter}`).createIndex({ body: "text" })).rejects.toThrow(/text/);
+});
+
+test("refuses a hint naming an index that does not exist", async () => {
+  const pages = await pagesCollection();
+  await pages.insertOne({ book_id: "b", page: 1 });
+  await expect(pages.find({}).hint("nope_1").toArray()).rejects.toMatchObject({ code: 2 });
+  await expect(pages.find({}).hint("book_id_1_page_1").toArray()).resolves.toHaveLength(1);
+});
