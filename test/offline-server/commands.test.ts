@@ -118,3 +118,9 @@ test("accepts read and write concerns a standalone satisfies", async () => {
   await coll.insertOne({ n: new Int32(1) });
   expect(await coll.countDocuments({ n: 1 })).toBe(1);
 });
+
+test("applies an unacknowledged (w: 0) write sent without a reply", async () => {
+  const coll = db.collection("unacknowledged", { writeConcern: { w: 0 } });
+  await coll.insertOne({ fireAndForget: true });
+  expect(await db.collection("unacknowledged").countDocuments({ fireAndForget: true })).toBe(1);
+});
