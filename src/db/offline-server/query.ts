@@ -1,5 +1,5 @@
 import { BSONRegExp, Long, type Document } from "bson";
-import { Query } from "mingo";
+import { Query } from "./mingo";
 import type { CollectionResolver } from "mingo/types";
 import { compareValues } from "./compare";
 import { MongoCommandError, notSupported } from "./errors";

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { Query } from "mingo";
+import { Query } from "./mingo";
 import { MongoCommandError } from "./errors";
 import { mingoOptions, translateMingoErrors } from "./query";
 import { formatValue, isDocument, toPlain } from "./values";

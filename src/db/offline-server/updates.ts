@@ -1,5 +1,5 @@
 import { Decimal128, Double, Int32, Long, type Document } from "bson";
-import type { Query } from "mingo";
+import type { Query } from "./mingo";
 import { update as mingoUpdate } from "mingo/updater";
 import { MongoCommandError, notSupported } from "./errors";
 import { valueAt } from "./paths";
@@ -84,7 +84,24 @@ export function applyUpdate(spec: UpdateSpec, original: Document, context: Updat
   );
   const after = retype(plain, before, numberTyper(ops, before)) as Document;
   checkIdUnchanged(before, after);
-  return idFirst(after);
+  return idFirst(orderNewFields(after, before));
+}
+
+/**
+ * mongod (5.0 on) applies an update's paths in lexicographic order, so the fields it creates in an
+ * existing document come after the old ones sorted by name, whatever order the operators named them
+ * in; mingo follows operator order. Values written whole (a `$set` of a subdocument) are left as sent.
+ */
+function orderNewFields(after: Document, before: Document): Document {
+  const ordered: Document = {};
+  for (const [key, old] of Object.entries(before)) {
+    if (!(key in after)) continue;
+    const value = after[key];
+    ordered[key] = isDocument(value) && isDocument(old) ? orderNewFields(value, old) : value;
+  }
+  const created = Object.keys(after).filter((key) => !(key in before)).sort();
+  for (const key of created) ordered[key] = after[key];
+  return ordered;
 }
 
 /**

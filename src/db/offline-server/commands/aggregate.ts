@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { Aggregator } from "mingo";
+import { Aggregator } from "../mingo";
 import { MongoCommandError, notSupported } from "../errors";
 import { compileFilter, mingoOptions, translateMingoErrors } from "../query";
 import { assertComparable, canonicalKey, documentArg, isDocument, optionalNumberArg, retype, toPlain } from "../values";

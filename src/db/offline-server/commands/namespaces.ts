@@ -1,5 +1,5 @@
 import { BSON, type Document } from "bson";
-import { Query } from "mingo";
+import { Query } from "../mingo";
 import { MongoCommandError } from "../errors";
 import { mingoOptions, translateMingoErrors } from "../query";
 import { validateCollectionName } from "../storage";

@@ -1,0 +1,72 @@
+import { Aggregator as CoreAggregator } from "mingo/aggregator";
+import { Context } from "mingo/core";
+import * as accumulatorOperators from "mingo/operators/accumulator";
+import * as expressionOperators from "mingo/operators/expression";
+import * as pipelineOperators from "mingo/operators/pipeline";
+import * as projectionOperators from "mingo/operators/projection";
+import * as queryOperators from "mingo/operators/query";
+import * as windowOperators from "mingo/operators/window";
+import { Query as CoreQuery } from "mingo/query";
+import type { Options } from "mingo/types";
+import { MongoCommandError, notSupported } from "./errors";
+import { valueAt, valuesAtPath } from "./paths";
+import { bsonTypeName } from "./values";
+
+/** mongod's `$type` aliases and the numbers it also accepts for them. */
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  double: "double", string: "string", object: "object", array: "array", binData: "binData", objectId: "objectId",
+  bool: "bool", date: "date", null: "null", regex: "regex", int: "int", timestamp: "timestamp", long: "long",
+  decimal: "decimal", number: "number", 1: "double", 2: "string", 3: "object", 4: "array", 5: "binData", 7: "objectId",
+  8: "bool", 9: "date", 10: "null", 11: "regex", 16: "int", 17: "timestamp", 18: "long", 19: "decimal",
+};
+/** The query engine sees numbers without their BSON subtype, so only "number" can be answered exactly. */
+const NUMERIC_SUBTYPES = new Set(["double", "int", "long", "decimal"]);
+
+function typeAlias(wanted: unknown): string {
+  const alias = TYPE_ALIASES[String(wanted)];
+  if (alias === undefined) {
+    throw new MongoCommandError(2, typeof wanted === "string" ? `Unknown type name alias: ${wanted}` : `Invalid numerical type code: ${String(wanted)}`);
+  }
+  if (NUMERIC_SUBTYPES.has(alias)) throw notSupported(`$type '${alias}' (the offline server matches numbers by value only; use 'number')`);
+  return alias;
+}
+
+/**
+ * mingo's own `$type` answers false for type names it does not know (objectId among them) and
+ * treats every number as every numeric type; this one answers exactly or refuses.
+ */
+function exactType(selector: string, wanted: unknown, _options: Options): (doc: Record<string, unknown>) => boolean {
+  const aliases = (Array.isArray(wanted) ? wanted : [wanted]).map(typeAlias);
+  return (doc) => {
+    const whole = valueAt(doc, selector.split("."));
+    const candidates = Array.isArray(whole) ? [whole, ...whole] : valuesAtPath(doc, selector);
+    return candidates.some((value) =>
+      aliases.some((alias) => (alias === "number" ? typeof value === "number" : bsonTypeName(value) === alias)),
+    );
+  };
+}
+
+const CONTEXT = Context.init({
+  accumulator: accumulatorOperators,
+  expression: expressionOperators,
+  pipeline: pipelineOperators,
+  projection: projectionOperators,
+  query: { ...queryOperators, $type: exactType },
+  window: windowOperators,
+});
+
+type CoreOptions = Partial<Options>;
+
+/** mingo's Query with this server's operator set. */
+export class Query extends CoreQuery {
+  constructor(condition: Record<string, unknown>, options: CoreOptions = {}) {
+    super(condition, { ...options, context: CONTEXT });
+  }
+}
+
+/** mingo's Aggregator with this server's operator set. */
+export class Aggregator extends CoreAggregator {
+  constructor(pipeline: Record<string, unknown>[], options: CoreOptions = {}) {
+    super(pipeline, { ...options, context: CONTEXT });
+  }
+}
