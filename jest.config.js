@@ -10,4 +10,5 @@ module.exports = {
   globalSetup: "<rootDir>/test/support/global-setup.ts",
   globalTeardown: "<rootDir>/test/support/global-teardown.ts",
   testTimeout: 30_000,
+  reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
 };
