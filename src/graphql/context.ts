@@ -9,6 +9,6 @@ export interface GraphQLContext {
   settings: OutlierSettings;
 }
 
-export function createContext(db: Db, settings: OutlierSettings): GraphQLContext {
-  return { db, loaders: createSalesLoaders(db), settings };
+export function createContext(db: Db, settings: OutlierSettings, batchLoads = true): GraphQLContext {
+  return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings };
 }

@@ -22,6 +22,8 @@ export interface ServerOptions {
   settings: OutlierSettings;
   logger: Logger;
   production: boolean;
+  /** Only the benchmark turns this off, to measure the N+1 queries that batching avoids. */
+  batchLoads?: boolean;
 }
 
 /** The GraphQL server on its own, as tests drive it with `executeOperation`. */
@@ -59,7 +61,7 @@ export async function startHttpServer(options: ServerOptions, port: number): Pro
     "/graphql",
     cors(),
     express.json({ limit: "100kb" }),
-    expressMiddleware(apollo, { context: async () => createContext(options.db, options.settings) }),
+    expressMiddleware(apollo, { context: async () => createContext(options.db, options.settings, options.batchLoads) }),
   );
 
   await new Promise<void>((resolve) => httpServer.listen(port, resolve));
