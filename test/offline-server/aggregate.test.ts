@@ -1,33 +1,21 @@
-import { MongoClient, type Db } from "mongodb";
-import { newClient, startTestServer, uniqueDbName, type TestServer } from "./connect";
+import { useTestDatabase } from "./connect";
 
-let server: TestServer;
-let client: MongoClient;
-let db: Db;
+const target = useTestDatabase("aggregate");
 
 beforeAll(async () => {
-  server = await startTestServer();
-  client = newClient(server.uri);
-  db = client.db(uniqueDbName("aggregate"));
-  await db.collection("books").insertMany([
+  await target.db.collection("books").insertMany([
     { _id: 1 as never, title: "Dune", author_id: 10 },
     { _id: 2 as never, title: "Emma", author_id: 20 },
     { _id: 3 as never, title: "Persuasion", author_id: 20 },
   ]);
-  await db.collection("authors").insertMany([
+  await target.db.collection("authors").insertMany([
     { _id: 10 as never, name: "Herbert" },
     { _id: 20 as never, name: "Austen" },
   ]);
 });
 
-afterAll(async () => {
-  await db.dropDatabase();
-  await client.close();
-  await server.stop();
-});
-
 test("joins another collection of the same database with $lookup", async () => {
-  const result = await db
+  const result = await target.db
     .collection("books")
     .aggregate([
       { $match: { _id: 1 } },
@@ -39,7 +27,7 @@ test("joins another collection of the same database with $lookup", async () => {
 });
 
 test("groups and sorts", async () => {
-  const result = await db
+  const result = await target.db
     .collection("books")
     .aggregate([{ $group: { _id: "$author_id", n: { $sum: 1 } } }, { $sort: { _id: 1 } }])
     .toArray();
@@ -47,10 +35,10 @@ test("groups and sorts", async () => {
 });
 
 test("returns aggregation results across getMore batches", async () => {
-  const result = await db.collection("books").aggregate([{ $sort: { _id: -1 } }], { batchSize: 1 }).toArray();
+  const result = await target.db.collection("books").aggregate([{ $sort: { _id: -1 } }], { batchSize: 1 }).toArray();
   expect(result.map((d) => d["_id"])).toEqual([3, 2, 1]);
 });
 
 test("refuses $out rather than ignoring it", async () => {
-  await expect(db.collection("books").aggregate([{ $out: "copy" }]).toArray()).rejects.toThrow(/\$out/);
+  await expect(target.db.collection("books").aggregate([{ $out: "copy" }]).toArray()).rejects.toThrow(/\$out/);
 });

@@ -1,24 +1,10 @@
-import { BSON, Int32, Long, MongoClient, type Db } from "mongodb";
-import { newClient, startTestServer, uniqueDbName, type TestServer } from "./connect";
+import { BSON, Int32, Long } from "mongodb";
+import { uniqueDbName, useTestDatabase } from "./connect";
 
-let server: TestServer;
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = newClient(server.uri);
-  db = client.db(uniqueDbName("commands"));
-});
-
-afterAll(async () => {
-  await db.dropDatabase();
-  await client.close();
-  await server.stop();
-});
+const target = useTestDatabase("commands");
 
 test("answers hello as a writable standalone primary", async () => {
-  const hello = await db.admin().command({ hello: 1 });
+  const hello = await target.db.admin().command({ hello: 1 });
   expect(hello).toMatchObject({
     isWritablePrimary: true,
     maxBsonObjectSize: 16777216,
@@ -34,18 +20,18 @@ test("answers hello as a writable standalone primary", async () => {
 });
 
 test("answers ping", async () => {
-  expect(await db.admin().ping()).toMatchObject({ ok: 1 });
+  expect(await target.db.admin().ping()).toMatchObject({ ok: 1 });
 });
 
 test("reports its version through buildInfo", async () => {
-  const info = await db.admin().buildInfo();
+  const info = await target.db.admin().buildInfo();
   expect(typeof info["version"]).toBe("string");
   expect(info["versionArray"]).toHaveLength(4);
   expect(info["maxBsonObjectSize"]).toBe(16777216);
 });
 
 test("answers an unknown command with CommandNotFound (59)", async () => {
-  await expect(db.command({ frobnicate: 1 })).rejects.toMatchObject({
+  await expect(target.db.command({ frobnicate: 1 })).rejects.toMatchObject({
     code: 59,
     codeName: "CommandNotFound",
     message: "no such command: 'frobnicate'",
@@ -53,7 +39,7 @@ test("answers an unknown command with CommandNotFound (59)", async () => {
 });
 
 test("refuses a command carrying a transaction number with IllegalOperation (20) like a standalone mongod", async () => {
-  await expect(db.command({ find: "txn", filter: {}, txnNumber: Long.fromNumber(1) })).rejects.toMatchObject({
+  await expect(target.db.command({ find: "txn", filter: {}, txnNumber: Long.fromNumber(1) })).rejects.toMatchObject({
     code: 20,
     codeName: "IllegalOperation",
     message: "Transaction numbers are only allowed on a replica set member or mongos",
@@ -61,43 +47,43 @@ test("refuses a command carrying a transaction number with IllegalOperation (20)
 });
 
 test("fails a write inside a driver transaction instead of running it outside one", async () => {
-  const session = client.startSession();
+  const session = target.client.startSession();
   try {
     session.startTransaction();
-    await expect(db.collection("txn").insertOne({ a: 1 }, { session })).rejects.toThrow();
+    await expect(target.db.collection("txn").insertOne({ a: 1 }, { session })).rejects.toThrow();
   } finally {
     await session.endSession();
   }
-  expect(await db.collection("txn").countDocuments()).toBe(0);
+  expect(await target.db.collection("txn").countDocuments()).toBe(0);
 });
 
 test("creates a collection explicitly and refuses to create it twice with NamespaceExists (48)", async () => {
-  await db.createCollection("explicit");
-  await expect(db.createCollection("explicit")).rejects.toMatchObject({ code: 48 });
+  await target.db.createCollection("explicit");
+  await expect(target.db.createCollection("explicit")).rejects.toMatchObject({ code: 48 });
 });
 
 test("lists collections with names only and filtered by name", async () => {
-  await db.collection("listed_a").insertOne({});
-  await db.collection("listed_b").insertOne({});
-  const names = await db.listCollections({ name: "listed_a" }, { nameOnly: true }).toArray();
+  await target.db.collection("listed_a").insertOne({});
+  await target.db.collection("listed_b").insertOne({});
+  const names = await target.db.listCollections({ name: "listed_a" }, { nameOnly: true }).toArray();
   expect(names).toEqual([{ name: "listed_a", type: "collection" }]);
-  const full = await db.listCollections({ name: "listed_b" }).toArray();
+  const full = await target.db.listCollections({ name: "listed_b" }).toArray();
   expect(full[0]).toMatchObject({ name: "listed_b", type: "collection", idIndex: { key: { _id: 1 }, name: "_id_" } });
 });
 
 test("drops a collection", async () => {
-  await db.collection("to_drop").insertOne({});
-  expect(await db.collection("to_drop").drop()).toBe(true);
-  expect(await db.listCollections({ name: "to_drop" }).toArray()).toEqual([]);
+  await target.db.collection("to_drop").insertOne({});
+  expect(await target.db.collection("to_drop").drop()).toBe(true);
+  expect(await target.db.listCollections({ name: "to_drop" }).toArray()).toEqual([]);
 });
 
 test("lists a database once it holds a collection, and no longer after dropDatabase", async () => {
-  const other = client.db(uniqueDbName("commands_other"));
+  const other = target.client.db(uniqueDbName("commands_other"));
   await other.collection("x").insertOne({});
-  const listed = await db.admin().listDatabases({ nameOnly: true });
+  const listed = await target.db.admin().listDatabases({ nameOnly: true });
   expect(listed.databases.map((d) => d.name)).toContain(other.databaseName);
   await other.dropDatabase();
-  const after = await db.admin().listDatabases({ nameOnly: true });
+  const after = await target.db.admin().listDatabases({ nameOnly: true });
   expect(after.databases.map((d) => d.name)).not.toContain(other.databaseName);
 });
 
@@ -105,22 +91,22 @@ test("rejects an insert larger than 16 MiB with BSONObjectTooLarge (10334)", asy
   const padding = 16 * 1024 * 1024 - 100;
   const doc = { a: "x".repeat(padding), b: "y".repeat(200) };
   expect(BSON.calculateObjectSize(doc)).toBeGreaterThan(16 * 1024 * 1024);
-  await expect(db.collection("big").insertOne(doc)).rejects.toMatchObject({ code: 10334 });
+  await expect(target.db.collection("big").insertOne(doc)).rejects.toMatchObject({ code: 10334 });
 });
 
 test("refuses a collation rather than ignoring it", async () => {
-  await db.collection("collated").insertOne({ s: "a" });
-  await expect(db.collection("collated").find({ s: "A" }, { collation: { locale: "en", strength: 2 } }).toArray()).rejects.toThrow(/collation/);
+  await target.db.collection("collated").insertOne({ s: "a" });
+  await expect(target.db.collection("collated").find({ s: "A" }, { collation: { locale: "en", strength: 2 } }).toArray()).rejects.toThrow(/collation/);
 });
 
 test("accepts read and write concerns a standalone satisfies", async () => {
-  const coll = db.collection("concerns", { readConcern: { level: "majority" }, writeConcern: { w: "majority", j: true } });
+  const coll = target.db.collection("concerns", { readConcern: { level: "majority" }, writeConcern: { w: "majority", j: true } });
   await coll.insertOne({ n: new Int32(1) });
   expect(await coll.countDocuments({ n: 1 })).toBe(1);
 });
 
 test("applies an unacknowledged (w: 0) write sent without a reply", async () => {
-  const coll = db.collection("unacknowledged", { writeConcern: { w: 0 } });
+  const coll = target.db.collection("unacknowledged", { writeConcern: { w: 0 } });
   await coll.insertOne({ fireAndForget: true });
-  expect(await db.collection("unacknowledged").countDocuments({ fireAndForget: true })).toBe(1);
+  expect(await target.db.collection("unacknowledged").countDocuments({ fireAndForget: true })).toBe(1);
 });

@@ -1,35 +1,21 @@
-import { MongoClient, MongoServerError, type Db } from "mongodb";
-import { newClient, startTestServer, uniqueDbName, untypedUpdate, type TestServer } from "./connect";
+import { MongoServerError, type Db } from "mongodb";
+import { newClient, untypedUpdate, useTestDatabase } from "./connect";
 
-let server: TestServer;
-let client: MongoClient;
-let db: Db;
+const target = useTestDatabase("concurrency");
 const CLIENTS = 20;
 
-beforeAll(async () => {
-  server = await startTestServer();
-  client = newClient(server.uri);
-  db = client.db(uniqueDbName("concurrency"));
-});
-
-afterAll(async () => {
-  await db.dropDatabase();
-  await client.close();
-  await server.stop();
-});
-
 async function withClients<T>(count: number, run: (clientDb: Db, index: number) => Promise<T>): Promise<T[]> {
-  const clients = Array.from({ length: count }, () => newClient(server.uri));
+  const clients = Array.from({ length: count }, () => newClient(target.uri));
   try {
     await Promise.all(clients.map((c) => c.connect()));
-    return await Promise.all(clients.map((c, i) => run(c.db(db.databaseName), i)));
+    return await Promise.all(clients.map((c, i) => run(c.db(target.db.databaseName), i)));
   } finally {
     await Promise.all(clients.map((c) => c.close()));
   }
 }
 
 test("keeps exactly one document per key and loses no push when many clients race upserts on a unique compound index", async () => {
-  const pages = db.collection("pages");
+  const pages = target.db.collection("pages");
   await pages.createIndex({ book_id: 1, page: 1 }, { unique: true });
   const PER_CLIENT = 10;
   const LIMIT = 50;
@@ -60,7 +46,7 @@ test("keeps exactly one document per key and loses no push when many clients rac
 });
 
 test("never exceeds a filter-guarded bound when many clients push to one document at once", async () => {
-  const doc = db.collection("bounded");
+  const doc = target.db.collection("bounded");
   const { insertedId } = await doc.insertOne({ list: [] });
   const results = await withClients(CLIENTS, async (clientDb, index) => {
     const coll = clientDb.collection("bounded");
@@ -80,10 +66,10 @@ test("never exceeds a filter-guarded bound when many clients push to one documen
 });
 
 test("keeps serving other clients when one disconnects in the middle of a cursor", async () => {
-  const items = db.collection("cursor_drop");
+  const items = target.db.collection("cursor_drop");
   await items.insertMany(Array.from({ length: 300 }, (_, i) => ({ i })));
-  const leaving = newClient(server.uri);
-  const cursor = leaving.db(db.databaseName).collection("cursor_drop").find({}).batchSize(10);
+  const leaving = newClient(target.uri);
+  const cursor = leaving.db(target.db.databaseName).collection("cursor_drop").find({}).batchSize(10);
   await cursor.next();
   await leaving.close(true);
   expect(await items.countDocuments()).toBe(300);

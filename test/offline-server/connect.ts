@@ -1,13 +1,13 @@
-import { MongoClient, type Document, type UpdateFilter } from "mongodb";
+import { MongoClient, type Collection, type Db, type Document, type UpdateFilter } from "mongodb";
 import { startOfflineServer } from "../../src/db/offline-server";
 
-export interface TestServer {
+interface TestServer {
   readonly uri: string;
   stop(): Promise<void>;
 }
 
 /** The database under test: `MONGODB_URI` when set (e.g. a real mongod), else a fresh offline server. */
-export async function startTestServer(): Promise<TestServer> {
+async function startTestServer(): Promise<TestServer> {
   const fromEnvironment = process.env["MONGODB_URI"];
   if (fromEnvironment) return { uri: fromEnvironment, stop: async () => undefined };
   return startOfflineServer();
@@ -22,6 +22,69 @@ export function newClient(uri: string): MongoClient {
   return new MongoClient(uri, { serverSelectionTimeoutMS: 5000, directConnection: true });
 }
 
+/** Read options that keep int32, int64 and double values as their BSON classes instead of JS numbers. */
+export const RAW_NUMBERS = { promoteValues: false, promoteLongs: false } as const;
+
+export interface TestDatabase {
+  /** The server's connection string. */
+  readonly uri: string;
+  /** A client connected for the whole file. */
+  readonly client: MongoClient;
+  /** A database unique to this file, dropped after its last test. */
+  readonly db: Db;
+  /** A collection no other test of this file uses: `${prefix}1`, `${prefix}2`, ... */
+  freshCollection(prefix?: string): Collection;
+}
+
+export interface TestDatabaseOptions {
+  /** Start a fresh offline server even when `MONGODB_URI` names another server. */
+  alwaysOffline?: boolean;
+}
+
+/**
+ * Registers the file's beforeAll/afterAll: start the server under test (see `startTestServer`),
+ * connect a client, pick a database unique to `file`; afterwards drop it, close and stop.
+ * Read `db`, `client` and `uri` inside tests and hooks, not at module level: they exist once beforeAll ran.
+ */
+export function useTestDatabase(file: string, options: TestDatabaseOptions = {}): TestDatabase {
+  let server: TestServer | undefined;
+  let client: MongoClient | undefined;
+  let db: Db | undefined;
+  let collections = 0;
+
+  beforeAll(async () => {
+    server = options.alwaysOffline ? await startOfflineServer() : await startTestServer();
+    client = newClient(server.uri);
+    db = client.db(uniqueDbName(file));
+  });
+
+  afterAll(async () => {
+    await db?.dropDatabase();
+    await client?.close();
+    await server?.stop();
+  });
+
+  function ready<T>(value: T | undefined, what: string): T {
+    if (value === undefined) throw new Error(`${what} is only available once beforeAll has run`);
+    return value;
+  }
+
+  return {
+    get uri() {
+      return ready(server, "uri").uri;
+    },
+    get client() {
+      return ready(client, "client");
+    },
+    get db() {
+      return ready(db, "db");
+    },
+    freshCollection(prefix = "c") {
+      collections += 1;
+      return ready(db, "db").collection(`${prefix}${collections}`);
+    },
+  };
+}
 
 /**
  * The driver's update typings reject some valid updates on schema-less documents (e.g. `$push` to

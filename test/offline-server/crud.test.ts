@@ -1,27 +1,8 @@
-import { Double, Int32, Long, MongoClient, ObjectId, type Collection, type Db } from "mongodb";
-import { newClient, startTestServer, uniqueDbName, type TestServer } from "./connect";
+import { Double, Int32, Long, ObjectId } from "mongodb";
+import { RAW_NUMBERS, useTestDatabase } from "./connect";
 
-let server: TestServer;
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = newClient(server.uri);
-  db = client.db(uniqueDbName("crud"));
-});
-
-afterAll(async () => {
-  await db.dropDatabase();
-  await client.close();
-  await server.stop();
-});
-
-let counter = 0;
-function freshCollection(): Collection {
-  counter += 1;
-  return db.collection(`c${counter}`);
-}
+const target = useTestDatabase("crud");
+const freshCollection = () => target.freshCollection("c");
 
 test("round-trips int32, int64, double, Date, ObjectId, strings, booleans, null and nesting exactly", async () => {
   const books = freshCollection();
@@ -37,7 +18,7 @@ test("round-trips int32, int64, double, Date, ObjectId, strings, booleans, null 
     nested: { list: [new Int32(1), new Double(1.5), { deep: Long.fromNumber(3) }] },
   };
   await books.insertOne(doc);
-  const found = await books.findOne({ _id: doc._id }, { promoteValues: false, promoteLongs: false });
+  const found = await books.findOne({ _id: doc._id }, RAW_NUMBERS);
   expect(found).toEqual(doc);
 });
 
@@ -81,7 +62,7 @@ test("counts with a filter, skip and limit", async () => {
   const items = freshCollection();
   await items.insertMany(Array.from({ length: 20 }, (_, i) => ({ i })));
   expect(await items.countDocuments({ i: { $gte: 5 } }, { skip: 2, limit: 10 })).toBe(10);
-  expect(await db.command({ count: items.collectionName, query: { i: { $lt: 3 } } })).toMatchObject({ n: 3, ok: 1 });
+  expect(await target.db.command({ count: items.collectionName, query: { i: { $lt: 3 } } })).toMatchObject({ n: 3, ok: 1 });
 });
 
 test("returns distinct values, unwinding arrays", async () => {
@@ -127,16 +108,16 @@ test("rejects an unknown query operator with code 2", async () => {
 test("closes a cursor with killCursors", async () => {
   const items = freshCollection();
   await items.insertMany(Array.from({ length: 10 }, (_, i) => ({ i })));
-  const first = await db.command({ find: items.collectionName, batchSize: 2 });
+  const first = await target.db.command({ find: items.collectionName, batchSize: 2 });
   const id = first["cursor"]["id"] as Long;
-  const killed = await db.command({ killCursors: items.collectionName, cursors: [id] });
+  const killed = await target.db.command({ killCursors: items.collectionName, cursors: [id] });
   expect(killed["cursorsKilled"]).toEqual([id]);
-  await expect(db.command({ getMore: id, collection: items.collectionName })).rejects.toMatchObject({ code: 43 });
+  await expect(target.db.command({ getMore: id, collection: items.collectionName })).rejects.toMatchObject({ code: 43 });
 });
 
 test("answers getMore on an unknown cursor with CursorNotFound (43)", async () => {
   const items = freshCollection();
-  await expect(db.command({ getMore: Long.fromNumber(123456789), collection: items.collectionName })).rejects.toMatchObject({
+  await expect(target.db.command({ getMore: Long.fromNumber(123456789), collection: items.collectionName })).rejects.toMatchObject({
     code: 43,
     codeName: "CursorNotFound",
   });
@@ -145,8 +126,8 @@ test("answers getMore on an unknown cursor with CursorNotFound (43)", async () =
 test("reports cursor ids as int64", async () => {
   const items = freshCollection();
   await items.insertMany(Array.from({ length: 5 }, (_, i) => ({ i })));
-  const reply = await db.command({ find: items.collectionName, batchSize: 2 }, { promoteLongs: false });
+  const reply = await target.db.command({ find: items.collectionName, batchSize: 2 }, { promoteLongs: false });
   expect(reply["cursor"]["id"]).toBeInstanceOf(Long);
-  expect(reply["cursor"]["ns"]).toBe(`${db.databaseName}.${items.collectionName}`);
+  expect(reply["cursor"]["ns"]).toBe(`${target.db.databaseName}.${items.collectionName}`);
   expect(reply["cursor"]["firstBatch"]).toHaveLength(2);
 });

@@ -1,26 +1,11 @@
-import { MongoClient, type Collection, type Db } from "mongodb";
-import { newClient, startTestServer, uniqueDbName, untypedUpdate, type TestServer } from "./connect";
+import type { Collection } from "mongodb";
+import { untypedUpdate, useTestDatabase } from "./connect";
 
-let server: TestServer;
-let client: MongoClient;
-let db: Db;
+const target = useTestDatabase("indexes");
 
-beforeAll(async () => {
-  server = await startTestServer();
-  client = newClient(server.uri);
-  db = client.db(uniqueDbName("indexes"));
-});
-
-afterAll(async () => {
-  await db.dropDatabase();
-  await client.close();
-  await server.stop();
-});
-
-let counter = 0;
+/** A fresh collection with a unique index on {book_id, page}. */
 async function pagesCollection(): Promise<Collection> {
-  counter += 1;
-  const pages = db.collection(`p${counter}`);
+  const pages = target.freshCollection("p");
   await pages.createIndex({ book_id: 1, page: 1 }, { unique: true });
   return pages;
 }
@@ -64,7 +49,7 @@ test("rejects a duplicate key on insert with code 11000, keyPattern and keyValue
     code: 11000,
     keyPattern: { book_id: 1, page: 1 },
     keyValue: { book_id: "b", page: 1 },
-    message: `E11000 duplicate key error collection: ${db.databaseName}.${pages.collectionName} index: book_id_1_page_1 dup key: { book_id: "b", page: 1 }`,
+    message: `E11000 duplicate key error collection: ${target.db.databaseName}.${pages.collectionName} index: book_id_1_page_1 dup key: { book_id: "b", page: 1 }`,
   });
 });
 
@@ -109,16 +94,14 @@ test("rejects a duplicate key on findOneAndUpdate with a top-level 11000 error",
 });
 
 test("enforces a unique sparse index only on documents that have the field", async () => {
-  counter += 1;
-  const people = db.collection(`sparse${counter}`);
+  const people = target.freshCollection("sparse");
   await people.createIndex({ email: 1 }, { unique: true, sparse: true });
   await people.insertMany([{ name: "a" }, { name: "b" }, { email: "x@y" }]);
   await expect(people.insertOne({ email: "x@y" })).rejects.toMatchObject({ code: 11000 });
 });
 
 test("refuses an index type it does not implement", async () => {
-  counter += 1;
-  await expect(db.collection(`text${counter}`).createIndex({ body: "text" })).rejects.toThrow(/text/);
+  await expect(target.freshCollection("text").createIndex({ body: "text" })).rejects.toThrow(/text/);
 });
 
 test("refuses a hint naming an index that does not exist", async () => {

@@ -1,29 +1,8 @@
-import { Double, Int32, Long, MongoClient, ObjectId, type Collection, type Db } from "mongodb";
-import { newClient, startTestServer, uniqueDbName, untypedUpdate, type TestServer } from "./connect";
+import { Double, Int32, Long, ObjectId } from "mongodb";
+import { RAW_NUMBERS, untypedUpdate, useTestDatabase } from "./connect";
 
-let server: TestServer;
-let client: MongoClient;
-let db: Db;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  client = newClient(server.uri);
-  db = client.db(uniqueDbName("updates"));
-});
-
-afterAll(async () => {
-  await db.dropDatabase();
-  await client.close();
-  await server.stop();
-});
-
-let counter = 0;
-function freshCollection(): Collection {
-  counter += 1;
-  return db.collection(`u${counter}`);
-}
-
-const raw = { promoteValues: false, promoteLongs: false } as const;
+const target = useTestDatabase("updates");
+const freshCollection = () => target.freshCollection("u");
 
 test("reports matched and modified counts, not counting a no-op as modified", async () => {
   const items = freshCollection();
@@ -35,7 +14,7 @@ test("keeps each number's BSON type through $inc, promoting int32 overflow to in
   const items = freshCollection();
   const { insertedId } = await items.insertOne({ i: new Int32(1), d: new Double(1), l: Long.fromNumber(1), big: new Int32(2147483647) });
   await items.updateOne({ _id: insertedId }, { $inc: { i: 1, d: 1, l: 1, big: 1 } });
-  expect(await items.findOne({ _id: insertedId }, raw)).toEqual({
+  expect(await items.findOne({ _id: insertedId }, RAW_NUMBERS)).toEqual({
     _id: insertedId, i: new Int32(2), d: new Double(2), l: Long.fromNumber(2), big: Long.fromNumber(2147483648),
   });
 });
@@ -44,7 +23,7 @@ test("sets a double where an int32 was when $set gives a double", async () => {
   const items = freshCollection();
   const { insertedId } = await items.insertOne({ n: new Int32(1), other: new Int32(5) });
   await items.updateOne({ _id: insertedId }, { $set: { n: new Double(1) } });
-  expect(await items.findOne({ _id: insertedId }, raw)).toEqual({ _id: insertedId, n: new Double(1), other: new Int32(5) });
+  expect(await items.findOne({ _id: insertedId }, RAW_NUMBERS)).toEqual({ _id: insertedId, n: new Double(1), other: new Int32(5) });
 });
 
 test("seeds an upsert from the filter's equality fields and applies $setOnInsert", async () => {
@@ -97,7 +76,7 @@ test("returns the document before or after findOneAndUpdate", async () => {
 
 test("reports lastErrorObject for a findAndModify upsert", async () => {
   const items = freshCollection();
-  const reply = await db.command({ findAndModify: items.collectionName, query: { k: 9 }, update: { $set: { v: 1 } }, upsert: true, new: true });
+  const reply = await target.db.command({ findAndModify: items.collectionName, query: { k: 9 }, update: { $set: { v: 1 } }, upsert: true, new: true });
   expect(reply["lastErrorObject"]).toMatchObject({ n: 1, updatedExisting: false });
   expect(reply["lastErrorObject"]["upserted"]).toBeInstanceOf(ObjectId);
   expect(reply["value"]).toMatchObject({ k: 9, v: 1 });
