@@ -38,7 +38,3 @@ test("returns aggregation results across getMore batches", async () => {
   const result = await target.db.collection("books").aggregate([{ $sort: { _id: -1 } }], { batchSize: 1 }).toArray();
   expect(result.map((d) => d["_id"])).toEqual([3, 2, 1]);
 });
-
-test("refuses $out rather than ignoring it", async () => {
-  await expect(target.db.collection("books").aggregate([{ $out: "copy" }]).toArray()).rejects.toThrow(/\$out/);
-});

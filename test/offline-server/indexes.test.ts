@@ -100,10 +100,6 @@ test("enforces a unique sparse index only on documents that have the field", asy
   await expect(people.insertOne({ email: "x@y" })).rejects.toMatchObject({ code: 11000 });
 });
 
-test("refuses an index type it does not implement", async () => {
-  await expect(target.freshCollection("text").createIndex({ body: "text" })).rejects.toThrow(/text/);
-});
-
 test("refuses a hint naming an index that does not exist", async () => {
   const pages = await pagesCollection();
   await pages.insertOne({ book_id: "b", page: 1 });

@@ -1,0 +1,36 @@
+import { useTestDatabase } from "./connect";
+
+// These test the stand-in's own refusals, which by definition are not mongod's behaviour: never run them against MONGODB_URI.
+const target = useTestDatabase("refusals", { alwaysOffline: true });
+
+test("refuses $out rather than ignoring it", async () => {
+  const books = target.freshCollection("books");
+  await books.insertOne({ title: "Dune" });
+  await expect(books.aggregate([{ $out: "copy" }]).toArray()).rejects.toMatchObject({
+    code: 238,
+    message: expect.stringMatching(/^offline server: .*\$out/),
+  });
+});
+
+test("refuses a collation rather than ignoring it", async () => {
+  const collated = target.freshCollection("collated");
+  await collated.insertOne({ s: "a" });
+  await expect(collated.find({ s: "A" }, { collation: { locale: "en", strength: 2 } }).toArray()).rejects.toMatchObject({
+    code: 72,
+    message: expect.stringMatching(/^offline server: .*collation/),
+  });
+});
+
+test("refuses an index type it does not implement", async () => {
+  await expect(target.freshCollection("text").createIndex({ body: "text" })).rejects.toMatchObject({
+    code: 238,
+    message: expect.stringMatching(/^offline server: .*text/),
+  });
+});
+
+// mongod 7.0 answers ok when the options are identical to the existing collection's; this server still answers 48.
+test("refuses to create a collection that already exists with NamespaceExists (48), even with identical options", async () => {
+  const name = target.freshCollection("explicit").collectionName;
+  await target.db.createCollection(name);
+  await expect(target.db.createCollection(name)).rejects.toMatchObject({ code: 48 });
+});
