@@ -1,4 +1,4 @@
-import { MongoClient, type Collection, type Db, type Document, type UpdateFilter } from "mongodb";
+import { MongoClient, type Collection, type Db, type Document, type Filter, type UpdateFilter } from "mongodb";
 import { startOfflineServer } from "../../src/db/offline-server";
 
 interface TestServer {
@@ -92,4 +92,9 @@ export function useTestDatabase(file: string, options: TestDatabaseOptions = {})
  */
 export function untypedUpdate(update: Document): UpdateFilter<Document> {
   return update;
+}
+
+/** The same for filters the driver's typings do not foresee (e.g. `$type` with a list of aliases). */
+export function untypedFilter(filter: Document): Filter<Document> {
+  return filter;
 }

@@ -1,5 +1,5 @@
 import { Double, Int32, Long, ObjectId } from "mongodb";
-import { RAW_NUMBERS, useTestDatabase } from "./connect";
+import { RAW_NUMBERS, untypedFilter, useTestDatabase } from "./connect";
 
 const target = useTestDatabase("crud");
 const freshCollection = () => target.freshCollection("c");
@@ -130,4 +130,50 @@ test("reports cursor ids as int64", async () => {
   expect(reply["cursor"]["id"]).toBeInstanceOf(Long);
   expect(reply["cursor"]["ns"]).toBe(`${target.db.databaseName}.${items.collectionName}`);
   expect(reply["cursor"]["firstBatch"]).toHaveLength(2);
+});
+
+test("matches only ObjectIds with $type 'objectId'", async () => {
+  const items = freshCollection();
+  const oid = new ObjectId();
+  await items.insertMany([{ _id: 1 as never }, { _id: "a" as never }, { _id: oid }]);
+  expect(await items.find({ _id: { $type: "objectId" } }).toArray()).toEqual([{ _id: oid }]);
+});
+
+test("matches any of the types given as a list to $type", async () => {
+  const items = freshCollection();
+  const oid = new ObjectId();
+  await items.insertMany([{ _id: 1 as never }, { _id: "a" as never }, { _id: oid }, { _id: true as never }]);
+  const found = await items.find(untypedFilter({ _id: { $type: ["string", "objectId"] } })).sort({ _id: 1 }).toArray();
+  expect(found).toEqual([{ _id: "a" }, { _id: oid }]);
+});
+
+test("pages past the last number _id to string and then ObjectId _ids in BSON order with $or and $type", async () => {
+  const items = freshCollection();
+  const oids = [new ObjectId(), new ObjectId()].sort((a, b) => a.toHexString().localeCompare(b.toHexString()));
+  const ids: unknown[] = [oids[1], "b", 7, 3, "a", oids[0], 6, 5];
+  await items.insertMany(ids.map((_id) => ({ _id: _id as never })));
+  const page = await items
+    .find(untypedFilter({ $or: [{ _id: { $gt: 5 } }, { _id: { $type: "string" } }, { _id: { $type: "objectId" } }] }))
+    .sort({ _id: 1 })
+    .toArray();
+  expect(page.map((d) => d._id)).toEqual([6, 7, "a", "b", oids[0], oids[1]]);
+});
+
+test("matches a field holding an array with $type 'array'", async () => {
+  const items = freshCollection();
+  await items.insertMany([{ name: "list", v: [1, 2] }, { name: "scalar", v: 1 }, { name: "object", v: { a: 1 } }]);
+  const found = await items.find({ v: { $type: "array" } }).toArray();
+  expect(found.map((d) => d["name"])).toEqual(["list"]);
+});
+
+test("matches int32, int64 and double values with $type 'number'", async () => {
+  const items = freshCollection();
+  await items.insertMany([
+    { name: "int", v: new Int32(1) },
+    { name: "long", v: Long.fromNumber(2) },
+    { name: "double", v: new Double(1.5) },
+    { name: "string", v: "1" },
+  ]);
+  const found = await items.find({ v: { $type: "number" } }).toArray();
+  expect(found.map((d) => d["name"]).sort()).toEqual(["double", "int", "long"]);
 });

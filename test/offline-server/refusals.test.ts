@@ -1,4 +1,4 @@
-import { useTestDatabase } from "./connect";
+import { untypedFilter, useTestDatabase } from "./connect";
 
 // These test the stand-in's own refusals, which by definition are not mongod's behaviour: never run them against MONGODB_URI.
 const target = useTestDatabase("refusals", { alwaysOffline: true });
@@ -33,4 +33,23 @@ test("refuses to create a collection that already exists with NamespaceExists (4
   const name = target.freshCollection("explicit").collectionName;
   await target.db.createCollection(name);
   await expect(target.db.createCollection(name)).rejects.toMatchObject({ code: 48 });
+});
+
+test.each(["int", "long", "double", "decimal", 16, 18, 1, 19])(
+  "refuses $type %p with NotImplemented (238), as it matches numbers by value and cannot tell their BSON types apart",
+  async (alias) => {
+    const numbers = target.freshCollection("numbers");
+    await numbers.insertOne({ n: 1 });
+    await expect(numbers.find(untypedFilter({ n: { $type: alias } })).toArray()).rejects.toMatchObject({
+      code: 238,
+      codeName: "NotImplemented",
+      message: expect.stringMatching(/^offline server:/),
+    });
+  },
+);
+
+test("refuses a numeric $type alias inside a list of aliases", async () => {
+  const numbers = target.freshCollection("numbers");
+  await numbers.insertOne({ n: 1 });
+  await expect(numbers.find(untypedFilter({ n: { $type: ["string", "int"] } })).toArray()).rejects.toMatchObject({ code: 238 });
 });
