@@ -149,3 +149,36 @@ test("rejects an update that makes the document larger than 16 MiB with code 174
   const { insertedId } = await items.insertOne({ a: "x".repeat(9 * 1024 * 1024) });
   await expect(items.updateOne({ _id: insertedId }, { $set: { b: "y".repeat(9 * 1024 * 1024) } })).rejects.toMatchObject({ code: 17419 });
 });
+
+test("stores an upserted document's fields as _id, the filter's equality fields, then the created fields in lexicographic order", async () => {
+  const items = freshCollection();
+  const result = await items.updateOne(
+    { book_id: 1, page: 0, count: { $lt: 5 } },
+    untypedUpdate({ $push: { customers_purchased_extra: "a" }, $inc: { count: 1 } }),
+    { upsert: true },
+  );
+  const stored = await items.findOne({ _id: result.upsertedId! });
+  expect(Object.keys(stored ?? {})).toEqual(["_id", "book_id", "page", "count", "customers_purchased_extra"]);
+});
+
+test("appends the fields an update creates in lexicographic order, not in the order the update names them", async () => {
+  const items = freshCollection();
+  const { insertedId } = await items.insertOne({ m: 1 });
+  await items.updateOne({ _id: insertedId }, { $set: { z: 1, b: 2 } });
+  expect(Object.keys((await items.findOne({ _id: insertedId })) ?? {})).toEqual(["_id", "m", "b", "z"]);
+});
+
+test("keeps an existing field in its place when an update changes it", async () => {
+  const items = freshCollection();
+  const { insertedId } = await items.insertOne({ z: 1, m: 1 });
+  await items.updateOne({ _id: insertedId }, { $set: { b: 1, z: 2 } });
+  expect(Object.keys((await items.findOne({ _id: insertedId })) ?? {})).toEqual(["_id", "z", "m", "b"]);
+});
+
+test("appends the fields an update creates inside an existing subdocument in lexicographic order", async () => {
+  const items = freshCollection();
+  const { insertedId } = await items.insertOne({ sub: { m: 1 } });
+  await items.updateOne({ _id: insertedId }, { $set: { "sub.z": 1, "sub.b": 2 } });
+  const sub = (await items.findOne({ _id: insertedId }))?.["sub"] as Record<string, unknown>;
+  expect(Object.keys(sub)).toEqual(["m", "b", "z"]);
+});
