@@ -1,5 +1,6 @@
-import { MongoServerError, ObjectId, type Db, type Filter } from "mongodb";
+import { ObjectId, type Db, type Filter } from "mongodb";
 import type { OutlierSettings } from "../config";
+import { isDuplicateKeyError } from "../db/errors";
 import { salesCollection, type BookId, type SalesDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookAlreadyExistsError, InvalidInputError } from "./errors";
@@ -43,7 +44,7 @@ export async function createBook(
   try {
     await salesCollection(db).insertOne(document);
   } catch (error) {
-    if (error instanceof MongoServerError && error.code === 11000) {
+    if (isDuplicateKeyError(error)) {
       throw new BookAlreadyExistsError(formatBookId(document._id));
     }
     throw error;

@@ -1,5 +1,6 @@
-import { MongoServerError, type Db } from "mongodb";
+import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
+import { isDuplicateKeyError } from "../db/errors";
 import { extraSalesCollection, pageSizeOf, salesCollection, type BookId, type SalesDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookNotFoundError } from "./errors";
@@ -12,8 +13,6 @@ export interface RecordedPurchase {
   book: SalesDocument;
   storedIn: PurchaseStorage;
 }
-
-const DUPLICATE_KEY = 11000;
 
 /**
  * Appends one purchase to a book, exactly once, under any number of concurrent callers.
@@ -82,7 +81,7 @@ async function appendToExtraSales(db: Db, bookId: BookId, customerId: string, bo
       await extraSales.updateOne(openPage, append, { upsert: true });
       return;
     } catch (error) {
-      if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+      if (!isDuplicateKeyError(error)) throw error;
     }
     const { matchedCount } = await extraSales.updateOne(openPage, append);
     if (matchedCount === 1) return;
