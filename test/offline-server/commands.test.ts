@@ -63,6 +63,14 @@ test("creates a collection explicitly", async () => {
   expect(listed).toEqual([{ name: "explicit", type: "collection" }]);
 });
 
+// mongod 7.0 on (SERVER-60064): creating a collection again with identical options is a no-op.
+test("creates an existing collection again with the same options without error or change", async () => {
+  await target.db.createCollection("created_twice");
+  await target.db.collection("created_twice").insertOne({ kept: true });
+  await target.db.createCollection("created_twice");
+  expect(await target.db.collection("created_twice").countDocuments({ kept: true })).toBe(1);
+});
+
 test("lists collections with names only and filtered by name", async () => {
   await target.db.collection("listed_a").insertOne({});
   await target.db.collection("listed_b").insertOne({});

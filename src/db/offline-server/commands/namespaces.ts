@@ -1,10 +1,9 @@
 import { BSON, type Document } from "bson";
 import { Query } from "../mingo";
-import { MongoCommandError } from "../errors";
 import { mingoOptions, translateMingoErrors } from "../query";
 import { validateCollectionName } from "../storage";
 import { documentArg, isTruthy, toPlain } from "../values";
-import { collectionName, namespace, refuseFlags, refuseOptions } from "./common";
+import { collectionName, refuseFlags, refuseOptions } from "./common";
 import type { CommandDefinition } from "./context";
 
 function matching(entries: Document[], filter: unknown, command: string): Document[] {
@@ -27,9 +26,8 @@ const create: CommandDefinition = {
       "storageEngine", "timeseries", "expireAfterSeconds", "clusteredIndex", "changeStreamPreAndPostImages", "idIndex",
     ]);
     validateCollectionName(name);
-    if (context.storage.existingCollection(context.db, name)) {
-      throw new MongoCommandError(48, `Collection ${namespace(context, name)} already exists.`);
-    }
+    // Since 7.0 mongod answers ok to a create whose options match the existing collection's (SERVER-60064);
+    // every collection here has the default options, since any other is refused above.
     context.storage.collection(context.db, name);
     return { ok: 1 };
   },
