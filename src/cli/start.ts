@@ -2,8 +2,7 @@ import { ConfigError, readConfig, type Config } from "../config";
 import { connectToDatabase, type DatabaseConnection } from "../db/connection";
 import { selectDatabase, type SelectedDatabase } from "../db/select-database";
 import { createLogger, type Logger } from "../logger";
-import { insertBooksWithPurchases } from "../sales/bulk";
-import { DEMO_CATALOG, generateCatalog, manualExampleBooks } from "../sales/demo-catalog";
+import { DEMO_CATALOG, catalogSize, loadCatalog } from "../sales/demo-catalog";
 import { startHttpServer, type RunningServer } from "../graphql/server";
 
 /** `npm start`: the API on MONGODB_URI, or on an embedded database filled with demo data. */
@@ -36,9 +35,8 @@ function readConfigOrExit(): Config {
 async function loadDemoData(connection: DatabaseConnection, config: Config, logger: Logger): Promise<void> {
   const started = Date.now();
   logger.info(`Loading demo data: the manual's 2 example books and ${DEMO_CATALOG.books} generated ones...`);
-  const books = [...manualExampleBooks(), ...generateCatalog(DEMO_CATALOG)];
-  const loaded = await insertBooksWithPurchases(connection.db, books, config, (progress) =>
-    logger.debug(`demo data: ${progress.books}/${books.length} books`),
+  const loaded = await loadCatalog(connection.db, DEMO_CATALOG, config, (progress) =>
+    logger.debug(`demo data: ${progress.books}/${catalogSize(DEMO_CATALOG)} books`),
   );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   logger.info(`Demo data loaded: ${loaded.books} books, ${loaded.purchases} purchases in ${seconds} s`);

@@ -1,6 +1,8 @@
 import { Faker, en } from "@faker-js/faker";
-import { ObjectId } from "mongodb";
-import type { BookWithPurchases } from "./bulk";
+import { ObjectId, type Db } from "mongodb";
+import type { OutlierSettings } from "../config";
+import { insertBooksWithPurchases, type BookWithPurchases, type BulkProgress } from "./bulk";
+import { InvalidInputError } from "./errors";
 
 export interface CatalogSpec {
   /** The same seed always yields the same catalog. */
@@ -9,13 +11,32 @@ export interface CatalogSpec {
   books: number;
   /** How many of them are outliers with tens of thousands of purchases. */
   outliers: number;
-  /** Purchases of the largest outlier; the others step down from it. */
+  /** Purchases of the largest outlier; the others step down from it, and no generated book has more. */
   maxPurchases: number;
 }
+
+/** Bounds that keep a generated catalog meaningful and within what one machine loads in minutes. */
+export const CATALOG_LIMITS = { books: 10_000_000, maxPurchases: 10_000_000 } as const;
 
 export const DEMO_CATALOG: CatalogSpec = { seed: 1972, books: 3000, outliers: 5, maxPurchases: 50_000 };
 
 const CUSTOMER_POPULATION = 100_000;
+/** The long tail's own ceiling: a best-seller that is not one of the designated outliers. */
+const LONG_TAIL_MAX = 5_000;
+
+/** Refuses a spec that could not yield what it asks for, naming the field at fault. */
+export function checkCatalogSpec(spec: CatalogSpec): void {
+  const wholeNumber = (field: keyof CatalogSpec, min: number, max: number) => {
+    const value = spec[field];
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new InvalidInputError(`${field} must be a whole number from ${min} to ${max}, got ${value}.`, field);
+    }
+  };
+  wholeNumber("seed", 0, Number.MAX_SAFE_INTEGER);
+  wholeNumber("books", 0, CATALOG_LIMITS.books);
+  wholeNumber("outliers", 0, spec.books);
+  wholeNumber("maxPurchases", 0, CATALOG_LIMITS.maxPurchases);
+}
 
 /** The manual's customer ids: user00, user01, … user99, user100, … */
 function manualCustomers(count: number): string[] {
@@ -35,6 +56,7 @@ export function manualExampleBooks(): BookWithPurchases[] {
  * copies, a few sell hundreds, and `outliers` books sell tens of thousands.
  */
 export function* generateCatalog(spec: CatalogSpec): Generator<BookWithPurchases> {
+  checkCatalogSpec(spec);
   const faker = new Faker({ locale: en, seed: spec.seed });
   const outlierEvery = spec.outliers > 0 ? Math.floor(spec.books / spec.outliers) : Infinity;
   for (let index = 0; index < spec.books; index += 1) {
@@ -42,7 +64,7 @@ export function* generateCatalog(spec: CatalogSpec): Generator<BookWithPurchases
     const purchases =
       outlierRank >= 0 && outlierRank < spec.outliers
         ? Math.round(spec.maxPurchases * (1 - outlierRank / (spec.outliers * 1.25)))
-        : longTailPurchases(faker.number.float({ min: Number.EPSILON, max: 1 }));
+        : Math.min(longTailPurchases(faker.number.float({ min: Number.EPSILON, max: 1 })), spec.maxPurchases);
     yield {
       book: {
         id: new ObjectId(faker.database.mongodbObjectId()),
@@ -57,5 +79,31 @@ export function* generateCatalog(spec: CatalogSpec): Generator<BookWithPurchases
 
 /** A Pareto-like draw: half the books sell at most one copy, one in a hundred sells more than 75. */
 function longTailPurchases(uniform: number): number {
-  return Math.min(Math.floor(2 / uniform ** 0.8) - 2, 5_000);
+  return Math.min(Math.floor(2 / uniform ** 0.8) - 2, LONG_TAIL_MAX);
+}
+
+/**
+ * Writes the manual's two example books and the generated catalog through the bulk path, which
+ * leaves exactly the documents `recordPurchase` would. Both `npm start`'s demo data and
+ * `npm run seed` load catalogs this way. Returns what was written.
+ */
+export async function loadCatalog(
+  db: Db,
+  spec: CatalogSpec,
+  settings: OutlierSettings,
+  onProgress?: (progress: BulkProgress) => void,
+): Promise<BulkProgress> {
+  checkCatalogSpec(spec);
+  return insertBooksWithPurchases(db, catalogBooks(spec), settings, onProgress);
+}
+
+// A generator, so that a large catalog is generated batch by batch instead of held in memory whole.
+function* catalogBooks(spec: CatalogSpec): Generator<BookWithPurchases> {
+  yield* manualExampleBooks();
+  yield* generateCatalog(spec);
+}
+
+/** How many books `loadCatalog` writes for a spec: the generated ones plus the manual's two. */
+export function catalogSize(spec: CatalogSpec): number {
+  return spec.books + manualExampleBooks().length;
 }

@@ -3,6 +3,7 @@ import type { SalesDocument } from '../../sales/documents';
 import type { BookConnectionModel, CustomerConnectionModel } from '../models';
 import type { PurchaseEntry } from '../../sales/customers';
 import type { RecordedPurchase } from '../../sales/purchases';
+import type { SalesStats as SalesStatsModel } from '../../sales/stats';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -134,6 +135,17 @@ export type MutationRecordPurchaseArgs = {
   input: RecordPurchaseInput;
 };
 
+/** The distribution of overflow pages over the books that have any; every figure is 0 when none has. */
+export type OverflowPagesDistribution = {
+  __typename?: 'OverflowPagesDistribution';
+  /** The most pages any book has. */
+  max: Scalars['Int']['output'];
+  /** The median number of pages (50th percentile, nearest rank). */
+  median: Scalars['Int']['output'];
+  /** The 99th percentile of pages (nearest rank). */
+  p99: Scalars['Int']['output'];
+};
+
 /** Relay page information for a connection paged forward with `first` and `after`. */
 export type PageInfo = {
   __typename?: 'PageInfo';
@@ -161,6 +173,11 @@ export type Query = {
   book?: Maybe<Book>;
   /** All books, ordered by id (integers, then strings, then ObjectIds), a page at a time. */
   books: BookConnection;
+  /**
+   * How the catalog's outliers stand: counts, overflow pages per outlier, the largest books, and
+   * the settings in force. `npm run report` prints the same figures.
+   */
+  salesStats: SalesStats;
 };
 
 
@@ -174,6 +191,12 @@ export type QueryBookArgs = {
 export type QueryBooksArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** Entry points for reading the catalog. */
+export type QuerySalesStatsArgs = {
+  top?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A purchase to record. */
@@ -191,6 +214,25 @@ export type RecordPurchasePayload = {
   book: Book;
   /** Where the purchase was stored. */
   storedIn: PurchaseStorage;
+};
+
+/** Figures about the outlier pattern in the catalog, read from the database when asked. */
+export type SalesStats = {
+  __typename?: 'SalesStats';
+  /** How many books the catalog holds. */
+  books: Scalars['Int']['output'];
+  /** How many `extra_sales` pages exist across all books. */
+  extraSalesDocuments: Scalars['Int']['output'];
+  /** Purchases per `extra_sales` page for books created from now on, as configured for this server. */
+  extraSalesPageSize: Scalars['Int']['output'];
+  /** The books with the most purchases, largest first, ties in id order. */
+  largestBooks: Array<Book>;
+  /** Purchases embedded in a book before it overflows, as configured for this server. */
+  outlierThreshold: Scalars['Int']['output'];
+  /** How many books are outliers (flagged `has_extras`). */
+  outliers: Scalars['Int']['output'];
+  /** How many `extra_sales` pages each book with overflow has. */
+  overflowPagesPerOutlier: OverflowPagesDistribution;
 };
 
 
@@ -277,11 +319,13 @@ export type ResolversTypes = {
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  OverflowPagesDistribution: ResolverTypeWrapper<OverflowPagesDistribution>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   PurchaseStorage: PurchaseStorage;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RecordPurchaseInput: RecordPurchaseInput;
   RecordPurchasePayload: ResolverTypeWrapper<RecordedPurchase>;
+  SalesStats: ResolverTypeWrapper<SalesStatsModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
 };
 
@@ -298,10 +342,12 @@ export type ResolversParentTypes = {
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   Mutation: Record<PropertyKey, never>;
+  OverflowPagesDistribution: OverflowPagesDistribution;
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
   RecordPurchaseInput: RecordPurchaseInput;
   RecordPurchasePayload: RecordedPurchase;
+  SalesStats: SalesStatsModel;
   String: Scalars['String']['output'];
 };
 
@@ -346,6 +392,12 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   recordPurchase?: Resolver<ResolversTypes['RecordPurchasePayload'], ParentType, ContextType, RequireFields<MutationRecordPurchaseArgs, 'input'>>;
 };
 
+export type OverflowPagesDistributionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OverflowPagesDistribution'] = ResolversParentTypes['OverflowPagesDistribution']> = {
+  max?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  median?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  p99?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = {
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -356,11 +408,22 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   book?: Resolver<Maybe<ResolversTypes['Book']>, ParentType, ContextType, RequireFields<QueryBookArgs, 'id'>>;
   books?: Resolver<ResolversTypes['BookConnection'], ParentType, ContextType, RequireFields<QueryBooksArgs, 'first'>>;
+  salesStats?: Resolver<ResolversTypes['SalesStats'], ParentType, ContextType, RequireFields<QuerySalesStatsArgs, 'top'>>;
 };
 
 export type RecordPurchasePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecordPurchasePayload'] = ResolversParentTypes['RecordPurchasePayload']> = {
   book?: Resolver<ResolversTypes['Book'], ParentType, ContextType>;
   storedIn?: Resolver<ResolversTypes['PurchaseStorage'], ParentType, ContextType>;
+};
+
+export type SalesStatsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesStats'] = ResolversParentTypes['SalesStats']> = {
+  books?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  extraSalesDocuments?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  extraSalesPageSize?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  largestBooks?: Resolver<Array<ResolversTypes['Book']>, ParentType, ContextType>;
+  outlierThreshold?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  outliers?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  overflowPagesPerOutlier?: Resolver<ResolversTypes['OverflowPagesDistribution'], ParentType, ContextType>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
@@ -371,8 +434,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CustomerConnection?: CustomerConnectionResolvers<ContextType>;
   CustomerEdge?: CustomerEdgeResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  OverflowPagesDistribution?: OverflowPagesDistributionResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RecordPurchasePayload?: RecordPurchasePayloadResolvers<ContextType>;
+  SalesStats?: SalesStatsResolvers<ContextType>;
 };
 

@@ -1,6 +1,7 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
 import { parseBookId } from "../../sales/book-ids";
 import { retrieveBooksPage } from "../../sales/books";
+import { DEFAULT_LARGEST_BOOKS, retrieveSalesStats } from "../../sales/stats";
 import { parseBookCursor } from "../cursors";
 import { DEFAULT_PAGE_SIZE } from "./pagination";
 
@@ -12,4 +13,6 @@ export const Query: QueryResolvers = {
     const page = await retrieveBooksPage(db, afterId, first ?? DEFAULT_PAGE_SIZE);
     return { ...page, hasPreviousPage: afterId !== null };
   },
+
+  salesStats: (_parent, { top }, { db, settings }) => retrieveSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS),
 };

@@ -1,0 +1,82 @@
+import { openTestApi, type TestApi } from "../support/api";
+import { customers, recordPurchases, seedBook } from "../support/factories";
+
+const SALES_STATS = `
+  query ($top: Int) {
+    salesStats(top: $top) {
+      books outliers extraSalesDocuments
+      overflowPagesPerOutlier { max median p99 }
+      largestBooks { id purchaseCount hasExtras }
+      outlierThreshold extraSalesPageSize
+    }
+  }`;
+
+interface SalesStatsData {
+  salesStats: {
+    books: number;
+    outliers: number;
+    extraSalesDocuments: number;
+    overflowPagesPerOutlier: { max: number; median: number; p99: number };
+    largestBooks: { id: string; purchaseCount: number; hasExtras: boolean }[];
+    outlierThreshold: number;
+    extraSalesPageSize: number;
+  };
+}
+
+const settings = { outlierThreshold: 5, extraSalesPageSize: 10 };
+
+let api: TestApi;
+beforeEach(async () => void (api = await openTestApi(settings)));
+afterEach(() => api.close());
+
+async function salesStats(top?: number) {
+  const result = await api.execute<SalesStatsData>(SALES_STATS, { top });
+  if (result.errors) throw new Error(JSON.stringify(result.errors));
+  return result.data!.salesStats;
+}
+
+describe("the salesStats query", () => {
+  it("reports an empty catalog as zeros with the settings in force", async () => {
+    expect(await salesStats()).toEqual({
+      books: 0,
+      outliers: 0,
+      extraSalesDocuments: 0,
+      overflowPagesPerOutlier: { max: 0, median: 0, p99: 0 },
+      largestBooks: [],
+      outlierThreshold: 5,
+      extraSalesPageSize: 10,
+    });
+  });
+
+  it("counts books, outliers and pages, and summarises pages per outlier", async () => {
+    // Past the threshold of 5, pages of 10: 0, 0, 1, 2 and 3 pages.
+    const purchases = { small: 2, full: 5, "one-page": 15, "two-pages": 25, "three-pages": 26 };
+    for (const [id, count] of Object.entries(purchases)) await seedBook(api.db, id, customers(count), settings);
+
+    const stats = await salesStats();
+    expect(stats).toMatchObject({ books: 5, outliers: 3, extraSalesDocuments: 6, overflowPagesPerOutlier: { max: 3, median: 2, p99: 3 } });
+  });
+
+  it("lists the largest books by purchase count, largest first, as many as asked", async () => {
+    for (const [id, count] of [["a", 3], ["b", 40], ["c", 12], ["d", 7]] as const) await seedBook(api.db, id, customers(count), settings);
+
+    const { largestBooks } = await salesStats(3);
+    expect(largestBooks).toEqual([
+      { id: "b", purchaseCount: 40, hasExtras: true },
+      { id: "c", purchaseCount: 12, hasExtras: true },
+      { id: "d", purchaseCount: 7, hasExtras: true },
+    ]);
+  });
+
+  it("sees purchases recorded through the API", async () => {
+    await seedBook(api.db, "live", [], settings);
+    await recordPurchases(api, "live", customers(16));
+
+    expect(await salesStats()).toMatchObject({ outliers: 1, extraSalesDocuments: 2, largestBooks: [{ id: "live", purchaseCount: 16 }] });
+  });
+
+  it("refuses a top outside 0 to 100 with BAD_USER_INPUT naming top", async () => {
+    const result = await api.execute(SALES_STATS, { top: 101 });
+    expect(result.errors?.[0]?.extensions).toEqual({ code: "BAD_USER_INPUT", argumentName: "top" });
+  });
+});
