@@ -1,0 +1,105 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { ConfigError, readConfig, type Config } from "../config";
+import { connectToDatabase, type DatabaseConnection } from "../db/connection";
+import { InvalidInputError } from "../sales/errors";
+
+/** Where a command writes: the console when run, a buffer in tests. */
+export interface ToolOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export const consoleOutput: ToolOutput = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** The command was called wrongly (flag, value or environment): exit status 2 and the usage. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** The command ran but could not do its job for a reason it explains: exit status 1. */
+export class ToolFailure extends Error {
+  override readonly name = "ToolFailure";
+}
+
+export interface ToolDefinition {
+  /** What `--help` and usage errors print. */
+  usage: string;
+  run(args: string[], env: NodeJS.ProcessEnv, output: ToolOutput): Promise<void>;
+}
+
+/** Runs a command and turns its failures into an exit status, every one with a message naming the cause and the fix. */
+export async function runTool(tool: ToolDefinition, args: string[], env: NodeJS.ProcessEnv, output: ToolOutput): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    output.out(tool.usage);
+    return 0;
+  }
+  try {
+    await tool.run(args, env, output);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof InvalidInputError) {
+      output.err(`${error.message}\n\n${tool.usage}`);
+      return 2;
+    }
+    output.err(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
+}
+
+/** Entry point for `tsx src/cli/<tool>.ts`: sets the exit status once the command is done. */
+export function runToolAsMain(tool: ToolDefinition): void {
+  void runTool(tool, process.argv.slice(2), process.env, consoleOutput).then((status) => {
+    process.exitCode = status;
+  });
+}
+
+/** node:util's parseArgs, with its errors (unknown flag, missing value) turned into usage errors. */
+export function parseFlags<Options extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: Options) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** A flag holding a whole number, or `fallback` when it is absent. */
+export function wholeNumberFlag(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`--${flag} must be a whole number, got "${value}".`);
+  }
+  return Number(value);
+}
+
+/**
+ * Reads the configuration and connects to the database MONGODB_URI names. Tools never start the
+ * embedded database: data written there would vanish when they exit.
+ */
+export async function withDatabase<T>(
+  env: NodeJS.ProcessEnv,
+  command: string,
+  work: (connection: DatabaseConnection, config: Config) => Promise<T>,
+): Promise<T> {
+  const config = readToolConfig(env);
+  if (!config.mongodbUri) {
+    throw new UsageError(`MONGODB_URI is not set: ${command} works on an existing MongoDB. Set it, e.g. MONGODB_URI=mongodb://localhost:27017 ${command}`);
+  }
+  const connection = await connectToDatabase(config.mongodbUri, config.mongodbDb);
+  try {
+    return await work(connection, config);
+  } finally {
+    await connection.close();
+  }
+}
+
+function readToolConfig(env: NodeJS.ProcessEnv): Config {
+  try {
+    return readConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
