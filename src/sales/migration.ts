@@ -1,0 +1,319 @@
+import type { Collection, Db, Filter } from "mongodb";
+import type { OutlierSettings } from "../config";
+import { formatBookId } from "./book-ids";
+import { EXTRA_SALES, SALES, extraSalesCollection, type BookId, type SalesDocument } from "./documents";
+import { layOutPurchases, type LaidOutBook } from "./layout";
+import { stillHolds } from "./guards";
+import { bookIdKey } from "./loaders";
+
+/** The manual names the overflow collection `sales_extras` in one place; data written after it lives there. */
+export const LEGACY_SALES_EXTRAS = "sales_extras";
+
+/** A `sales` document as found, before anything is assumed about the pattern's fields. */
+export type StoredBook = Omit<SalesDocument, "customers_purchased" | "has_extras" | "purchase_count" | "extra_page_size"> & {
+  customers_purchased?: unknown;
+  has_extras?: unknown;
+  purchase_count?: unknown;
+  extra_page_size?: unknown;
+};
+
+/**
+ * Overflow written before pages existed: one document per book, without `page` or `count`,
+ * holding every extra customer in `customers_purchased_extra` (the manual) or `customers_purchased` (seed 004).
+ */
+export interface LegacyOverflowDocument {
+  _id: BookId;
+  book_id: BookId;
+  customers_purchased_extra?: unknown;
+  customers_purchased?: unknown;
+  /** Set by the migration once it has read the entries, to say how many its pages hold. */
+  migrated_entries?: number;
+}
+
+export interface LegacyOverflow {
+  collection: typeof EXTRA_SALES | typeof LEGACY_SALES_EXTRAS;
+  document: LegacyOverflowDocument;
+}
+
+export type BookPlan =
+  | { action: "none" }
+  | { action: "convert"; target: LaidOutBook; legacy: LegacyOverflow[]; moved: number }
+  | { action: "remove-copied-legacy"; legacy: LegacyOverflow[] }
+  | { action: "skip"; reason: string };
+
+/** What a legacy book needs besides its own document: its legacy overflow, and the pages an earlier run may have written. */
+export interface LegacyState {
+  legacy: LegacyOverflow[];
+  existingPages: number[];
+}
+
+export function hasValidPageSize(book: Pick<StoredBook, "extra_page_size">): boolean {
+  return Number.isInteger(book.extra_page_size) && (book.extra_page_size as number) > 0;
+}
+
+/**
+ * Decides, from one book as read, what bringing it into the bounded form takes. Pure, so a
+ * dry run and a real run plan alike and a re-run after a crash plans the same target again.
+ *
+ * A book without a valid `extra_page_size` is the only kind converted: the API refuses to write
+ * or read its overflow (`pageSizeOf`), so the migration's pages cannot collide with the API's.
+ */
+export function planBookMigration(book: StoredBook, state: LegacyState, settings: OutlierSettings): BookPlan {
+  const embedded = book.customers_purchased ?? [];
+  if (!isCustomerList(embedded)) return skip("customers_purchased is not a list of customer ids");
+  if (hasValidPageSize(book)) return planBoundedBook(book, embedded, state.legacy, settings);
+  if (state.legacy.length > 1) {
+    return skip(`${state.legacy.length} legacy overflow documents whose order cannot be told apart; merge them by hand`);
+  }
+  const extras = state.legacy[0] ? legacyEntries(state.legacy[0].document) : [];
+  if (extras === null) return skip("its legacy overflow document holds no list of customer ids");
+
+  const customers = [...embedded, ...extras];
+  const pageSize = settings.extraSalesPageSize;
+  const target = layOutPurchases({ ...book, customers_purchased: [], has_extras: false, purchase_count: 0, extra_page_size: pageSize }, customers, settings);
+  const stray = state.existingPages.filter((page) => page >= target.pages.length);
+  if (stray.length > 0) {
+    return skip(`extra_sales already holds page ${stray[0]} of it, past the ${target.pages.length} pages its purchases fill (were the settings changed since an interrupted run?)`);
+  }
+  return { action: "convert", target, legacy: state.legacy, moved: customers.length - Math.min(embedded.length, settings.outlierThreshold) };
+}
+
+/** A book with a page size may be receiving purchases now, so only what a migration provably left unfinished is touched. */
+function planBoundedBook(book: StoredBook, embedded: string[], legacy: LegacyOverflow[], settings: OutlierSettings): BookPlan {
+  if (legacy.some(({ document }) => document.migrated_entries === undefined)) {
+    return skip("a legacy overflow document that no migration copied, for a book already in the bounded form: its place in the purchase order is unknown");
+  }
+  const grown = legacy.find(({ document }) => legacyEntries(document)?.length !== document.migrated_entries);
+  if (grown) {
+    return skip(`its legacy overflow document in ${grown.collection} changed after its ${grown.document.migrated_entries} entries were copied (is the old application still writing?); it is kept`);
+  }
+  if (legacy.length > 0) return { action: "remove-copied-legacy", legacy };
+  if (embedded.length > settings.outlierThreshold) {
+    return skip(`${embedded.length} embedded purchases, over the threshold of ${settings.outlierThreshold}, in a book already in the bounded form (was OUTLIER_THRESHOLD lowered?); readers handle it, so it is left as is`);
+  }
+  if (typeof book.has_extras !== "boolean" || typeof book.purchase_count !== "number") {
+    return skip("has_extras or purchase_count is not of the right type: `npm run reconcile -- --fix` repairs it");
+  }
+  return { action: "none" };
+}
+
+function skip(reason: string): BookPlan {
+  return { action: "skip", reason };
+}
+
+function isCustomerList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((entry) => typeof entry === "string");
+}
+
+/** The entries of a legacy overflow document, under whichever of the two names the seed documents use. */
+export function legacyEntries(document: LegacyOverflowDocument): string[] | null {
+  const entries = document.customers_purchased_extra ?? document.customers_purchased;
+  return isCustomerList(entries) ? entries : null;
+}
+
+function legacyEntriesField(document: LegacyOverflowDocument): "customers_purchased_extra" | "customers_purchased" {
+  return document.customers_purchased_extra === undefined ? "customers_purchased" : "customers_purchased_extra";
+}
+
+/** One write the migration is about to make; tests use the hook to stop or interleave between writes. */
+export interface MigrationStep {
+  kind: "mark-legacy" | "write-page" | "commit-book" | "remove-legacy";
+  bookId: BookId;
+}
+
+export interface MigrationProgress {
+  booksChecked: number;
+  booksTotal: number;
+  booksConverted: number;
+  purchasesMoved: number;
+  legacyDocumentsRemoved: number;
+}
+
+export interface MigrationReport extends MigrationProgress {
+  dryRun: boolean;
+  /** Books left as they were, each with why and what to do. */
+  needsAttention: { bookId: string; reason: string }[];
+  /** Legacy overflow documents whose book does not exist: reported, never removed. */
+  orphanLegacyDocuments: { collection: string; bookId: string }[];
+}
+
+export interface MigrationOptions {
+  dryRun?: boolean;
+  onProgress?: (progress: MigrationProgress) => void;
+  /** Awaited before every write; a test hook to stop the run or record purchases between writes. */
+  beforeWrite?: (step: MigrationStep) => void | Promise<void>;
+}
+
+// The API only appends, so a book that keeps changing under the guard settles within a few attempts unless it is very hot.
+const MAX_ATTEMPTS = 10;
+
+/**
+ * Brings every book into the bounded form the API writes, book by book. Safe to stop at any
+ * point and run again, and safe while the API records purchases (see the README's migration section):
+ *  1. mark each legacy overflow document with the number of entries being copied (guarded on that number);
+ *  2. write the target pages, each replacing the page of that number with its exact content;
+ *  3. commit: one guarded update of the book that truncates the embedded array and sets the flag,
+ *     the count and the page size at once, applied only if the book is still exactly as read;
+ *  4. remove the legacy overflow documents, only if they still hold the marked number of entries.
+ * Until step 3 the book has no page size, so nothing reads the new pages; from step 3 on the legacy documents are ignored.
+ */
+export async function migrateCatalog(db: Db, settings: OutlierSettings, options: MigrationOptions = {}): Promise<MigrationReport> {
+  const report: MigrationReport = {
+    dryRun: options.dryRun ?? false,
+    booksChecked: 0,
+    booksTotal: await books(db).countDocuments(),
+    booksConverted: 0,
+    purchasesMoved: 0,
+    legacyDocumentsRemoved: 0,
+    needsAttention: [],
+    orphanLegacyDocuments: [],
+  };
+  const legacyBookIds = await findLegacyBookIds(db);
+  const write = writer(options.beforeWrite);
+
+  for await (const book of books(db).find().sort({ _id: 1 })) {
+    const outcome = await migrateBook(db, book, legacyBookIds.has(bookIdKey(book._id)), settings, report.dryRun, write);
+    legacyBookIds.delete(bookIdKey(book._id));
+    recordOutcome(report, book._id, outcome);
+    options.onProgress?.(progressOf(report));
+  }
+  report.orphanLegacyDocuments = [...legacyBookIds.values()];
+  return report;
+}
+
+/** The plan that was carried out (or, in a dry run, would be). */
+async function migrateBook(db: Db, first: StoredBook, mayHaveLegacy: boolean, settings: OutlierSettings, dryRun: boolean, write: Writer): Promise<BookPlan> {
+  let book: StoredBook | null = first;
+  for (let attempt = 1; book && attempt <= MAX_ATTEMPTS; attempt += 1) {
+    const plan = planBookMigration(book, await readLegacyState(db, book, mayHaveLegacy), settings);
+    if (dryRun || (await applyPlan(db, book, plan, write)) === "applied") return plan;
+    book = await books(db).findOne({ _id: book._id });
+  }
+  return skip(book ? `it kept changing while being migrated (${MAX_ATTEMPTS} attempts); run the migration again` : "it was deleted while being migrated");
+}
+
+function recordOutcome(report: MigrationReport, bookId: BookId, plan: BookPlan): void {
+  report.booksChecked += 1;
+  if (plan.action === "skip") report.needsAttention.push({ bookId: formatBookId(bookId), reason: plan.reason });
+  if (plan.action === "convert") {
+    report.booksConverted += 1;
+    report.purchasesMoved += plan.moved;
+  }
+  if (plan.action === "convert" || plan.action === "remove-copied-legacy") report.legacyDocumentsRemoved += plan.legacy.length;
+}
+
+function progressOf({ booksChecked, booksTotal, booksConverted, purchasesMoved, legacyDocumentsRemoved }: MigrationReport): MigrationProgress {
+  return { booksChecked, booksTotal, booksConverted, purchasesMoved, legacyDocumentsRemoved };
+}
+
+type Writer = <T>(step: MigrationStep, run: () => Promise<T>) => Promise<T>;
+
+function writer(beforeWrite: MigrationOptions["beforeWrite"]): Writer {
+  return async (step, run) => {
+    await beforeWrite?.(step);
+    return run();
+  };
+}
+
+/** "changed": a guard found the book or its legacy overflow different from what was read, so the plan is stale. */
+async function applyPlan(db: Db, book: StoredBook, plan: BookPlan, write: Writer): Promise<"applied" | "changed"> {
+  if (plan.action === "convert") return convertBook(db, book, plan, write);
+  if (plan.action === "remove-copied-legacy") return removeLegacy(db, plan.legacy, write);
+  return "applied";
+}
+
+async function convertBook(db: Db, book: StoredBook, plan: Extract<BookPlan, { action: "convert" }>, write: Writer): Promise<"applied" | "changed"> {
+  for (const legacy of plan.legacy) {
+    const marked = await write({ kind: "mark-legacy", bookId: book._id }, () => markLegacy(db, legacy));
+    if (!marked) return "changed";
+  }
+  for (const page of plan.target.pages) {
+    await write({ kind: "write-page", bookId: book._id }, () =>
+      extraSalesCollection(db).replaceOne({ book_id: page.book_id, page: page.page }, page, { upsert: true }),
+    );
+  }
+  const { customers_purchased, has_extras, purchase_count, extra_page_size } = plan.target.book;
+  const { matchedCount } = await write({ kind: "commit-book", bookId: book._id }, () =>
+    books(db).updateOne(unchangedSince(book), { $set: { customers_purchased, has_extras, purchase_count, extra_page_size } }),
+  );
+  if (matchedCount === 0) return "changed";
+  // A crash here leaves the legacy documents marked; the next run sees a bounded book and removes them.
+  return removeLegacy(db, plan.legacy, write);
+}
+
+async function markLegacy(db: Db, { collection, document }: LegacyOverflow): Promise<boolean> {
+  const entries = legacyEntries(document) ?? [];
+  const { matchedCount } = await legacyCollection(db, collection).updateOne(
+    { _id: document._id, page: { $exists: false }, [legacyEntriesField(document)]: { $size: entries.length } },
+    { $set: { migrated_entries: entries.length } },
+  );
+  return matchedCount === 1;
+}
+
+async function removeLegacy(db: Db, legacy: LegacyOverflow[], write: Writer): Promise<"applied" | "changed"> {
+  for (const { collection, document } of legacy) {
+    const copied = document.migrated_entries ?? legacyEntries(document)?.length ?? 0;
+    const { deletedCount } = await write({ kind: "remove-legacy", bookId: document.book_id }, () =>
+      legacyCollection(db, collection).deleteOne({
+        _id: document._id,
+        migrated_entries: copied,
+        [legacyEntriesField(document)]: { $size: copied },
+      }),
+    );
+    if (deletedCount === 0) return "changed";
+  }
+  return "applied";
+}
+
+/**
+ * Matches the book only while every field the commit replaces is as read. The API only appends to
+ * the embedded array, so its length and last entry stand for the whole array.
+ */
+function unchangedSince(book: StoredBook): Filter<StoredBook> {
+  const embedded = Array.isArray(book.customers_purchased) ? (book.customers_purchased as unknown[]) : undefined;
+  return {
+    _id: book._id,
+    has_extras: stillHolds(book.has_extras),
+    purchase_count: stillHolds(book.purchase_count),
+    extra_page_size: stillHolds(book.extra_page_size),
+    ...(embedded === undefined
+      ? { customers_purchased: { $exists: false } }
+      : { customers_purchased: { $size: embedded.length }, ...(embedded.length > 0 ? { [`customers_purchased.${embedded.length - 1}`]: embedded.at(-1) } : {}) }),
+  };
+}
+
+
+async function readLegacyState(db: Db, book: StoredBook, mayHaveLegacy: boolean): Promise<LegacyState> {
+  const legacy = mayHaveLegacy ? await readLegacyOverflow(db, book._id) : [];
+  if (hasValidPageSize(book)) return { legacy, existingPages: [] };
+  const pages = await extraSalesCollection(db).find({ book_id: book._id, page: { $exists: true } }, { projection: { page: 1 } }).toArray();
+  return { legacy, existingPages: pages.map(({ page }) => page) };
+}
+
+async function readLegacyOverflow(db: Db, bookId: BookId): Promise<LegacyOverflow[]> {
+  const inExtraSales = await legacyCollection(db, EXTRA_SALES).find({ book_id: bookId, page: { $exists: false } }).toArray();
+  const inSalesExtras = await legacyCollection(db, LEGACY_SALES_EXTRAS).find({ book_id: bookId }).toArray();
+  return [
+    ...inExtraSales.map((document) => ({ collection: EXTRA_SALES, document }) as const),
+    ...inSalesExtras.map((document) => ({ collection: LEGACY_SALES_EXTRAS, document }) as const),
+  ];
+}
+
+/** Books that have legacy overflow documents, keyed by `bookIdKey`, so that only they pay for the lookup. */
+async function findLegacyBookIds(db: Db): Promise<Map<string, { collection: string; bookId: string }>> {
+  const found = new Map<string, { collection: string; bookId: string }>();
+  for (const collection of [EXTRA_SALES, LEGACY_SALES_EXTRAS] as const) {
+    const filter = collection === EXTRA_SALES ? { page: { $exists: false } } : {};
+    const ids = (await legacyCollection(db, collection).distinct("book_id", filter)) as BookId[];
+    for (const id of ids) found.set(bookIdKey(id), { collection, bookId: formatBookId(id) });
+  }
+  return found;
+}
+
+export function legacyCollection(db: Db, name: LegacyOverflow["collection"]): Collection<LegacyOverflowDocument> {
+  return db.collection<LegacyOverflowDocument>(name);
+}
+
+function books(db: Db): Collection<StoredBook> {
+  return db.collection<StoredBook>(SALES);
+}
