@@ -11,7 +11,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.nodeEnv);
   const database = await selectDatabase(config.mongodbUri);
   logger.info(`Database: ${database.description}`);
-  const connection = await connectToDatabase(database.uri, config.mongodbDb);
+  // Command monitoring lets each request's log line and /metrics count the database commands it sent.
+  const connection = await connectToDatabase(database.uri, config.mongodbDb, { monitorCommands: true });
   if (database.kind !== "external") await loadDemoData(connection, config, logger);
 
   const server = await startHttpServer(
@@ -42,16 +43,38 @@ async function loadDemoData(connection: DatabaseConnection, config: Config, logg
   logger.info(`Demo data loaded: ${loaded.books} books, ${loaded.purchases} purchases in ${seconds} s`);
 }
 
+/**
+ * On SIGTERM or SIGINT: stop accepting connections, let requests in flight finish (Apollo's drain
+ * plugin gives them up to 10 s), then close the database and exit 0. A second signal exits at once.
+ */
 function stopOnSignals(server: RunningServer, connection: DatabaseConnection, database: SelectedDatabase, logger: Logger): void {
-  const stop = async (signal: string) => {
-    logger.info(`${signal}: finishing requests in flight, then stopping`);
-    await server.stop();
-    await connection.close();
-    await database.stop();
-    process.exit(0);
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn(`${signal} again: exiting without waiting for requests in flight`);
+      exitAfterFlush(logger, 1);
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, `${signal}: no longer accepting connections, finishing requests in flight`);
+    try {
+      await server.stop();
+      await connection.close();
+      await database.stop();
+      logger.info("shutdown complete");
+      exitAfterFlush(logger, 0);
+    } catch (error) {
+      logger.error({ err: error }, "shutdown failed");
+      exitAfterFlush(logger, 1);
+    }
   };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+// The pretty transport writes from a worker thread; exiting before it flushes would lose the last lines.
+function exitAfterFlush(logger: Logger, status: number): void {
+  logger.flush(() => process.exit(status));
 }
 
 main().catch((error: unknown) => {

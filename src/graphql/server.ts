@@ -11,6 +11,9 @@ import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import type { OutlierSettings } from "../config";
 import { isDatabaseReachable } from "../db/connection";
+import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
+import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
+import { requestLogPlugin } from "../observability/request-log-plugin";
 import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { resolvers } from "./resolvers";
@@ -27,14 +30,19 @@ export interface ServerOptions {
 }
 
 /** The GraphQL server on its own, as tests drive it with `executeOperation`. */
-export function createApolloServer({ logger, production }: Pick<ServerOptions, "logger" | "production">, httpServer?: http.Server) {
+export function createApolloServer(
+  { logger, production }: Pick<ServerOptions, "logger" | "production">,
+  httpServer?: http.Server,
+  metrics?: ServerMetrics,
+) {
+  const drain = httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer })] : [];
   return new ApolloServer<GraphQLContext>({
     typeDefs,
     resolvers,
     introspection: !production,
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
     formatError: createErrorFormatter(logger, production),
-    plugins: httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer })] : [],
+    plugins: [...drain, requestLogPlugin<GraphQLContext>(logger, metrics)],
   });
 }
 
@@ -45,26 +53,46 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Serves `/graphql`, `/healthz` and `/readyz` on `port` (0 for any free port). */
+/**
+ * Serves `/graphql`, `/healthz`, `/readyz` and `/metrics` on `port` (0 for any free port).
+ * Database commands are counted per request and in the metrics when `options.db`'s client was
+ * created with `monitorCommands: true`.
+ */
 export async function startHttpServer(options: ServerOptions, port: number): Promise<RunningServer> {
   const app = express();
   const httpServer = http.createServer(app);
-  const apollo = createApolloServer(options, httpServer);
+  const metrics = createServerMetrics(options.db);
+  const apollo = createApolloServer(options, httpServer, metrics);
   await apollo.start();
+  const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));
   app.get("/readyz", async (_request, response) => {
     const ready = await isDatabaseReachable(options.db);
     response.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unreachable" });
   });
+  app.get("/metrics", async (_request, response) => {
+    try {
+      const body = await metrics.registry.metrics();
+      response.type(metrics.registry.contentType).send(body);
+    } catch (error) {
+      options.logger.warn({ err: error }, "metrics scrape failed");
+      response.status(503).type("text/plain").send("metrics unavailable: the database did not answer\n");
+    }
+  });
   app.use(
     "/graphql",
     cors(),
     express.json({ limit: "100kb" }),
+    requestContextMiddleware(),
     expressMiddleware(apollo, { context: async () => createContext(options.db, options.settings, options.batchLoads) }),
   );
 
   await new Promise<void>((resolve) => httpServer.listen(port, resolve));
   const { port: boundPort } = httpServer.address() as AddressInfo;
-  return { url: `http://localhost:${boundPort}/graphql`, httpServer, stop: () => apollo.stop() };
+  const stop = async () => {
+    await apollo.stop();
+    stopCounting();
+  };
+  return { url: `http://localhost:${boundPort}/graphql`, httpServer, stop };
 }

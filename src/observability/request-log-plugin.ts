@@ -1,0 +1,64 @@
+import { performance } from "node:perf_hooks";
+import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse } from "@apollo/server";
+import type { Logger } from "pino";
+import type { RecordedPurchase } from "../sales/purchases";
+import type { ServerMetrics } from "./metrics";
+import { currentRequestContext, newRequestContext } from "./request-context";
+
+/** The label of requests whose operation could not be determined (unparsable, invalid, or not in the document). */
+export const UNRESOLVED_OPERATION = "unresolved";
+
+/**
+ * One log line per GraphQL request (id, operation, duration, database commands, errors), its
+ * duration in the metrics, and where each recorded purchase was stored.
+ */
+export function requestLogPlugin<TContext extends object>(logger: Logger, metrics?: ServerMetrics): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      const started = performance.now();
+      // executeOperation (tests) runs outside any HTTP request: it gets an id, and no commands are attributed.
+      const context = currentRequestContext() ?? newRequestContext();
+      return {
+        async executionDidStart({ operation }) {
+          if (!metrics || operation.operation !== "mutation") return;
+          return {
+            willResolveField({ info }) {
+              if (info.parentType.name !== "Mutation" || info.fieldName !== "recordPurchase") return;
+              return (error, result) => {
+                if (!error) metrics.countPurchase((result as RecordedPurchase).storedIn);
+              };
+            },
+          };
+        },
+        async willSendResponse(requestContext) {
+          const seconds = (performance.now() - started) / 1000;
+          const operation = operationLabel(requestContext);
+          metrics?.observeRequest(operation, seconds);
+          const errorCodes = errorCodesOf(requestContext);
+          logger.info(
+            {
+              requestId: context.requestId,
+              operationName: operation,
+              operationType: requestContext.operation?.operation,
+              durationMs: Math.round(seconds * 1000 * 10) / 10,
+              databaseCommands: context.databaseCommands,
+              errors: errorCodes.length,
+              ...(errorCodes.length > 0 ? { errorCodes: [...new Set(errorCodes)] } : {}),
+            },
+            "graphql request",
+          );
+        },
+      };
+    },
+  };
+}
+
+function operationLabel({ operation, operationName }: GraphQLRequestContextWillSendResponse<object>): string {
+  if (!operation) return UNRESOLVED_OPERATION;
+  return operationName ?? "anonymous";
+}
+
+function errorCodesOf({ response }: GraphQLRequestContextWillSendResponse<object>): string[] {
+  const errors = response.body.kind === "single" ? response.body.singleResult.errors : undefined;
+  return (errors ?? []).map((error) => String(error.extensions?.code ?? "UNKNOWN"));
+}

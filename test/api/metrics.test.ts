@@ -1,0 +1,110 @@
+import pino from "pino";
+import { startHttpServer, type RunningServer } from "../../src/graphql/server";
+import { TEST_SETTINGS } from "../support/api";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+
+let database: TestDatabase;
+const servers: RunningServer[] = [];
+beforeAll(async () => {
+  database = await openTestDatabase();
+  await seedBook(database.db, "small", customers(3));
+  await seedBook(database.db, "outlier", customers(60));
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.stop()));
+  await database.close();
+});
+
+async function startServer(): Promise<RunningServer> {
+  const server = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false }, 0);
+  servers.push(server);
+  return server;
+}
+
+async function post(server: RunningServer, query: string, variables?: Record<string, unknown>): Promise<void> {
+  const response = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }) });
+  const body = (await response.json()) as { errors?: unknown };
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+}
+
+async function scrape(server: RunningServer) {
+  const response = await fetch(server.url.replace(/\/graphql$/, "/metrics"));
+  expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  const text = await response.text();
+  /** The value of one sample, e.g. `sample("x_total", 'storage="EMBEDDED"')`; undefined when absent. */
+  return (name: string, labels = ""): number | undefined => {
+    const line = text.split("\n").find((candidate) => candidate.startsWith(labels ? `${name}{${labels}} ` : `${name} `));
+    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
+  };
+}
+
+const BUY = `mutation Buy($id: ID!, $customer: ID!) { recordPurchase(input: { bookId: $id, customerId: $customer }) { storedIn } }`;
+
+describe("GET /metrics", () => {
+  it("times requests by operation name", async () => {
+    const server = await startServer();
+    await post(server, `query Shelf { books(first: 1) { totalCount } }`);
+    await post(server, `query Shelf { books(first: 1) { totalCount } }`);
+    await post(server, `{ book(id: "small") { title } }`);
+
+    const sample = await scrape(server);
+    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="Shelf"')).toBe(2);
+    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="anonymous"')).toBe(1);
+    expect(sample("bookstore_graphql_request_duration_seconds_bucket", 'le="+Inf",operation="Shelf"')).toBe(2);
+  });
+
+  it("counts purchases by where they were stored", async () => {
+    const server = await startServer();
+    await post(server, BUY, { id: "small", customer: "c1" });
+    await post(server, BUY, { id: "small", customer: "c2" });
+    await post(server, BUY, { id: "outlier", customer: "c3" });
+
+    const sample = await scrape(server);
+    expect(sample("bookstore_purchases_recorded_total", 'storage="EMBEDDED"')).toBe(2);
+    expect(sample("bookstore_purchases_recorded_total", 'storage="EXTRA_SALES"')).toBe(1);
+  });
+
+  it("leaves purchases uncounted when recording fails", async () => {
+    const server = await startServer();
+    await expect(post(server, BUY, { id: "missing", customer: "c1" })).rejects.toThrow(/NOT_FOUND/);
+
+    const sample = await scrape(server);
+    expect(sample("bookstore_purchases_recorded_total", 'storage="EMBEDDED"')).toBeUndefined();
+    expect(sample("bookstore_purchases_recorded_total", 'storage="EXTRA_SALES"')).toBeUndefined();
+  });
+
+  it("counts database commands by name", async () => {
+    const server = await startServer();
+    const before = (await scrape(server))("bookstore_mongodb_commands_total", 'command="find"') ?? 0;
+    await post(server, `{ book(id: "small") { title } }`);
+
+    expect((await scrape(server))("bookstore_mongodb_commands_total", 'command="find"')).toBe(before + 1);
+  });
+
+  it("counts the outliers in the database at each scrape", async () => {
+    const server = await startServer();
+    expect((await scrape(server))("bookstore_outlier_books")).toBe(1);
+
+    await seedBook(database.db, "second-outlier", customers(51));
+    expect((await scrape(server))("bookstore_outlier_books")).toBe(2);
+  });
+
+  it("keeps each server's metrics apart in one process", async () => {
+    const [one, other] = [await startServer(), await startServer()];
+    await post(one, `query OnlyOnOne { books(first: 0) { totalCount } }`);
+
+    expect((await scrape(one))("bookstore_graphql_request_duration_seconds_count", 'operation="OnlyOnOne"')).toBe(1);
+    expect((await scrape(other))("bookstore_graphql_request_duration_seconds_count", 'operation="OnlyOnOne"')).toBeUndefined();
+  });
+
+  it("folds operation names past the first hundred into one label", async () => {
+    const server = await startServer();
+    for (let index = 0; index < 102; index += 1) await post(server, `query Op${index} { books(first: 0) { totalCount } }`);
+
+    const sample = await scrape(server);
+    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="Op99"')).toBe(1);
+    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="Op100"')).toBeUndefined();
+    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="other"')).toBe(2);
+  });
+});
