@@ -1,0 +1,111 @@
+import { createBook } from "../../src/sales/books";
+import { extraSalesCollection, salesCollection, type BookId } from "../../src/sales/documents";
+import { recordPurchase } from "../../src/sales/purchases";
+import { findViolations, repairViolations, type Violation } from "../../src/sales/reconcile";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, storedPurchases } from "../support/factories";
+import { SETTINGS, emptyCollections, insertBoundedBook, insertLegacy, legacyBook, legacyOverflow, snapshot } from "./fixtures";
+
+let database: TestDatabase;
+beforeAll(async () => void (database = await openTestDatabase()));
+afterAll(() => database.close());
+beforeEach(() => emptyCollections(database.db));
+
+const check = () => findViolations(database.db, SETTINGS);
+const summary = (violations: Violation[]) =>
+  violations.map(({ kind, bookId, numbers, repair }) => ({ kind, bookId, numbers, fixable: repair !== undefined }));
+
+/** A bounded book, then `breakIt` applied to its stored documents. */
+async function brokenBook(id: BookId, purchases: number, breakIt: (id: BookId) => Promise<unknown>): Promise<void> {
+  await insertBoundedBook(database.db, id, customers(purchases));
+  await breakIt(id);
+}
+
+const setBook = (fields: object) => (id: BookId) => salesCollection(database.db).updateOne({ _id: id }, { $set: fields });
+const setPage = (page: number, fields: object) => (id: BookId) => extraSalesCollection(database.db).updateOne({ book_id: id, page }, { $set: fields });
+
+async function brokenCatalog(): Promise<void> {
+  await brokenBook("count", 12, setBook({ purchase_count: 9 }));
+  await brokenBook("page-count", 12, setPage(0, { count: 2 }));
+  await brokenBook("flag-unset", 7, setBook({ has_extras: false }));
+  await brokenBook("flag-string", 3, setBook({ has_extras: "true" }));
+  await brokenBook("flag-alone", 5, setBook({ has_extras: true }));
+  await brokenBook("embedded", 5, setBook({ customers_purchased: customers(7), purchase_count: 7 }));
+  await brokenBook("gap", 11, setPage(1, { page: 2 }));
+  await brokenBook("over-size", 11, setPage(0, { customers_purchased_extra: customers(5, 5), count: 5 }));
+  await brokenBook("not-full", 11, setPage(0, { customers_purchased_extra: customers(3, 5), count: 3 }));
+  await extraSalesCollection(database.db).insertOne({ book_id: "gone", page: 0, count: 1, customers_purchased_extra: ["orphan"] });
+  await insertLegacy(database.db, { books: [legacyBook("legacy", customers(5), { has_extras: true })], salesExtras: [legacyOverflow("legacy", ["late"])] });
+}
+
+describe("npm run reconcile", () => {
+  it("finds nothing wrong in books written by recordPurchase and by the bulk loader", async () => {
+    await createBook(database.db, { id: "recorded", title: "T", author: "A" }, SETTINGS);
+    for (const customer of customers(14)) await recordPurchase(database.db, "recorded", customer, SETTINGS);
+    for (const purchases of [0, 5, 6, 13]) await insertBoundedBook(database.db, `bulk-${purchases}`, customers(purchases));
+
+    expect(await check()).toEqual([]);
+  });
+
+  it("reports every broken invariant with the book id and the numbers", async () => {
+    await brokenCatalog();
+
+    expect(summary(await check())).toEqual([
+      { kind: "purchase-count", bookId: "count", numbers: { stored: 9, embedded: 5, overflow: 7, expected: 12 }, fixable: true },
+      { kind: "embedded-over-threshold", bookId: "embedded", numbers: { embedded: 7, threshold: 5 }, fixable: false },
+      { kind: "has-extras", bookId: "flag-alone", numbers: { stored: true, overflow: 0 }, fixable: false },
+      { kind: "has-extras", bookId: "flag-string", numbers: { stored: "true", overflow: 0 }, fixable: true },
+      { kind: "has-extras", bookId: "flag-unset", numbers: { stored: false, overflow: 2 }, fixable: true },
+      { kind: "page-gap", bookId: "gap", numbers: { page: "2", entries: 2, expected: 1 }, fixable: false },
+      { kind: "not-migrated", bookId: "legacy", numbers: { extraPageSize: null }, fixable: false },
+      { kind: "page-not-full", bookId: "not-full", numbers: { page: "0", entries: 3, pageSize: 4 }, fixable: false },
+      { kind: "purchase-count", bookId: "not-full", numbers: { stored: 11, embedded: 5, overflow: 5, expected: 10 }, fixable: true },
+      { kind: "page-over-size", bookId: "over-size", numbers: { page: "0", entries: 5, pageSize: 4 }, fixable: false },
+      { kind: "purchase-count", bookId: "over-size", numbers: { stored: 11, embedded: 5, overflow: 7, expected: 12 }, fixable: true },
+      { kind: "page-count", bookId: "page-count", numbers: { page: "0", entries: 4, count: 2 }, fixable: true },
+      { kind: "orphan-page", bookId: "gone", numbers: { page: "0", entries: 1 }, fixable: false },
+      { kind: "legacy-overflow", bookId: "legacy", numbers: { collection: "sales_extras" }, fixable: false },
+    ]);
+  });
+
+  it("with --fix repairs counts and flags, and moves or deletes no purchase", async () => {
+    await brokenCatalog();
+    const purchasesBefore = await everyStoredPurchase();
+    const violations = await check();
+
+    const outcomes = await repairViolations(database.db, violations);
+
+    expect([...outcomes.values()]).toEqual(violations.filter((violation) => violation.repair).map(() => "repaired"));
+    expect(await everyStoredPurchase()).toEqual(purchasesBefore);
+    const left = summary(await check()).map(({ kind, bookId }) => `${kind} ${bookId}`);
+    expect(left).toEqual(["embedded-over-threshold embedded", "has-extras flag-alone", "page-gap gap", "not-migrated legacy", "page-not-full not-full", "page-over-size over-size", "orphan-page gone", "legacy-overflow legacy"]);
+  });
+
+  it("does not apply a repair to a book a purchase changed after the check", async () => {
+    await brokenBook("count", 12, setBook({ purchase_count: 9 }));
+    const violations = await check();
+    await recordPurchase(database.db, "count", "meanwhile", SETTINGS);
+    const before = await snapshot(database.db);
+
+    const outcomes = await repairViolations(database.db, violations);
+
+    expect([...outcomes.values()]).toEqual(["changed"]);
+    expect(await snapshot(database.db)).toEqual(before);
+  });
+
+  it("reports its progress in books checked", async () => {
+    for (const id of ["a", "b", "c"]) await insertBoundedBook(database.db, id, customers(1));
+    const reports: number[] = [];
+    await findViolations(database.db, SETTINGS, (progress) => reports.push(progress.booksChecked));
+    expect(reports).toEqual([1, 2, 3]);
+  });
+});
+
+async function everyStoredPurchase(): Promise<Record<string, string[]>> {
+  const books = await salesCollection(database.db).find({}, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
+  const orphans = await extraSalesCollection(database.db).find({ book_id: "gone" }).toArray();
+  return Object.fromEntries([
+    ...(await Promise.all(books.map(async ({ _id }) => [String(_id), await storedPurchases(database.db, String(_id))] as const))),
+    ["gone", orphans.flatMap((page) => page.customers_purchased_extra)],
+  ]);
+}
