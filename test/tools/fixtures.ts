@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
 import type { Db, Document } from "mongodb";
 import { insertBooksWithPurchases } from "../../src/sales/bulk";
 import { EXTRA_SALES, SALES, type BookId } from "../../src/sales/documents";
@@ -76,3 +78,28 @@ export async function snapshot(db: Db, { withPageIds = true } = {}): Promise<Rec
 export async function emptyCollections(db: Db): Promise<void> {
   for (const name of [SALES, EXTRA_SALES, LEGACY_SALES_EXTRAS]) await db.collection(name).deleteMany({});
 }
+
+export interface CommandResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command-line tool as `npm run` would, in a child process, against the given database (or none). */
+export function runCommand(script: string, args: string[], database: { uri?: string; name: string }): Promise<CommandResult> {
+  const { MONGODB_URI: _, ...inherited } = process.env;
+  const env = {
+    ...inherited,
+    ...(database.uri ? { MONGODB_URI: database.uri } : {}),
+    MONGODB_DB: database.name,
+    OUTLIER_THRESHOLD: String(SETTINGS.outlierThreshold),
+    EXTRA_SALES_PAGE_SIZE: String(SETTINGS.extraSalesPageSize),
+  };
+  return new Promise((resolve) => {
+    execFile(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, script), ...args], { env, cwd: ROOT }, (error, stdout, stderr) => {
+      resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+const ROOT = path.resolve(__dirname, "../..");

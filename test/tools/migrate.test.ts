@@ -5,7 +5,7 @@ import { recordPurchase } from "../../src/sales/purchases";
 import { StoredDataError } from "../../src/sales/errors";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, invariantViolations, storedBook, storedPurchases } from "../support/factories";
-import { SETTINGS, emptyCollections, insertBoundedBook, insertLegacy, legacyBook, legacyCatalog, legacyOverflow, snapshot } from "./fixtures";
+import { SETTINGS, emptyCollections, insertBoundedBook, insertLegacy, legacyBook, legacyCatalog, legacyOverflow, runCommand, snapshot } from "./fixtures";
 
 let database: TestDatabase;
 beforeAll(async () => void (database = await openTestDatabase()));
@@ -204,5 +204,42 @@ describe("npm run migrate", () => {
     }
     expect(acknowledged.length).toBeGreaterThan(0);
     expect(await salesCollection(database.db).countDocuments({ extra_page_size: { $exists: false } })).toBe(0);
+  });
+});
+
+describe("npm run migrate as a command", () => {
+  const target = () => ({ uri: process.env.TEST_MONGODB_URI, name: database.db.databaseName });
+
+  it("says to set MONGODB_URI and exits 2 when it is unset, and exits 2 on an unknown flag", async () => {
+    const unset = await runCommand("src/cli/migrate.ts", [], { name: database.db.databaseName });
+    expect(unset.status).toBe(2);
+    expect(unset.stderr).toContain("MONGODB_URI is not set");
+
+    const badFlag = await runCommand("src/cli/migrate.ts", ["--dry-rn"], target());
+    expect(badFlag.status).toBe(2);
+    expect(badFlag.stderr).toContain("--dry-rn");
+  });
+
+  it("with --dry-run prints what it would change and writes nothing, then migrates without it", async () => {
+    await insertLegacy(database.db, legacyCatalog().fixture);
+    const before = await snapshot(database.db);
+
+    const dryRun = await runCommand("src/cli/migrate.ts", ["--dry-run"], target());
+    expect(dryRun).toMatchObject({ status: 0, stdout: expect.stringContaining("Dry run: nothing was written.") });
+    expect(dryRun.stdout).toMatch(/books would be converted: +6/);
+    expect(await snapshot(database.db)).toEqual(before);
+
+    const run = await runCommand("src/cli/migrate.ts", [], target());
+    expect(run).toMatchObject({ status: 0, stdout: expect.stringMatching(/books converted: +6/) });
+    await expectEveryPurchaseOnceInOrder(legacyCatalog().purchases);
+  });
+
+  it("exits 1 and names the book when it leaves one as it was", async () => {
+    await insertLegacy(database.db, { books: [legacyBook(9, customers(5), { has_extras: true })], extraSales: [legacyOverflow(9, ["a"])], salesExtras: [legacyOverflow(9, ["b"])] });
+
+    const run = await runCommand("src/cli/migrate.ts", [], target());
+
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain("left as is: book 9: 2 legacy overflow documents");
   });
 });

@@ -4,7 +4,7 @@ import { recordPurchase } from "../../src/sales/purchases";
 import { findViolations, repairViolations, type Violation } from "../../src/sales/reconcile";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, storedPurchases } from "../support/factories";
-import { SETTINGS, emptyCollections, insertBoundedBook, insertLegacy, legacyBook, legacyOverflow, snapshot } from "./fixtures";
+import { SETTINGS, emptyCollections, insertBoundedBook, insertLegacy, legacyBook, legacyOverflow, runCommand, snapshot } from "./fixtures";
 
 let database: TestDatabase;
 beforeAll(async () => void (database = await openTestDatabase()));
@@ -109,3 +109,35 @@ async function everyStoredPurchase(): Promise<Record<string, string[]>> {
     ["gone", orphans.flatMap((page) => page.customers_purchased_extra)],
   ]);
 }
+
+describe("npm run reconcile as a command", () => {
+  const target = () => ({ uri: process.env.TEST_MONGODB_URI, name: database.db.databaseName });
+
+  it("exits 0 on a sound catalog and 1 with one line per violation on a broken one", async () => {
+    await insertBoundedBook(database.db, "sound", customers(9));
+    expect(await runCommand("src/cli/reconcile.ts", [], target())).toMatchObject({ status: 0, stdout: expect.stringContaining("0 violations found") });
+
+    await brokenBook("count", 12, setBook({ purchase_count: 9 }));
+    const broken = await runCommand("src/cli/reconcile.ts", [], target());
+    expect(broken.status).toBe(1);
+    expect(broken.stdout).toContain("book count: purchase-count: purchase_count is 9 but it holds 5 embedded + 7 overflow = 12 purchases");
+  });
+
+  it("with --fix --json repairs what it may, prints the outcome as JSON, and exits 1 for what it left", async () => {
+    await brokenBook("count", 12, setBook({ purchase_count: 9 }));
+    await brokenBook("gap", 11, setPage(1, { page: 2 }));
+
+    const run = await runCommand("src/cli/reconcile.ts", ["--fix", "--json"], target());
+
+    expect(run.status).toBe(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      found: 2,
+      left: 1,
+      violations: [
+        expect.objectContaining({ kind: "purchase-count", bookId: "count", fixable: true, repair: "repaired" }),
+        expect.objectContaining({ kind: "page-gap", bookId: "gap", fixable: false }),
+      ],
+    });
+    expect(await salesCollection(database.db).findOne({ _id: "count" })).toMatchObject({ purchase_count: 12 });
+  });
+});

@@ -1,0 +1,26 @@
+import { SingleBar } from "cli-progress";
+
+export interface BookProgressBar {
+  update(booksDone: number, booksTotal: number, payload?: Record<string, number>): void;
+  stop(): void;
+}
+
+/**
+ * A progress bar on stderr (stdout stays for the summary and JSON) that counts books and shows
+ * their rate; `format` may name the extra payload fields a command passes to `update`.
+ */
+export function bookProgressBar(format: string): BookProgressBar {
+  const bar = new SingleBar({ format: `${format} | {rate} books/s | ETA {eta_formatted}`, stream: process.stderr, hideCursor: true });
+  const started = Date.now();
+  let shown = false;
+  return {
+    update(booksDone, booksTotal, payload = {}) {
+      const rate = Math.round(booksDone / Math.max((Date.now() - started) / 1000, 0.001));
+      if (!shown) bar.start(booksTotal, booksDone, { ...payload, rate });
+      shown = true;
+      bar.setTotal(booksTotal);
+      bar.update(booksDone, { ...payload, rate });
+    },
+    stop: () => bar.stop(),
+  };
+}

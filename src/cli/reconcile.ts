@@ -1,0 +1,57 @@
+import { findViolations, repairViolations, type RepairOutcome, type Violation } from "../sales/reconcile";
+import { bookProgressBar } from "./book-progress";
+import { parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
+
+const USAGE = `Usage: npm run reconcile -- [--fix] [--json]
+
+Checks every book in the database MONGODB_URI and MONGODB_DB name against the outlier pattern's
+invariants and prints each violation with the book id and the numbers. Exits 1 when any is found
+(with --fix: when any is left unrepaired). --fix repairs purchase_count, page counts and has_extras
+with guarded updates; it never moves or deletes a purchase, and leaves orphan pages in place.
+--json prints one JSON object instead of lines.`;
+
+const FLAGS = { fix: { type: "boolean", default: false }, json: { type: "boolean", default: false } } as const;
+
+export interface CheckedViolation {
+  kind: Violation["kind"];
+  bookId: string;
+  message: string;
+  numbers: Violation["numbers"];
+  fixable: boolean;
+  /** With --fix: "repaired", or "changed" when the data moved on since the check; absent otherwise. */
+  repair?: RepairOutcome;
+}
+
+export const reconcileTool: ToolDefinition = {
+  usage: USAGE,
+  async run(args, env, output) {
+    const flags = parseFlags(args, FLAGS);
+    const checked = await withDatabase(env, "npm run reconcile", async ({ db }, config) => {
+      const bar = bookProgressBar("Checking |{bar}| {value}/{total} books | {violations} violations");
+      const violations = await findViolations(db, config, (progress) =>
+        bar.update(progress.booksChecked, progress.booksTotal, { violations: progress.violations }),
+      ).finally(() => bar.stop());
+      const outcomes = flags.fix ? await repairViolations(db, violations) : new Map<Violation, RepairOutcome>();
+      return violations.map((violation) => describe(violation, outcomes.get(violation)));
+    });
+    const left = checked.filter((violation) => violation.repair !== "repaired").length;
+    output.out(flags.json ? JSON.stringify({ found: checked.length, left, violations: checked }, null, 2) : formatViolations(checked, left));
+    if (left > 0) throw new ToolFailure(`${left} violations ${flags.fix ? "left unrepaired" : "found"}.`);
+  },
+};
+
+function describe({ kind, bookId, message, numbers, repair }: Violation, outcome: RepairOutcome | undefined): CheckedViolation {
+  return { kind, bookId, message, numbers, fixable: repair !== undefined, ...(outcome ? { repair: outcome } : {}) };
+}
+
+const OUTCOME_TEXT: Record<RepairOutcome, string> = {
+  repaired: " [repaired]",
+  changed: " [not repaired: changed since checked, run again]",
+};
+
+function formatViolations(checked: CheckedViolation[], left: number): string {
+  const lines = checked.map(({ kind, bookId, message, repair }) => `book ${bookId}: ${kind}: ${message}${repair ? OUTCOME_TEXT[repair] : ""}`);
+  return [...lines, `${checked.length} violations found, ${left} left.`].join("\n");
+}
+
+if (require.main === module) runToolAsMain(reconcileTool);
