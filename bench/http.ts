@@ -1,0 +1,222 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import type { Db } from "mongodb";
+import pino from "pino";
+import type { OutlierSettings } from "../src/config";
+import { customerCursor } from "../src/graphql/cursors";
+import { startHttpServer, type RunningServer } from "../src/graphql/server";
+import { customerId, customerIds, seedBook } from "./catalog";
+import { bookViolations } from "./invariants";
+import type { CommandMonitor } from "./monitor";
+import type { Plan } from "./plan";
+import type { Progress } from "./progress";
+import { ratio } from "./stats";
+
+const SHELF_BOOKS = 60;
+const SHELF_PURCHASES = 8;
+// Stored with this threshold, each shelf book's first 5 buyers span the embedded array and page 0,
+// so listing them needs the overflow: the case batching exists for. With the default threshold
+// they would all be embedded and the listing would cost the same with or without batching.
+const SHELF_THRESHOLD = 3;
+const LISTING_BUYERS = 5;
+const HOT_BOOK = 1_000_000;
+const HOT_PURCHASES = 100_000;
+const DEEP_PAGE = 20;
+// A prime stride scatters consecutive requests over the whole list instead of walking it in order.
+const DEEP_STRIDE = 7_919;
+
+const operation = (name: string) => readFileSync(join(__dirname, "..", "examples", "storefront", "operations", `${name}.graphql`), "utf8");
+const LIST_BOOKS = operation("ListBooks");
+const BOOK_BUYERS = operation("BookBuyers");
+const RECORD_PURCHASE = operation("RecordPurchase");
+
+export interface HttpRow {
+  scenario: string;
+  batching: boolean;
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Commands the server sent during the measured run over the requests it completed. */
+  commandsPerRequestUnderLoad: number;
+  /** Commands of one request sent alone: exact, whatever the load. */
+  commandsPerRequest: number;
+  failures: number;
+}
+
+export interface HttpResults {
+  rows: HttpRow[];
+  violations: string[];
+}
+
+interface Scenario {
+  name: string;
+  /** The body of the request numbered `index`; `connection` is autocannon's per-connection context. */
+  body(index: number, connection: object): string;
+}
+
+type Load = Plan["http"];
+
+export async function benchmarkHttp(db: Db, monitor: CommandMonitor, settings: OutlierSettings, plan: Load, progress: Progress): Promise<HttpResults> {
+  await seedShelfAndHotBook(db, settings);
+  const rows: HttpRow[] = [];
+  const overhead: Scenario = { name: "{ __typename } (server overhead)", body: () => graphql("{ __typename }", {}) };
+  const listings = plan.listingSizes.map(listingScenario);
+  const deepPaging: Scenario = {
+    name: `deep paging through a ${HOT_PURCHASES.toLocaleString("en")}-purchase outlier (first: ${DEEP_PAGE})`,
+    body: (index) => graphql(BOOK_BUYERS, { id: String(HOT_BOOK), first: DEEP_PAGE, after: customerCursor((((index + 1) * DEEP_STRIDE) % (HOT_PURCHASES / DEEP_PAGE)) * DEEP_PAGE) }),
+  };
+  for (const batching of [true, false]) {
+    await withServer(db, settings, batching, async (url) => {
+      const scenarios = batching ? [overhead, ...listings, deepPaging] : listings;
+      for (const scenario of scenarios) {
+        rows.push(await measureScenario(url, monitor, scenario, batching, plan));
+        progress.step(`${scenario.name}${batching ? "" : " without batching"}`);
+      }
+    });
+  }
+  const mix = await withServer(db, settings, true, (url) => measurePurchaseMix(db, url, monitor, settings, plan));
+  progress.step("recordPurchase mix");
+  return { rows: [...rows, mix.row], violations: mix.violations };
+}
+
+function listingScenario(books: number): Scenario {
+  return {
+    name: `storefront listing: books(first: ${books}) with ${LISTING_BUYERS} buyers each`,
+    body: () => graphql(LIST_BOOKS, { first: books, buyers: LISTING_BUYERS }),
+  };
+}
+
+async function seedShelfAndHotBook(db: Db, settings: OutlierSettings): Promise<void> {
+  const shelfSettings = { ...settings, outlierThreshold: SHELF_THRESHOLD };
+  for (let book = 1; book <= SHELF_BOOKS; book += 1) await seedBook(db, book, shelfCustomers(book), shelfSettings);
+  await seedBook(db, HOT_BOOK, hotCustomers(), settings);
+}
+
+const shelfCustomers = (book: number) => customerIds(`shelf-${book}-`, SHELF_PURCHASES);
+const hotCustomers = () => customerIds("hot-", HOT_PURCHASES);
+
+function graphql(query: string, variables: Record<string, unknown>): string {
+  return JSON.stringify({ query, variables });
+}
+
+async function withServer<T>(db: Db, settings: OutlierSettings, batchLoads: boolean, run: (url: string) => Promise<T>): Promise<T> {
+  const server: RunningServer = await startHttpServer(
+    { db, settings, logger: pino({ level: "silent" }), production: true, batchLoads },
+    0,
+  );
+  try {
+    // The load stays on the loopback interface.
+    return await run(server.url.replace("localhost", "127.0.0.1"));
+  } finally {
+    await server.stop();
+  }
+}
+
+async function measureScenario(url: string, monitor: CommandMonitor, scenario: Scenario, batching: boolean, plan: Load): Promise<HttpRow> {
+  const commandsPerRequest = await probeCommands(url, monitor, scenario.body(0, {}));
+  await load(url, scenario, { connections: plan.connections, duration: plan.warmupSeconds });
+  await monitor.quiet();
+  const before = monitor.snapshot().commands;
+  const result = await load(url, scenario, { connections: plan.connections, duration: plan.seconds });
+  const commands = monitor.snapshot().commands - before;
+  return httpRow(scenario.name, batching, result, commands, commandsPerRequest);
+}
+
+function httpRow(scenario: string, batching: boolean, result: autocannon.Result, commands: number, commandsPerRequest: number): HttpRow {
+  return {
+    scenario,
+    batching,
+    requests: result.requests.total,
+    requestsPerSecond: result.requests.total / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    commandsPerRequestUnderLoad: ratio(commands, result.requests.total),
+    commandsPerRequest,
+    failures: result.non2xx + result.errors,
+  };
+}
+
+/** Sends one request alone and counts its commands exactly; a GraphQL error here would make every figure meaningless. */
+async function probeCommands(url: string, monitor: CommandMonitor, body: string): Promise<number> {
+  await monitor.quiet();
+  const measured = await monitor.measure(() => post(url, body));
+  const reply = measured.result as { errors?: unknown };
+  if (reply.errors) throw new Error(`bench request failed: ${JSON.stringify(reply.errors)}`);
+  return measured.commands;
+}
+
+async function post(url: string, body: string): Promise<unknown> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+  return response.json();
+}
+
+function load(url: string, scenario: Scenario, options: Partial<autocannon.Options>, onResponse?: autocannon.Request["onResponse"]) {
+  let index = 0;
+  return autocannon({
+    url,
+    ...options,
+    requests: [
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        setupRequest: (request, connection) => ({ ...request, body: scenario.body(index++, connection) }),
+        onResponse,
+      },
+    ],
+  });
+}
+
+/** The customers the mix sent and which of them the API acknowledged, by book. */
+class PurchaseLog {
+  private sent = 0;
+  readonly acknowledged = new Map<number, string[]>();
+
+  /** Half the purchases go to the hot outlier, the rest round the shelf: both paths of recordPurchase under contention. */
+  next(connection: object): string {
+    const index = this.sent++;
+    const bookId = index % 2 === 0 ? HOT_BOOK : 1 + ((index >> 1) % SHELF_BOOKS);
+    const customer = customerId("http-", index);
+    Object.assign(connection, { bookId, customer });
+    return graphql(RECORD_PURCHASE, { bookId: String(bookId), customerId: customer });
+  }
+
+  onResponse(status: number, body: string, connection: object): void {
+    const { bookId, customer } = connection as { bookId?: number; customer?: string };
+    if (status !== 200 || bookId === undefined || customer === undefined) return;
+    if ((JSON.parse(body) as { errors?: unknown }).errors) return;
+    this.acknowledged.set(bookId, [...(this.acknowledged.get(bookId) ?? []), customer]);
+  }
+}
+
+/**
+ * Purchases over HTTP from concurrent connections, run for a fixed number of requests rather than
+ * a duration so that every request sent is answered before the books are checked: each
+ * acknowledged purchase must be stored exactly once, and nothing else.
+ */
+async function measurePurchaseMix(db: Db, url: string, monitor: CommandMonitor, settings: OutlierSettings, plan: Load) {
+  const log = new PurchaseLog();
+  const scenario: Scenario = {
+    name: `recordPurchase mix (half on the outlier, half round ${SHELF_BOOKS} books)`,
+    body: (_index, connection) => log.next(connection),
+  };
+  const onResponse = (status: number, body: string, connection: object) => log.onResponse(status, body, connection);
+  const probeConnection = {};
+  const commandsPerRequest = await probeCommands(url, monitor, scenario.body(0, probeConnection));
+  log.onResponse(200, "{}", probeConnection);
+  await load(url, scenario, { connections: plan.connections, amount: plan.mixWarmupRequests }, onResponse);
+  const before = monitor.snapshot().commands;
+  const result = await load(url, scenario, { connections: plan.connections, amount: plan.mixRequests }, onResponse);
+  const row = httpRow(scenario.name, true, result, monitor.snapshot().commands - before, commandsPerRequest);
+  return { row, violations: await mixViolations(db, log, settings) };
+}
+
+async function mixViolations(db: Db, log: PurchaseLog, settings: OutlierSettings): Promise<string[]> {
+  const violations = await bookViolations(db, HOT_BOOK, [...hotCustomers(), ...(log.acknowledged.get(HOT_BOOK) ?? [])], settings);
+  for (let book = 1; book <= SHELF_BOOKS; book += 1) {
+    const expected = [...shelfCustomers(book), ...(log.acknowledged.get(book) ?? [])];
+    violations.push(...(await bookViolations(db, book, expected, { outlierThreshold: SHELF_THRESHOLD })));
+  }
+  return violations;
+}

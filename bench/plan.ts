@@ -1,0 +1,39 @@
+/** How much of everything a run does; `--quick` trades repetitions (and nothing else) for time. */
+export interface Plan {
+  mode: "quick" | "full";
+  writes: { existing: number[]; warmupOps: number; rounds: number; opsPerRound: number };
+  reads: {
+    purchases: number[];
+    warmup: number;
+    repetitions: number;
+    /** A repeated read stops early once it has used this much time, with at least MIN_SAMPLES samples. */
+    budgetMs: number;
+    /** Requests of the chapter's path sampled for the whole list when reading all of them would take too long. */
+    baselineWholeListSample: number;
+  };
+  http: {
+    connections: number;
+    warmupSeconds: number;
+    seconds: number;
+    listingSizes: number[];
+    /** The purchase mix runs for a number of requests, not a duration, so that every purchase sent is answered before the check. */
+    mixWarmupRequests: number;
+    mixRequests: number;
+  };
+}
+
+export const MIN_SAMPLES = 5;
+
+export const FULL_PLAN: Plan = {
+  mode: "full",
+  writes: { existing: [100, 1_000, 5_000, 10_000, 100_000], warmupOps: 20, rounds: 10, opsPerRound: 30 },
+  reads: { purchases: [50, 10_000, 1_000_000], warmup: 3, repetitions: 30, budgetMs: 20_000, baselineWholeListSample: 20 },
+  http: { connections: 10, warmupSeconds: 1, seconds: 8, listingSizes: [5, 20, 50], mixWarmupRequests: 200, mixRequests: 3_000 },
+};
+
+export const QUICK_PLAN: Plan = {
+  mode: "quick",
+  writes: { existing: [100, 1_000, 5_000, 10_000, 100_000], warmupOps: 5, rounds: 4, opsPerRound: 10 },
+  reads: { purchases: [50, 10_000, 1_000_000], warmup: 1, repetitions: 10, budgetMs: 3_000, baselineWholeListSample: 5 },
+  http: { connections: 10, warmupSeconds: 0.5, seconds: 2, listingSizes: [5, 20, 50], mixWarmupRequests: 50, mixRequests: 500 },
+};

@@ -1,0 +1,167 @@
+import type { Environment } from "./environment";
+import type { OperationFigures } from "./figures";
+import type { HttpResults } from "./http";
+import type { ReadResults, WholeListFigures } from "./reads";
+import type { TargetCheck } from "./targets";
+import type { WriteResults } from "./writes";
+
+export interface Report {
+  mode: "quick" | "full";
+  startedAt: string;
+  durationSeconds: number;
+  environment: Environment;
+  writes: WriteResults;
+  reads: ReadResults;
+  http: HttpResults;
+  targets: TargetCheck[];
+}
+
+export function renderReport(report: Report): string {
+  return [
+    renderEnvironment(report),
+    renderWrites(report.writes),
+    renderPageReads(report.reads),
+    renderWholeLists(report.reads),
+    renderHttp(report.http),
+    renderTargets(report.targets),
+  ].join("\n\n");
+}
+
+/** A titled part of the report: heading, optional explanation, body. */
+function part(title: string, explanation: string | null, body: string): string {
+  return [`### ${title}`, ...(explanation ? [explanation] : []), body].join("\n\n");
+}
+
+type Column<Row> = [header: string, cell: (row: Row) => string | number];
+
+function table<Row>(rows: readonly Row[], columns: Column<Row>[]): string {
+  const line = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
+  return [
+    line(columns.map(([header]) => header)),
+    line(columns.map(() => "---")),
+    ...rows.map((row) => line(columns.map(([, cell]) => cell(row)))),
+  ].join("\n");
+}
+
+const count = (value: number) => Math.round(value).toLocaleString("en");
+const ms = (value: number) => (value < 10 ? value.toFixed(3) : value < 100 ? value.toFixed(1) : count(value));
+const times = (value: number) => `${value < 10 ? value.toFixed(2) : count(value)}×`;
+
+function bytes(value: number): string {
+  if (value < 10_240) return `${count(value)} B`;
+  if (value < 10 * 2 ** 20) return `${(value / 2 ** 10).toFixed(1)} KiB`;
+  return `${(value / 2 ** 20).toFixed(1)} MiB`;
+}
+
+function renderEnvironment({ mode, startedAt, durationSeconds, environment: env }: Report): string {
+  const lines = [
+    `## Benchmark run (${mode === "quick" ? "--quick: fewer repetitions, shorter loads" : "full"})`,
+    "",
+    `- Started ${startedAt}, took ${durationSeconds.toFixed(0)} s.`,
+    `- Backend: ${env.backend}, version ${env.backendVersion}: ${env.backendDescription}`,
+    `- Node ${env.node} on ${env.cpu} (${env.cores} cores, ${env.memoryGiB} GiB), ${env.platform}.`,
+    `- Outlier threshold ${env.settings.outlierThreshold}, extra_sales page size ${env.settings.extraSalesPageSize}.`,
+    "- Times are medians (and 99th percentiles) of individually timed operations after a warm-up; each ratio compares figures from this same run.",
+    "- Bytes are the BSON sizes of the command documents sent and the replies received, from the driver's command monitoring (message framing excluded).",
+  ];
+  if (env.backend === "offline-server") {
+    lines.push(
+      "- **The backend is the project's offline stand-in, not MongoDB: its times say nothing about MongoDB's. " +
+        "Command and byte counts are exact on any backend.** Set MONGODB_URI to measure a real MongoDB.",
+    );
+  }
+  return lines.join("\n");
+}
+
+const wireCost = (figures: OperationFigures) => `${figures.commands} / ${bytes(figures.bytesSent)} / ${bytes(figures.bytesReceived)}`;
+
+function renderWrites({ rows }: WriteResults): string {
+  return part(
+    "Writes: one purchase on a book already holding N purchases",
+    "(a) plain `$push` onto an unbounded embedded array; (b) the project's `recordPurchase`. Per operation: commands / bytes sent / bytes received (medians).",
+    table(rows, [
+      ["N existing", (row) => count(row.existing)],
+      ["(a) median ms", (row) => ms(row.unbounded.medianMs)],
+      ["(a) p99 ms", (row) => ms(row.unbounded.p99Ms)],
+      ["(b) median ms", (row) => ms(row.project.medianMs)],
+      ["(b) p99 ms", (row) => ms(row.project.p99Ms)],
+      ["(a)/(b)", (row) => times(row.unboundedOverProject)],
+      ["(a) per op", (row) => wireCost(row.unbounded)],
+      ["(b) per op", (row) => wireCost(row.project)],
+      ["(a) document", (row) => bytes(row.unboundedDocumentBytes)],
+      ["(b) book / largest page", (row) => `${bytes(row.projectBookBytes)} / ${bytes(row.projectLargestPageBytes)}`],
+      ["samples each", (row) => row.project.samples],
+    ]),
+  );
+}
+
+function renderPageReads({ pages }: ReadResults): string {
+  return part(
+    "Reads: one page of 20 buyers",
+    "API: the GraphQL resolver's path (book through a DataLoader, then only the pages holding the window). " +
+      "Chapter: the seed chapter's path (the book; beyond the embedded array, every overflow page, concatenated and sliced).",
+    table(pages, [
+      ["purchases", (row) => count(row.purchases)],
+      ["window", (row) => `${row.window} @${count(row.start)}`],
+      ["API median ms", (row) => ms(row.api.medianMs)],
+      ["API p99 ms", (row) => ms(row.api.p99Ms)],
+      ["chapter median ms", (row) => ms(row.chapter.medianMs)],
+      ["chapter/API", (row) => times(row.chapterOverApi)],
+      ["API commands", (row) => row.api.maxCommands],
+      ["chapter commands", (row) => row.chapter.maxCommands],
+      ["API received", (row) => bytes(row.api.bytesReceived)],
+      ["chapter received", (row) => bytes(row.chapter.bytesReceived)],
+      ["samples", (row) => `${row.api.samples} / ${row.chapter.samples}`],
+    ]),
+  );
+}
+
+function renderWholeLists({ wholeLists }: ReadResults): string {
+  const seconds = (figures: WholeListFigures) =>
+    `${ms(figures.totalMs / 1000)}${figures.measuredRequests < figures.requests ? ` (projected from ${figures.measuredRequests} requests)` : ""}`;
+  return part(
+    "Reads: the whole list in pages of 100",
+    null,
+    table(wholeLists, [
+      ["purchases", (row) => count(row.purchases)],
+      ["requests", (row) => count(row.api.requests)],
+      ["API total s", (row) => seconds(row.api)],
+      ["chapter total s", (row) => seconds(row.chapter)],
+      ["chapter/API", (row) => times(row.chapterOverApi)],
+      ["API commands (max per request)", (row) => `${count(row.api.commands)} (${row.api.maxCommands})`],
+      ["chapter commands", (row) => count(row.chapter.commands)],
+      ["API received", (row) => bytes(row.api.bytesReceived)],
+      ["chapter received", (row) => bytes(row.chapter.bytesReceived)],
+    ]),
+  );
+}
+
+function renderHttp({ rows }: HttpResults): string {
+  return part(
+    "GraphQL over HTTP (autocannon on 127.0.0.1)",
+    "Commands per request: one request sent alone (exact), and the server's commands during the measured load over the requests it completed.",
+    table(rows, [
+      ["scenario", (row) => row.scenario],
+      ["batching", (row) => (row.batching ? "on" : "**off**")],
+      ["req/s", (row) => count(row.requestsPerSecond)],
+      ["p50 ms", (row) => row.p50Ms],
+      ["p99 ms", (row) => row.p99Ms],
+      ["commands/request", (row) => row.commandsPerRequest],
+      ["under load", (row) => row.commandsPerRequestUnderLoad.toFixed(2)],
+      ["requests", (row) => count(row.requests)],
+      ["failed", (row) => row.failures],
+    ]),
+  );
+}
+
+function renderTargets(targets: TargetCheck[]): string {
+  return part(
+    "Targets",
+    null,
+    table(targets, [
+      ["target", (check) => check.target],
+      ["measured", (check) => check.measured],
+      ["result", (check) => `${check.pass ? "PASS" : "FAIL"}${check.failsRun ? "" : " (a time: reported, never fails the run)"}`],
+    ]),
+  );
+}

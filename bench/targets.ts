@@ -1,0 +1,97 @@
+import type { HttpResults, HttpRow } from "./http";
+import type { ReadResults } from "./reads";
+import type { WriteResults } from "./writes";
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  pass: boolean;
+  /**
+   * Counts and invariants are exact on any backend and machine, so a miss fails the run.
+   * Times depend on the machine and its other load, so a missed time target is reported, never fatal.
+   */
+  failsRun: boolean;
+}
+
+interface Results {
+  writes: WriteResults;
+  reads: ReadResults;
+  http: HttpResults;
+}
+
+export function checkTargets(results: Results): TargetCheck[] {
+  return [
+    writeCostIsFlat(results.writes),
+    firstPageCostIsFlat(results.reads),
+    pagesCostAtMostTwoCommands(results.reads),
+    ...listingCommands(results.http),
+    noInvariantBroke(results),
+  ];
+}
+
+function writeCostIsFlat({ rows }: WriteResults): TargetCheck {
+  const target = "Write cost at 100,000 existing purchases within 1.5 times the cost at 100";
+  const small = rows.find((row) => row.existing === 100);
+  const large = rows.find((row) => row.existing === 100_000);
+  if (!small || !large) return { target, measured: "not measured", pass: false, failsRun: false };
+  const factor = large.project.medianMs / small.project.medianMs;
+  return {
+    target,
+    measured: `${factor.toFixed(2)}× (${large.project.medianMs.toFixed(3)} ms against ${small.project.medianMs.toFixed(3)} ms, medians)`,
+    pass: factor <= 1.5,
+    failsRun: false,
+  };
+}
+
+function firstPageCostIsFlat({ pages }: ReadResults): TargetCheck {
+  const target = "First-page commands and bytes the same for a book of 50 and of 1,000,000 purchases";
+  const [small, large] = [50, 1_000_000].map((purchases) => pages.find((row) => row.purchases === purchases && row.start === 0)?.api);
+  if (!small || !large) return { target, measured: "not measured", pass: false, failsRun: true };
+  const describe = (figures: typeof small) => `${figures.commands} cmd, ${figures.bytesSent} B sent, ${figures.bytesReceived} B received`;
+  const same = small.commands === large.commands && small.bytesSent === large.bytesSent && small.bytesReceived === large.bytesReceived;
+  return { target, measured: `50: ${describe(small)}; 1,000,000: ${describe(large)}`, pass: same, failsRun: true };
+}
+
+function pagesCostAtMostTwoCommands({ pages, wholeLists }: ReadResults): TargetCheck {
+  const most = Math.max(...pages.map((row) => row.api.maxCommands), ...wholeLists.map((row) => row.api.maxCommands));
+  const reads = pages.reduce((total, row) => total + row.api.samples, 0) + wholeLists.reduce((total, row) => total + row.api.measuredRequests, 0);
+  return {
+    target: "Any page costs at most 2 database commands",
+    measured: `at most ${most} over ${reads.toLocaleString("en")} page reads`,
+    pass: most <= 2,
+    failsRun: true,
+  };
+}
+
+function listingCommands({ rows }: HttpResults): TargetCheck[] {
+  const listings = (batching: boolean) => rows.filter((row) => row.batching === batching && row.scenario.startsWith("storefront listing"));
+  const counts = (list: HttpRow[]) => list.map((row) => row.commandsPerRequest);
+  const batched = counts(listings(true));
+  const unbatched = counts(listings(false));
+  const sizes = listings(true).map((row) => /first: (\d+)/.exec(row.scenario)?.[1] ?? "?");
+  const show = (list: number[]) => list.map((count, index) => `${sizes[index]} books: ${count}`).join(", ");
+  return [
+    {
+      target: "Storefront listing: a constant number of commands per request, whatever the page size",
+      measured: show(batched),
+      pass: batched.length > 1 && batched.every((count) => count === batched[0]),
+      failsRun: true,
+    },
+    {
+      target: "With batching disabled, the listing's commands grow with the page size",
+      measured: show(unbatched),
+      pass: unbatched.length > 1 && unbatched.every((count, index) => index === 0 || count > unbatched[index - 1]!),
+      failsRun: true,
+    },
+  ];
+}
+
+function noInvariantBroke(results: Results): TargetCheck {
+  const violations = [...results.writes.violations, ...results.reads.violations, ...results.http.violations];
+  return {
+    target: "No invariant breaks: no lost or doubled purchase, no over-full array or page",
+    measured: violations.length === 0 ? "none broken" : `${violations.length} broken: ${violations.slice(0, 3).join("; ")}`,
+    pass: violations.length === 0,
+    failsRun: true,
+  };
+}
