@@ -58,6 +58,11 @@ interface Scenario {
 
 type Load = Plan["http"];
 
+export function httpSteps(plan: Load): number {
+  // Batched: overhead, the listings, deep paging; unbatched: the listings; then the purchase mix.
+  return 2 * plan.listingSizes.length + 3;
+}
+
 export async function benchmarkHttp(db: Db, monitor: CommandMonitor, settings: OutlierSettings, plan: Load, progress: Progress): Promise<HttpResults> {
   await seedShelfAndHotBook(db, settings);
   const rows: HttpRow[] = [];

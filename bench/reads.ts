@@ -60,6 +60,11 @@ export const readPageAsApi: PageReader = async (db, bookId, start, first) => {
   return { customers: page.entries.map((entry) => entry.customerId), hasNextPage: page.hasNextPage };
 };
 
+export function readSteps(plan: Plan["reads"]): number {
+  // Per book: stored, first page, deep page, whole list.
+  return plan.purchases.length * 4;
+}
+
 export async function benchmarkReads(
   db: Db,
   monitor: CommandMonitor,

@@ -48,9 +48,10 @@ const ms = (value: number) => (value < 10 ? value.toFixed(3) : value < 100 ? val
 const times = (value: number) => `${value < 10 ? value.toFixed(2) : count(value)}×`;
 
 function bytes(value: number): string {
-  if (value < 10_240) return `${count(value)} B`;
-  if (value < 10 * 2 ** 20) return `${(value / 2 ** 10).toFixed(1)} KiB`;
-  return `${(value / 2 ** 20).toFixed(1)} MiB`;
+  if (value < 10 * 2 ** 10) return `${count(value)} B`;
+  if (value < 2 ** 20) return `${(value / 2 ** 10).toFixed(1)} KiB`;
+  if (value < 2 ** 30) return `${(value / 2 ** 20).toFixed(1)} MiB`;
+  return `${(value / 2 ** 30).toFixed(1)} GiB`;
 }
 
 function renderEnvironment({ mode, startedAt, durationSeconds, environment: env }: Report): string {

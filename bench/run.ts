@@ -6,14 +6,14 @@ import { parseFlags, runToolAsMain, ToolFailure, UsageError, type ToolOutput } f
 import { connectToDatabase, type DatabaseConnection } from "../src/db/connection";
 import { selectDatabase, type SelectedDatabase } from "../src/db/select-database";
 import { describeEnvironment } from "./environment";
-import { benchmarkHttp } from "./http";
+import { benchmarkHttp, httpSteps } from "./http";
 import { CommandMonitor } from "./monitor";
 import { FULL_PLAN, QUICK_PLAN, type Plan } from "./plan";
 import { startProgress } from "./progress";
-import { benchmarkReads } from "./reads";
+import { benchmarkReads, readSteps } from "./reads";
 import { renderReport, type Report } from "./report";
 import { checkTargets } from "./targets";
-import { benchmarkWrites } from "./writes";
+import { benchmarkWrites, writeSteps } from "./writes";
 
 const USAGE = `Usage: npm run bench [-- --quick]
 
@@ -55,8 +55,7 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
   try {
     const { environment, writes, reads } = await benchmarkDomain(database, name, config, plan);
     const web = await openBenchDatabase(database.uri, `${name}_http`);
-    const httpSteps = 2 * plan.http.listingSizes.length + 3;
-    const http = await section("http", httpSteps, (progress) => benchmarkHttp(web.db, web.monitor, config, plan.http, progress)).finally(() => web.close());
+    const http = await section("http", httpSteps(plan.http), (progress) => benchmarkHttp(web.db, web.monitor, config, plan.http, progress)).finally(() => web.close());
 
     const report: Report = {
       mode: plan.mode,
@@ -81,8 +80,8 @@ async function benchmarkDomain(database: SelectedDatabase, name: string, config:
   const { db, monitor, close } = await openBenchDatabase(database.uri, name);
   try {
     const environment = await describeEnvironment(database, db, config);
-    const writes = await section("writes", plan.writes.existing.length, (progress) => benchmarkWrites(db, monitor, config, plan.writes, progress));
-    const reads = await section("reads", plan.reads.purchases.length * 4, (progress) => benchmarkReads(db, monitor, config, plan.reads, progress));
+    const writes = await section("writes", writeSteps(plan.writes), (progress) => benchmarkWrites(db, monitor, config, plan.writes, progress));
+    const reads = await section("reads", readSteps(plan.reads), (progress) => benchmarkReads(db, monitor, config, plan.reads, progress));
     return { environment, writes, reads };
   } finally {
     await close();

@@ -35,6 +35,24 @@ interface WriteSubject {
   samples: Measured<unknown>[];
 }
 
+/** One size N: the same N purchases stored both ways, under the same book id in separate collections. */
+interface WriteBench {
+  existing: number;
+  bookId: string;
+  seeded: string[];
+  unbounded: WriteSubject;
+  project: WriteSubject;
+}
+
+export function writeSteps(plan: Plan["writes"]): number {
+  return plan.existing.length + plan.rounds;
+}
+
+/**
+ * Every size is seeded first, then measured round-robin: each round writes a batch to every size,
+ * both ways, alternating which way goes first. Drift (JIT warm-up, garbage collection, other load
+ * on the machine) then falls on all sizes and both ways alike instead of on whichever ran first.
+ */
 export async function benchmarkWrites(
   db: Db,
   monitor: CommandMonitor,
@@ -42,52 +60,63 @@ export async function benchmarkWrites(
   plan: Plan["writes"],
   progress: Progress,
 ): Promise<WriteResults> {
-  const results: WriteResults = { rows: [], violations: [] };
+  const benches: WriteBench[] = [];
   for (const existing of plan.existing) {
-    const { row, violations } = await benchmarkOneSize(db, monitor, settings, plan, existing);
-    results.rows.push(row);
-    results.violations.push(...violations);
-    progress.step(`${existing.toLocaleString("en")} existing purchases`);
+    benches.push(await seedWriteBench(db, existing, settings));
+    progress.step(`${existing.toLocaleString("en")} purchases stored both ways`);
   }
-  return results;
+  let bought = 0;
+  const writeBatch = async (side: WriteSubject, ops: number, keep: boolean) => {
+    for (let op = 0; op < ops; op += 1) {
+      const customer = customerId("bought-", bought++);
+      side.recorded.push(customer);
+      const sample = await monitor.measure(() => side.write(customer));
+      if (keep) side.samples.push(sample);
+    }
+  };
+  for (const bench of benches) {
+    await writeBatch(bench.unbounded, plan.warmupOps, false);
+    await writeBatch(bench.project, plan.warmupOps, false);
+  }
+  for (let round = 0; round < plan.rounds; round += 1) {
+    for (const bench of benches) {
+      const order = round % 2 === 0 ? [bench.unbounded, bench.project] : [bench.project, bench.unbounded];
+      for (const side of order) await writeBatch(side, plan.opsPerRound, true);
+    }
+    progress.step(`round ${round + 1} of ${plan.rounds}`);
+  }
+  return collectWriteResults(db, benches, settings);
 }
 
-async function benchmarkOneSize(db: Db, monitor: CommandMonitor, settings: OutlierSettings, plan: Plan["writes"], existing: number) {
+async function seedWriteBench(db: Db, existing: number, settings: OutlierSettings): Promise<WriteBench> {
   const bookId = `write-${existing}`;
   const seeded = customerIds("seeded-", existing);
   await seedUnboundedBook(db, bookId, seeded);
   await seedBook(db, bookId, seeded, settings);
-
-  const unbounded = subject((customer) => pushUnbounded(db, bookId, customer));
-  const project = subject((customer) => recordPurchase(db, bookId, customer, settings));
-  let bought = 0;
-  const writeBatches = async (order: WriteSubject[], opsEach: number, keep: boolean) => {
-    for (const side of order) {
-      for (let op = 0; op < opsEach; op += 1) {
-        const customer = customerId("bought-", bought++);
-        side.recorded.push(customer);
-        const sample = await monitor.measure(() => side.write(customer));
-        if (keep) side.samples.push(sample);
-      }
-    }
+  return {
+    existing,
+    bookId,
+    seeded,
+    unbounded: subject((customer) => pushUnbounded(db, bookId, customer)),
+    project: subject((customer) => recordPurchase(db, bookId, customer, settings)),
   };
-  await writeBatches([unbounded, project], plan.warmupOps, false);
-  // Alternating which side goes first keeps drift (caches, garbage collection, other load) from favouring either.
-  for (let round = 0; round < plan.rounds; round += 1) {
-    await writeBatches(round % 2 === 0 ? [unbounded, project] : [project, unbounded], plan.opsPerRound, true);
-  }
-
-  const unboundedBook = await findUnboundedBook(db, bookId);
-  const row = await sizesAfter(db, bookId, existing, unboundedBook, summarize(unbounded.samples), summarize(project.samples));
-  const violations = [
-    ...(await bookViolations(db, bookId, [...seeded, ...project.recorded], settings)),
-    ...unboundedViolations(bookId, unboundedBook, seeded.length + unbounded.recorded.length),
-  ];
-  return { row, violations };
 }
 
 function subject(write: (customer: string) => Promise<unknown>): WriteSubject {
   return { write, recorded: [], samples: [] };
+}
+
+async function collectWriteResults(db: Db, benches: WriteBench[], settings: OutlierSettings): Promise<WriteResults> {
+  const results: WriteResults = { rows: [], violations: [] };
+  for (const { existing, bookId, seeded, unbounded, project } of benches) {
+    const unboundedBook = await findUnboundedBook(db, bookId);
+    results.rows.push(await sizesAfter(db, bookId, existing, unboundedBook, summarize(unbounded.samples), summarize(project.samples)));
+    results.violations.push(
+      ...(await bookViolations(db, bookId, [...seeded, ...project.recorded], settings)),
+      ...unboundedViolations(bookId, unboundedBook, seeded.length + unbounded.recorded.length),
+    );
+  }
+  return results;
 }
 
 async function sizesAfter(
