@@ -39,12 +39,16 @@ export const migrateTool: ToolDefinition = {
 
 export function formatMigrationReport(report: MigrationReport): string {
   const would = report.dryRun ? "would be " : "";
+  const figures: [string, string | number][] = [
+    ["books checked", `${report.booksChecked} of ${report.booksTotal}`],
+    [`books ${would}converted`, report.booksConverted],
+    [`purchases ${would}moved`, report.purchasesMoved],
+    [`legacy documents ${would}removed`, report.legacyDocumentsRemoved],
+  ];
+  const width = Math.max(...figures.map(([label]) => label.length)) + 2;
   return [
     report.dryRun ? "Dry run: nothing was written." : "Migration done.",
-    `  books checked:                 ${report.booksChecked} of ${report.booksTotal}`,
-    `  books ${would}converted:          ${report.booksConverted}`,
-    `  purchases ${would}moved:          ${report.purchasesMoved}`,
-    `  legacy documents ${would}removed: ${report.legacyDocumentsRemoved}`,
+    ...figures.map(([label, value]) => `  ${`${label}:`.padEnd(width)}${value}`),
     ...report.needsAttention.map(({ bookId, reason }) => `  left as is: book ${bookId}: ${reason}`),
     ...report.orphanLegacyDocuments.map(({ collection, bookId }) => `  left as is: legacy overflow in ${collection} for book ${bookId}, which does not exist`),
   ].join("\n");
