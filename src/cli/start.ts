@@ -45,16 +45,14 @@ async function loadDemoData(connection: DatabaseConnection, config: Config, logg
 
 /**
  * On SIGTERM or SIGINT: stop accepting connections, let requests in flight finish (Apollo's drain
- * plugin gives them up to 10 s), then close the database and exit 0. A second signal exits at once.
+ * plugin gives them up to 10 s), then close the database and exit 0.
+ * Later signals are ignored rather than taken as "force": npm and tsx each relay the signal they
+ * receive, so one SIGTERM to `npm start` often arrives here twice. SIGKILL remains for forcing.
  */
 function stopOnSignals(server: RunningServer, connection: DatabaseConnection, database: SelectedDatabase, logger: Logger): void {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn(`${signal} again: exiting without waiting for requests in flight`);
-      exitAfterFlush(logger, 1);
-      return;
-    }
+    if (stopping) return;
     stopping = true;
     logger.info({ signal }, `${signal}: no longer accepting connections, finishing requests in flight`);
     try {

@@ -43,6 +43,8 @@ export function createApolloServer(
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
     formatError: createErrorFormatter(logger, production),
     plugins: [...drain, requestLogPlugin<GraphQLContext>(logger, metrics)],
+    // The process owns its signals (src/cli/start.ts): Apollo's own handlers would race it and re-raise the signal.
+    stopOnTerminationSignals: false,
   });
 }
 
