@@ -1,10 +1,10 @@
-import { SingleBar } from "cli-progress";
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { ensureIndexes } from "../db/indexes";
 import type { BulkProgress } from "../sales/bulk";
 import { DEMO_CATALOG, catalogSize, checkCatalogSpec, loadCatalog, type CatalogSpec } from "../sales/demo-catalog";
 import { extraSalesCollection, salesCollection } from "../sales/documents";
+import { bookProgressBar } from "./book-progress";
 import { parseFlags, runToolAsMain, ToolFailure, wholeNumberFlag, withDatabase, type ToolDefinition } from "./tool";
 
 const USAGE = `Usage: npm run seed -- [--seed N] [--books N] [--outliers N] [--max-purchases N] [--drop]
@@ -62,17 +62,11 @@ async function refuseUnlessEmpty(db: Db, dbName: string): Promise<void> {
 }
 
 async function loadWithProgressBar(db: Db, spec: CatalogSpec, settings: OutlierSettings): Promise<BulkProgress> {
-  const bar = new SingleBar({
-    format: "Seeding |{bar}| {value}/{total} books | {purchases} purchases | {rate} purchases/s | ETA {eta_formatted}",
-    hideCursor: true,
-  });
-  const started = Date.now();
-  bar.start(catalogSize(spec), 0, { purchases: 0, rate: 0 });
+  const bar = bookProgressBar("Seeding |{bar}| {value}/{total} books | {purchases} purchases");
+  const total = catalogSize(spec);
+  bar.update(0, total, { purchases: 0 });
   try {
-    return await loadCatalog(db, spec, settings, ({ books, purchases }) => {
-      const seconds = Math.max((Date.now() - started) / 1000, 0.001);
-      bar.update(books, { purchases, rate: Math.round(purchases / seconds) });
-    });
+    return await loadCatalog(db, spec, settings, ({ books, purchases }) => bar.update(books, total, { purchases }));
   } finally {
     bar.stop();
   }
