@@ -85,6 +85,14 @@ export async function findViolations(
   return violations;
 }
 
+/** The invariants of one book and its pages, for callers that know which book they touched (tests, the benchmark). */
+export async function findBookViolations(db: Db, bookId: BookId, settings: Pick<OutlierSettings, "outlierThreshold">): Promise<Violation[]> {
+  const [book] = await salesCollection(db).aggregate<BookSummary>([{ $match: { _id: bookId } }, ...BOOK_SUMMARY]).toArray();
+  if (!book) return [];
+  const pages = (await readPageSummaries(db, { book_id: bookId })).get(bookIdKey(bookId)) ?? [];
+  return checkBook(book, pages, settings);
+}
+
 const BOOK_SUMMARY = [
   { $sort: { _id: 1 } },
   {
@@ -97,10 +105,10 @@ const BOOK_SUMMARY = [
   },
 ];
 
-async function readPageSummaries(db: Db): Promise<Map<string, PageSummary[]>> {
+async function readPageSummaries(db: Db, filter: Document = {}): Promise<Map<string, PageSummary[]>> {
   const pages = await extraSalesCollection(db)
     .aggregate<PageSummary>([
-      { $match: { page: { $exists: true } } },
+      { $match: { ...filter, page: { $exists: true } } },
       { $sort: { book_id: 1, page: 1 } },
       { $project: { _id: 0, book_id: 1, page: 1, count: 1, entries: { $size: { $ifNull: ["$customers_purchased_extra", []] } } } },
     ])

@@ -2,6 +2,7 @@ import type { Db } from "mongodb";
 import { parseBookId } from "../../src/sales/book-ids";
 import { insertBooksWithPurchases } from "../../src/sales/bulk";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
+import { findBookViolations } from "../../src/sales/reconcile";
 import { TEST_SETTINGS, type TestApi } from "./api";
 import type { OutlierSettings } from "../../src/config";
 
@@ -97,24 +98,14 @@ export async function storedBook(db: Db, id: string) {
   return { book, pages };
 }
 
-/** The pattern's invariants for one book, as a list of broken ones (empty when all hold). */
+/**
+ * The pattern's invariants for one book, as reconcile checks them (itself tested on broken data),
+ * listed as messages: empty when all hold.
+ */
 export async function invariantViolations(db: Db, id: string, settings: OutlierSettings = TEST_SETTINGS): Promise<string[]> {
-  const { book, pages } = await storedBook(db, id);
-  if (!book) return [`book ${id} is missing`];
-  const overflow = pages.reduce((sum, page) => sum + page.customers_purchased_extra.length, 0);
-  const violations: string[] = [];
-  if (book.customers_purchased.length > settings.outlierThreshold) violations.push(`embedded array holds ${book.customers_purchased.length}`);
-  if (book.has_extras !== overflow > 0) violations.push(`has_extras is ${book.has_extras} with ${overflow} overflow entries`);
-  if (book.purchase_count !== book.customers_purchased.length + overflow) {
-    violations.push(`purchase_count ${book.purchase_count} != ${book.customers_purchased.length} + ${overflow}`);
-  }
-  pages.forEach((page, index) => {
-    if (page.page !== index) violations.push(`page numbers have a gap at ${index}`);
-    if (page.count !== page.customers_purchased_extra.length) violations.push(`page ${page.page} count ${page.count} != its entries`);
-    if (page.count > book.extra_page_size) violations.push(`page ${page.page} holds ${page.count}`);
-    if (index < pages.length - 1 && page.count !== book.extra_page_size) violations.push(`page ${page.page} is not full but not last`);
-  });
-  return violations;
+  if (!(await salesCollection(db).findOne({ _id: parseBookId(id) }))) return [`book ${id} is missing`];
+  const violations = await findBookViolations(db, parseBookId(id), settings);
+  return violations.map((violation) => `${violation.kind}: ${violation.message}`);
 }
 
 /** Every purchase of the book in stored order: embedded first, then the pages. */
