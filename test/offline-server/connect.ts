@@ -1,5 +1,5 @@
 import { MongoClient, type Collection, type Db, type Document, type Filter, type UpdateFilter } from "mongodb";
-import { startOfflineServer } from "../../src/db/offline-server";
+import { startOfflineServer, type OfflineServerOptions } from "../../src/db/offline-server";
 
 interface TestServer {
   readonly uri: string;
@@ -7,10 +7,10 @@ interface TestServer {
 }
 
 /** The database under test: `MONGODB_URI` when set (e.g. a real mongod), else a fresh offline server. */
-async function startTestServer(): Promise<TestServer> {
+async function startTestServer(offlineServer?: OfflineServerOptions): Promise<TestServer> {
   const fromEnvironment = process.env["MONGODB_URI"];
   if (fromEnvironment) return { uri: fromEnvironment, stop: async () => undefined };
-  return startOfflineServer();
+  return startOfflineServer(offlineServer);
 }
 
 /** A database name unique to one test file (and run), so files never see each other's data. */
@@ -39,6 +39,8 @@ export interface TestDatabase {
 export interface TestDatabaseOptions {
   /** Start a fresh offline server even when `MONGODB_URI` names another server. */
   alwaysOffline?: boolean;
+  /** Options for an offline server this file starts (e.g. a TTL monitor interval tests can wait for). */
+  offlineServer?: OfflineServerOptions;
 }
 
 /**
@@ -53,7 +55,7 @@ export function useTestDatabase(file: string, options: TestDatabaseOptions = {})
   let collections = 0;
 
   beforeAll(async () => {
-    server = options.alwaysOffline ? await startOfflineServer() : await startTestServer();
+    server = options.alwaysOffline ? await startOfflineServer(options.offlineServer) : await startTestServer(options.offlineServer);
     client = newClient(server.uri);
     db = client.db(uniqueDbName(file));
   });

@@ -106,3 +106,25 @@ test("refuses a hint naming an index that does not exist", async () => {
   await expect(pages.find({}).hint("nope_1").toArray()).rejects.toMatchObject({ code: 2 });
   await expect(pages.find({}).hint("book_id_1_page_1").toArray()).resolves.toHaveLength(1);
 });
+
+describe("TTL indexes", () => {
+  test("lists a TTL index with its expireAfterSeconds", async () => {
+    const sessions = target.freshCollection("ttl");
+    await sessions.createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 });
+    expect(await sessions.listIndexes().toArray()).toContainEqual({ v: 2, key: { expires_at: 1 }, name: "expires_at_1", expireAfterSeconds: 0 });
+  });
+
+  test("creates the same TTL index twice without error and refuses a different expireAfterSeconds with IndexOptionsConflict (85)", async () => {
+    const sessions = target.freshCollection("ttl");
+    await sessions.createIndex({ seen_at: 1 }, { expireAfterSeconds: 3600 });
+    await expect(sessions.createIndex({ seen_at: 1 }, { expireAfterSeconds: 3600 })).resolves.toBe("seen_at_1");
+    await expect(sessions.createIndex({ seen_at: 1 }, { expireAfterSeconds: 60 })).rejects.toMatchObject({ code: 85 });
+  });
+
+  test.each([
+    ["a compound key", { a: 1, b: 1 }, 10],
+    ["a negative expireAfterSeconds", { a: 1 }, -1],
+  ])("refuses a TTL index on %s with CannotCreateIndex (67)", async (_case, key, expireAfterSeconds) => {
+    await expect(target.freshCollection("ttl").createIndex(key, { expireAfterSeconds })).rejects.toMatchObject({ code: 67 });
+  });
+});

@@ -23,6 +23,7 @@ const CODE_NAMES: Readonly<Record<number, string>> = {
   86: "IndexKeySpecsConflict",
   115: "CommandNotSupported",
   171: "CannotIndexParallelArrays",
+  197: "InvalidIndexSpecificationOption",
   238: "NotImplemented",
   10334: "BSONObjectTooLarge",
   11000: "DuplicateKey",

@@ -1,4 +1,5 @@
 import { OfflineServer } from "./server";
+import { DEFAULT_TTL_MONITOR_INTERVAL_MS } from "./ttl";
 
 export { OFFLINE_SERVER_VERSION } from "./version";
 
@@ -9,6 +10,8 @@ export interface OfflineServerOptions {
   port?: number;
   /** Log every command received to stderr, one line each. */
   logCommands?: boolean;
+  /** How often TTL indexes' expired documents are deleted; default 60 s, as mongod. Tests shorten it. */
+  ttlMonitorIntervalMs?: number;
 }
 
 export interface RunningOfflineServer {
@@ -22,7 +25,12 @@ export interface RunningOfflineServer {
 /** Starts an in-memory server that speaks MongoDB's wire protocol, for machines without mongod. */
 export async function startOfflineServer(options: OfflineServerOptions = {}): Promise<RunningOfflineServer> {
   const host = options.host ?? "127.0.0.1";
-  const server = new OfflineServer({ host, port: options.port ?? 0, logCommands: options.logCommands ?? false });
+  const server = new OfflineServer({
+    host,
+    port: options.port ?? 0,
+    logCommands: options.logCommands ?? false,
+    ttlMonitorIntervalMs: options.ttlMonitorIntervalMs ?? DEFAULT_TTL_MONITOR_INTERVAL_MS,
+  });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;
   return { uri: `mongodb://${hostInUri}:${port}/`, port, stop: () => server.stop() };

@@ -9,10 +9,15 @@ export interface IndexSpec {
   readonly key: Document;
   readonly unique: boolean;
   readonly sparse: boolean;
+  /** Set on a TTL index: documents whose indexed date is older than this many seconds are swept away. */
+  readonly expireAfterSeconds?: number;
 }
 
 /** Options mongod accepts on an index that this server implements; anything else is refused by name. */
-const SUPPORTED_INDEX_OPTIONS = new Set(["key", "name", "unique", "sparse", "v", "background"]);
+const SUPPORTED_INDEX_OPTIONS = new Set(["key", "name", "unique", "sparse", "expireAfterSeconds", "v", "background"]);
+
+/** mongod's upper bound for `expireAfterSeconds` (INT_MAX). */
+const MAX_EXPIRE_AFTER_SECONDS = 2_147_483_647;
 
 /** mongod's default name: `field_1_other_-1`. */
 export function defaultIndexName(key: Document): string {
@@ -33,12 +38,40 @@ export function parseIndexSpec(raw: Document): IndexSpec {
   }
   const name = raw["name"] ?? defaultIndexName(key as Document);
   if (typeof name !== "string") throw new MongoCommandError(14, "The 'name' field of an index specification must be a string");
-  return { name, key: key as Document, unique: raw["unique"] === true || isNumeric(raw["unique"]) && toNumber(raw["unique"]) !== 0, sparse: raw["sparse"] === true };
+  const unique = raw["unique"] === true || isNumeric(raw["unique"]) && toNumber(raw["unique"]) !== 0;
+  const ttl = "expireAfterSeconds" in raw ? { expireAfterSeconds: parseExpireAfterSeconds(raw["expireAfterSeconds"], key as Document) } : {};
+  return { name, key: key as Document, unique, sparse: raw["sparse"] === true, ...ttl };
 }
 
-/** The listIndexes shape: `{v: 2, key, name, unique?, sparse?}`. */
+/** mongod's TTL checks (index_key_validate.cpp), with its CannotCreateIndex (67) code. */
+function parseExpireAfterSeconds(value: unknown, key: Document): number {
+  if (!isNumeric(value)) {
+    throw new MongoCommandError(67, `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${typeof value}'`);
+  }
+  const seconds = toNumber(value);
+  if (Number.isNaN(seconds) || seconds < 0) throw new MongoCommandError(67, "TTL index 'expireAfterSeconds' option cannot be less than 0");
+  if (seconds > MAX_EXPIRE_AFTER_SECONDS) {
+    throw new MongoCommandError(67, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number");
+  }
+  if ("_id" in key) {
+    throw new MongoCommandError(197, `The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: ${formatDocument(key)}`);
+  }
+  if (Object.keys(key).length > 1) {
+    throw new MongoCommandError(67, `TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: ${formatDocument(key)}`);
+  }
+  return seconds;
+}
+
+/** The listIndexes shape: `{v: 2, key, name, unique?, sparse?, expireAfterSeconds?}`. */
 export function describeIndex(spec: IndexSpec): Document {
-  return { v: 2, key: spec.key, name: spec.name, ...(spec.unique && spec.name !== "_id_" ? { unique: true } : {}), ...(spec.sparse ? { sparse: true } : {}) };
+  return {
+    v: 2,
+    key: spec.key,
+    name: spec.name,
+    ...(spec.unique && spec.name !== "_id_" ? { unique: true } : {}),
+    ...(spec.sparse ? { sparse: true } : {}),
+    ...(spec.expireAfterSeconds === undefined ? {} : { expireAfterSeconds: spec.expireAfterSeconds }),
+  };
 }
 
 export function sameKeyPattern(a: Document, b: Document): boolean {

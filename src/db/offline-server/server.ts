@@ -5,12 +5,15 @@ import { MAX_MESSAGE_SIZE } from "./commands/handshake";
 import { CursorRegistry } from "./cursors";
 import { MongoCommandError } from "./errors";
 import { Storage } from "./storage";
+import { sweepExpiredDocuments } from "./ttl";
 import { decodeRequest, encodeMsg, encodeReply, type Request } from "./wire";
 
 export interface ServerConfig {
   readonly host: string;
   readonly port: number;
   readonly logCommands: boolean;
+  /** How often expired documents of TTL indexes are deleted, as mongod's TTL monitor does. */
+  readonly ttlMonitorIntervalMs: number;
 }
 
 const MAX_LOGGED_CHARS = 500;
@@ -23,6 +26,7 @@ export class OfflineServer {
   private readonly listener = net.createServer((socket) => this.accept(socket));
   private nextConnectionId = 1;
   private nextRequestId = 1;
+  private ttlMonitor: NodeJS.Timeout | undefined;
 
   constructor(private readonly config: ServerConfig) {}
 
@@ -31,16 +35,24 @@ export class OfflineServer {
       this.listener.once("error", reject);
       this.listener.listen(this.config.port, this.config.host, () => {
         const address = this.listener.address();
+        this.startTtlMonitor();
         resolve(typeof address === "object" && address !== null ? address.port : this.config.port);
       });
     });
   }
 
   stop(): Promise<void> {
+    clearInterval(this.ttlMonitor);
     return new Promise((resolve) => {
       this.listener.close(() => resolve());
       for (const socket of this.sockets) socket.destroy();
     });
+  }
+
+  /** Runs between commands (one event-loop turn each), so a sweep never interleaves with one. Unref'd: it never keeps a process alive. */
+  private startTtlMonitor(): void {
+    this.ttlMonitor = setInterval(() => sweepExpiredDocuments(this.storage, new Date()), this.config.ttlMonitorIntervalMs);
+    this.ttlMonitor.unref();
   }
 
   private accept(socket: net.Socket): void {

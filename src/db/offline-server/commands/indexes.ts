@@ -17,7 +17,7 @@ function alreadyExists(collection: Collection, spec: IndexSpec): boolean {
   const requested = formatDocument(describeIndex(spec));
   for (const { spec: existing } of collection.indexes) {
     const sameKey = sameKeyPattern(existing.key, spec.key);
-    const sameOptions = existing.unique === spec.unique && existing.sparse === spec.sparse;
+    const sameOptions = existing.unique === spec.unique && existing.sparse === spec.sparse && existing.expireAfterSeconds === spec.expireAfterSeconds;
     if (existing.name === spec.name) {
       if (sameKey && (sameOptions || spec.name === "_id_")) return true;
       const code = sameKey ? 85 : 86;
