@@ -1,5 +1,6 @@
 import { cleanEnv, makeValidator, port, str, type ReporterOptions } from "envalid";
 import ConnectionString from "mongodb-connection-string-url";
+import { EXAMPLE as API_TOKENS_EXAMPLE, parseTokenSpecs, type ConfiguredToken } from "./auth/tokens";
 
 /** Everything the process reads from its environment, validated once at start-up. */
 export interface Config {
@@ -10,6 +11,8 @@ export interface Config {
   readonly outlierThreshold: number;
   readonly extraSalesPageSize: number;
   readonly nodeEnv: "development" | "production" | "test";
+  /** Digests of the bearer tokens; undefined means none are configured and the API is open (never in production). */
+  readonly apiTokens: readonly ConfiguredToken[] | undefined;
 }
 
 /** The limits of the outlier pattern that new books are written with. */
@@ -37,6 +40,8 @@ const mongodbUri = makeValidator<string>((input) => {
   }
 });
 
+const apiTokens = makeValidator<ConfiguredToken[]>(parseTokenSpecs);
+
 // Pages above a few thousand entries bring back the very document growth the pattern exists to avoid.
 const MAX_PAGE_SIZE = 10_000;
 const MAX_THRESHOLD = 10_000;
@@ -59,6 +64,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       OUTLIER_THRESHOLD: positiveInteger(MAX_THRESHOLD)({ default: 50, desc: "purchases embedded in a book" }),
       EXTRA_SALES_PAGE_SIZE: positiveInteger(MAX_PAGE_SIZE)({ default: 1000, desc: "purchases per extra_sales page" }),
       NODE_ENV: str({ choices: ["development", "production", "test"], default: "development" }),
+      API_TOKENS: apiTokens({
+        default: undefined,
+        requiredWhen: (env) => env.NODE_ENV === "production",
+        desc: "must be set when NODE_ENV=production, which refuses to start with the API open to anyone; set it to a JSON array of bearer tokens",
+        example: API_TOKENS_EXAMPLE,
+      }),
     },
     { reporter: throwAllErrors },
   );
@@ -69,5 +80,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outlierThreshold: clean.OUTLIER_THRESHOLD,
     extraSalesPageSize: clean.EXTRA_SALES_PAGE_SIZE,
     nodeEnv: clean.NODE_ENV as Config["nodeEnv"],
+    apiTokens: clean.API_TOKENS,
   };
 }

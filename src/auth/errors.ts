@@ -1,0 +1,28 @@
+import type { Scope } from "./scopes";
+
+/** The stable codes clients see in `extensions.code` when a field is refused to them. */
+export type AccessErrorCode = "UNAUTHENTICATED" | "FORBIDDEN";
+
+/**
+ * A field refused to the caller. The message says what the field needs and nothing about which
+ * tokens exist, so it is safe to show.
+ */
+export abstract class AccessError extends Error {
+  abstract readonly code: AccessErrorCode;
+}
+
+export class UnauthenticatedError extends AccessError {
+  override readonly name = "UnauthenticatedError";
+  readonly code = "UNAUTHENTICATED";
+  constructor(scope: Scope) {
+    super(`This field needs a bearer token with the scope "${scope}": send "Authorization: Bearer <token>" with a valid token.`);
+  }
+}
+
+export class ForbiddenError extends AccessError {
+  override readonly name = "ForbiddenError";
+  readonly code = "FORBIDDEN";
+  constructor(scope: Scope) {
+    super(`This field needs the scope "${scope}", which the token sent does not have.`);
+  }
+}

@@ -1,0 +1,49 @@
+import { timingSafeEqual } from "node:crypto";
+import type { Scope } from "./scopes";
+import { BEARER_TOKEN, digestToken, type ConfiguredToken } from "./tokens";
+
+/** Who sent a request, as far as access is concerned. */
+export type Principal =
+  /** No tokens are configured (development): every scope is granted to everyone. */
+  | { readonly kind: "open" }
+  /** No Authorization header. */
+  | { readonly kind: "anonymous" }
+  /** An Authorization header that is malformed or carries no configured token. */
+  | { readonly kind: "unrecognized" }
+  | { readonly kind: "token"; readonly name: string; readonly scopes: ReadonlySet<Scope> };
+
+export const OPEN_ACCESS: Principal = { kind: "open" };
+
+// RFC 6750: the scheme is case-insensitive, then one or more spaces, then the token.
+const BEARER = /^Bearer +(\S+)$/i;
+
+/**
+ * Identifies the caller from the request's Authorization header. `tokens` undefined means none are
+ * configured, which only development allows (see readConfig).
+ */
+export function identifyCaller(tokens: readonly ConfiguredToken[] | undefined, authorization: string | undefined): Principal {
+  if (tokens === undefined) return OPEN_ACCESS;
+  if (authorization === undefined) return { kind: "anonymous" };
+  const presented = BEARER.exec(authorization.trim())?.[1];
+  if (presented === undefined || !BEARER_TOKEN.test(presented)) return { kind: "unrecognized" };
+  const match = findToken(tokens, digestToken(presented));
+  return match ? { kind: "token", name: match.name, scopes: match.scopes } : { kind: "unrecognized" };
+}
+
+/**
+ * Compares digests, which all have the same length, with timingSafeEqual, and compares every
+ * configured token even after a match: the time taken tells nothing about how close a guess came
+ * or which entry it matched.
+ */
+function findToken(tokens: readonly ConfiguredToken[], presented: Buffer): ConfiguredToken | undefined {
+  let match: ConfiguredToken | undefined;
+  for (const token of tokens) {
+    const equal = timingSafeEqual(token.digest, presented);
+    match = equal ? token : match;
+  }
+  return match;
+}
+
+export function hasScope(principal: Principal, scope: Scope): boolean {
+  return principal.kind === "open" || (principal.kind === "token" && principal.scopes.has(scope));
+}
