@@ -16,10 +16,11 @@ async function main(): Promise<void> {
   if (database.kind !== "external") await loadDemoData(connection, config, logger);
 
   const server = await startHttpServer(
-    { db: connection.db, settings: config, logger, production: config.nodeEnv === "production" },
+    { db: connection.db, settings: config, logger, production: config.nodeEnv === "production", apiTokens: config.apiTokens },
     config.port,
   );
   logger.info(`Bookstore sales catalog ready at ${server.url}`);
+  logAccess(config, logger);
   stopOnSignals(server, connection, database, logger);
 }
 
@@ -30,6 +31,15 @@ function readConfigOrExit(): Config {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);
     process.exit(1);
+  }
+}
+
+// readConfig has already refused production without tokens, so "open" here always means development.
+function logAccess({ apiTokens }: Config, logger: Logger): void {
+  if (apiTokens === undefined) {
+    logger.warn("API_TOKENS is not set: the API is open, anyone may read buyers and change the catalog (development only; see SECURITY.md)");
+  } else {
+    logger.info({ tokens: apiTokens.map((token) => token.name) }, `Access: ${apiTokens.length} bearer token(s) configured`);
   }
 }
 

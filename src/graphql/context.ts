@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import type { Principal } from "../auth/principal";
 import type { OutlierSettings } from "../config";
 import { createSalesLoaders, type SalesLoaders } from "../sales/loaders";
 
@@ -7,8 +8,10 @@ export interface GraphQLContext {
   db: Db;
   loaders: SalesLoaders;
   settings: OutlierSettings;
+  /** Who sent the request; resolvers of protected fields check it with `requireScope`. */
+  principal: Principal;
 }
 
-export function createContext(db: Db, settings: OutlierSettings, batchLoads = true): GraphQLContext {
-  return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings };
+export function createContext(db: Db, settings: OutlierSettings, principal: Principal, batchLoads = true): GraphQLContext {
+  return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings, principal };
 }

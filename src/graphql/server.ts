@@ -9,6 +9,8 @@ import cors from "cors";
 import express from "express";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
+import { identifyCaller } from "../auth/principal";
+import type { ConfiguredToken } from "../auth/tokens";
 import type { OutlierSettings } from "../config";
 import { isDatabaseReachable } from "../db/connection";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
@@ -25,6 +27,8 @@ export interface ServerOptions {
   settings: OutlierSettings;
   logger: Logger;
   production: boolean;
+  /** The bearer tokens callers may present; undefined leaves every field open, as development without API_TOKENS does. */
+  apiTokens?: readonly ConfiguredToken[];
   /** Only the benchmark turns this off, to measure the N+1 queries that batching avoids. */
   batchLoads?: boolean;
 }
@@ -87,7 +91,10 @@ export async function startHttpServer(options: ServerOptions, port: number): Pro
     cors(),
     express.json({ limit: "100kb" }),
     requestContextMiddleware(),
-    expressMiddleware(apollo, { context: async () => createContext(options.db, options.settings, options.batchLoads) }),
+    expressMiddleware(apollo, {
+      context: async ({ req }) =>
+        createContext(options.db, options.settings, identifyCaller(options.apiTokens, req.headers.authorization), options.batchLoads),
+    }),
   );
 
   await new Promise<void>((resolve) => httpServer.listen(port, resolve));

@@ -1,5 +1,7 @@
 import type { GraphQLFormattedError } from "graphql";
 import pino from "pino";
+import { identifyCaller } from "../../src/auth/principal";
+import type { ConfiguredToken } from "../../src/auth/tokens";
 import type { OutlierSettings } from "../../src/config";
 import { createContext } from "../../src/graphql/context";
 import { createApolloServer } from "../../src/graphql/server";
@@ -10,6 +12,8 @@ export interface TestApi extends TestDatabase {
   execute<TData = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<ExecutionResult<TData>>;
   /** The same database and server as a later run would see them with other settings in its environment. */
   withSettings(settings: Partial<OutlierSettings>): TestApi;
+  /** The same API as a caller sending this Authorization header sees it; undefined sends none. */
+  withAuthorization(authorization: string | undefined): TestApi;
 }
 
 export interface ExecutionResult<TData> {
@@ -19,7 +23,12 @@ export interface ExecutionResult<TData> {
 
 export const TEST_SETTINGS: OutlierSettings = { outlierThreshold: 50, extraSalesPageSize: 1000 };
 
-export async function openTestApi(settings: Partial<OutlierSettings> = {}, production = false): Promise<TestApi> {
+/** Without `apiTokens` the API is open, as in development without API_TOKENS. */
+export async function openTestApi(
+  settings: Partial<OutlierSettings> = {},
+  production = false,
+  apiTokens?: readonly ConfiguredToken[],
+): Promise<TestApi> {
   const database = await openTestDatabase();
   const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
   await apollo.start();
@@ -27,18 +36,19 @@ export async function openTestApi(settings: Partial<OutlierSettings> = {}, produ
     await apollo.stop();
     await database.close();
   };
-  const bind = (resolvedSettings: OutlierSettings): TestApi => ({
+  const bind = (resolvedSettings: OutlierSettings, authorization: string | undefined): TestApi => ({
     ...database,
     async execute<TData>(query: string, variables?: Record<string, unknown>) {
       const response = await apollo.executeOperation<TData>(
         { query, variables },
-        { contextValue: createContext(database.db, resolvedSettings) },
+        { contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization)) },
       );
       if (response.body.kind !== "single") throw new Error("incremental delivery is not used by this API");
       return response.body.singleResult;
     },
-    withSettings: (changes) => bind({ ...resolvedSettings, ...changes }),
+    withSettings: (changes) => bind({ ...resolvedSettings, ...changes }, authorization),
+    withAuthorization: (header) => bind(resolvedSettings, header),
     close,
   });
-  return bind({ ...TEST_SETTINGS, ...settings });
+  return bind({ ...TEST_SETTINGS, ...settings }, undefined);
 }

@@ -1,4 +1,5 @@
 import type { BookResolvers } from "../__generated__/resolvers-types";
+import { requireScope } from "../../auth/guard";
 import { formatBookId } from "../../sales/book-ids";
 import { retrieveCustomersPage } from "../../sales/customers";
 import { parseCustomerCursor } from "../cursors";
@@ -10,7 +11,9 @@ export const Book: BookResolvers = {
   purchaseCount: (book) => book.purchase_count,
   hasExtras: (book) => book.has_extras,
 
-  customersPurchased: async (book, { first, after }, { loaders }) => {
+  customersPurchased: async (book, { first, after }, context) => {
+    requireScope(context, "purchases:read");
+    const { loaders } = context;
     const afterPosition = parseCustomerCursor(after);
     const start = afterPosition === null ? 0 : afterPosition + 1;
     const loadPage = loaders.extraSalesPage.load.bind(loaders.extraSalesPage);

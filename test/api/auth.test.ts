@@ -1,0 +1,200 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import net, { type AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import pino from "pino";
+import { startHttpServer, type RunningServer } from "../../src/graphql/server";
+import { openTestApi, TEST_SETTINGS, type ExecutionResult, type TestApi } from "../support/api";
+import { openTestDatabase } from "../support/database";
+import { customers, RECORD_PURCHASE, seedBook, storedPurchases } from "../support/factories";
+import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
+
+const reader = tokenSpec("storefront", ["purchases:read"]);
+const writer = tokenSpec("checkout", ["catalog:write"]);
+const stranger = tokenSpec("stranger", ["purchases:read", "catalog:write"]);
+const tokens = configuredTokens(reader, writer);
+
+const BUYERS = `query ($id: ID!) { book(id: $id) { title customersPurchased(first: 5) { totalCount edges { node { id } } } } }`;
+const ADD_BOOK = `mutation ($input: AddBookInput!) { addBook(input: $input) { id } }`;
+
+/** Each refused caller, with the code it gets for a field it may not use and the Authorization header it sends. */
+const refusedReaders: [string, string, string | undefined][] = [
+  ["no credential", "UNAUTHENTICATED", undefined],
+  ["an unknown token", "UNAUTHENTICATED", bearer(stranger)],
+  ["a malformed Authorization header", "UNAUTHENTICATED", `Token ${reader.token}`],
+  ["a token without purchases:read", "FORBIDDEN", bearer(writer)],
+];
+const refusedWriters: [string, string, string | undefined][] = [
+  ["no credential", "UNAUTHENTICATED", undefined],
+  ["an unknown token", "UNAUTHENTICATED", bearer(stranger)],
+  ["a malformed Authorization header", "UNAUTHENTICATED", `Bearer ${writer.token} extra`],
+  ["a token without catalog:write", "FORBIDDEN", bearer(reader)],
+];
+
+let api: TestApi;
+beforeAll(async () => {
+  api = await openTestApi({}, false, tokens);
+  await seedBook(api.db, "1", customers(3));
+});
+afterAll(() => api.close());
+
+/** What a refusal must look like: one error with the code at the protected field, and no trace of a buyer anywhere. */
+function expectRefused(result: ExecutionResult<unknown>, code: string, path: string[]): void {
+  expect(result.errors?.map((error) => [error.extensions?.code, error.path])).toEqual([[code, path]]);
+  expect(JSON.stringify(result)).not.toMatch(/user0\d|storefront|checkout/);
+}
+
+describe("reading the catalog", () => {
+  it("is open to anonymous callers: books, titles, counts and salesStats", async () => {
+    const result = await api.execute(`{ books(first: 5) { totalCount edges { node { id title author purchaseCount hasExtras } } } salesStats { books outliers } }`);
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({
+      books: { totalCount: 1, edges: [{ node: { id: "1", title: "Seeded 1", author: "A", purchaseCount: 3, hasExtras: false } }] },
+      salesStats: { books: 1, outliers: 0 },
+    });
+  });
+});
+
+describe("Book.customersPurchased", () => {
+  it("lists the buyers to a token with purchases:read", async () => {
+    const result = await api.withAuthorization(bearer(reader)).execute(BUYERS, { id: "1" });
+    expect(result).toEqual({ data: { book: { title: "Seeded 1", customersPurchased: { totalCount: 3, edges: customers(3).map((id) => ({ node: { id } })) } } } });
+  });
+
+  it.each(refusedReaders)("is refused to %s with %s, revealing no buyer", async (_caller, code, authorization) => {
+    const result = await api.withAuthorization(authorization).execute(BUYERS, { id: "1" });
+    expectRefused(result, code, ["book", "customersPurchased"]);
+  });
+
+  it("leaves the other fields of the same query answered beside the refusal", async () => {
+    // customersPurchased is non-null, so its refusal nulls the book that holds it; sibling fields stand.
+    const result = await api.execute(`{ books { totalCount } salesStats { books } book(id: "1") { title customersPurchased { totalCount } } }`);
+    expectRefused(result, "UNAUTHENTICATED", ["book", "customersPurchased"]);
+    expect(result.data).toEqual({ books: { totalCount: 1 }, salesStats: { books: 1 }, book: null });
+  });
+});
+
+describe.each([
+  ["addBook", ADD_BOOK, { input: { id: "refused", title: "T", author: "A" } }],
+  ["recordPurchase", RECORD_PURCHASE, { bookId: "1", customerId: "intruder" }],
+])("%s", (mutation, document, variables) => {
+  it.each(refusedWriters)("is refused to %s with %s before any database command", async (_caller, code, authorization) => {
+    api.commands.reset();
+    const result = await api.withAuthorization(authorization).execute(document, variables);
+    expectRefused(result, code, [mutation]);
+    expect(result.data).toBeNull();
+    expect(api.commands.names()).toEqual([]);
+  });
+
+  it("leaves the catalog as it was after every refusal", async () => {
+    expect(await api.db.collection("sales").countDocuments()).toBe(1);
+    expect(await storedPurchases(api.db, "1")).toEqual(customers(3));
+  });
+});
+
+describe("a token with catalog:write", () => {
+  const checkout = () => api.withAuthorization(bearer(writer));
+
+  it("adds a book and records a purchase", async () => {
+    expect((await checkout().execute(ADD_BOOK, { input: { id: "new", title: "T", author: "A" } })).errors).toBeUndefined();
+    const purchase = await checkout().execute(RECORD_PURCHASE, { bookId: "new", customerId: "buyer-1" });
+    expect(purchase.errors).toBeUndefined();
+    expect(await storedPurchases(api.db, "new")).toEqual(["buyer-1"]);
+  });
+});
+
+describe("open mode, when no tokens are configured", () => {
+  it("lets anonymous callers read buyers and write", async () => {
+    const open = await openTestApi();
+    try {
+      await seedBook(open.db, "1", customers(2));
+      expect((await open.execute(BUYERS, { id: "1" })).data).toEqual({ book: { title: "Seeded 1", customersPurchased: { totalCount: 2, edges: customers(2).map((id) => ({ node: { id } })) } } });
+      expect((await open.execute(RECORD_PURCHASE, { bookId: "1", customerId: "user02" })).errors).toBeUndefined();
+      expect(await storedPurchases(open.db, "1")).toEqual(customers(3));
+    } finally {
+      await open.close();
+    }
+  });
+});
+
+describe("over HTTP", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startHttpServer({ db: api.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: true, apiTokens: tokens }, 0);
+  });
+  afterAll(() => server.stop());
+
+  async function post(query: string, variables: Record<string, unknown>, authorization?: string) {
+    const headers = { "content-type": "application/json", ...(authorization === undefined ? {} : { authorization }) };
+    const response = await fetch(server.url, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
+    return { status: response.status, body: (await response.json()) as ExecutionResult<unknown> };
+  }
+
+  it("reads the Authorization header: the right token gets the buyers", async () => {
+    const { status, body } = await post(BUYERS, { id: "1" }, bearer(reader));
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    expect(JSON.stringify(body.data)).toContain("user02");
+  });
+
+  it.each(refusedReaders)("refuses buyers to %s with %s and a 200 carrying the error", async (_caller, code, authorization) => {
+    const { status, body } = await post(BUYERS, { id: "1" }, authorization);
+    expect(status).toBe(200);
+    expectRefused(body, code, ["book", "customersPurchased"]);
+  });
+
+  it.each(refusedWriters)("refuses recordPurchase to %s with %s and stores nothing", async (_caller, code, authorization) => {
+    const { body } = await post(RECORD_PURCHASE, { bookId: "1", customerId: "intruder" }, authorization);
+    expectRefused(body, code, ["recordPurchase"]);
+    expect(await storedPurchases(api.db, "1")).toEqual(customers(3));
+  });
+});
+
+describe("npm start", () => {
+  const start = (env: Record<string, string>) => {
+    const { API_TOKENS: _ignored, ...inherited } = process.env;
+    return spawn(join(__dirname, "..", "..", "node_modules", ".bin", "tsx"), [join(__dirname, "..", "..", "src", "cli", "start.ts")], {
+      env: { ...inherited, LOG_LEVEL: "info", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  };
+
+  it("refuses to start in production without API_TOKENS, saying how to set them", async () => {
+    const child = start({ NODE_ENV: "production", MONGODB_URI: process.env.TEST_MONGODB_URI! });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+    const [status] = await once(child, "exit");
+    expect(status).toBe(1);
+    expect(stderr).toMatch(/API_TOKENS: must be set when NODE_ENV=production.*JSON array of bearer tokens/);
+  });
+
+  it("warns at start-up that the API is open when no tokens are configured in development", async () => {
+    const database = await openTestDatabase();
+    const child = start({ NODE_ENV: "development", MONGODB_URI: process.env.TEST_MONGODB_URI!, MONGODB_DB: database.db.databaseName, PORT: String(await freePort()) });
+    try {
+      const warning = await firstLine(child.stdout, /API_TOKENS is not set/);
+      expect(warning).toMatchObject({ level: 40, msg: expect.stringMatching(/the API is open.*development only/) });
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      await database.close();
+    }
+  });
+});
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer().listen(0);
+  await once(probe, "listening");
+  const { port } = probe.address() as AddressInfo;
+  probe.close();
+  return port;
+}
+
+async function firstLine(output: NodeJS.ReadableStream, message: RegExp): Promise<Record<string, unknown>> {
+  for await (const text of createInterface({ input: output })) {
+    const line = JSON.parse(text) as Record<string, unknown>;
+    if (message.test(String(line.msg))) return line;
+  }
+  throw new Error(`the process ended without logging ${message}`);
+}
