@@ -11,12 +11,22 @@ export interface Config {
   readonly outlierThreshold: number;
   readonly extraSalesPageSize: number;
   readonly nodeEnv: "development" | "production" | "test";
+  /** How long a recordPurchase `purchaseId` is remembered, so that retries within it record nothing new. */
+  readonly purchaseIdLifetimeHours: number;
   /** Digests of the bearer tokens; undefined means none are configured and the API is open (never in production). */
   readonly apiTokens: readonly ConfiguredToken[] | undefined;
 }
 
 /** The limits of the outlier pattern that new books are written with. */
 export type OutlierSettings = Pick<Config, "outlierThreshold" | "extraSalesPageSize">;
+
+/** How long purchase ids (idempotency keys) are kept. */
+export type PurchaseIdSettings = Pick<Config, "purchaseIdLifetimeHours">;
+
+export const DEFAULT_PURCHASE_ID_LIFETIME_HOURS = 24;
+
+/** What the API's request handlers read from the configuration; purchase ids live the default lifetime unless it is given. */
+export type ApiSettings = OutlierSettings & Partial<PurchaseIdSettings>;
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -45,6 +55,8 @@ const apiTokens = makeValidator<ConfiguredToken[]>(parseTokenSpecs);
 // Pages above a few thousand entries bring back the very document growth the pattern exists to avoid.
 const MAX_PAGE_SIZE = 10_000;
 const MAX_THRESHOLD = 10_000;
+// A year of keys is already more than any client retries for; longer only grows purchase_requests.
+const MAX_PURCHASE_ID_LIFETIME_HOURS = 8_760;
 
 function throwAllErrors({ errors }: ReporterOptions<unknown>): void {
   const problems = Object.entries(errors).map(([name, error]) => `  ${name}: ${(error as Error).message}`);
@@ -64,6 +76,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       OUTLIER_THRESHOLD: positiveInteger(MAX_THRESHOLD)({ default: 50, desc: "purchases embedded in a book" }),
       EXTRA_SALES_PAGE_SIZE: positiveInteger(MAX_PAGE_SIZE)({ default: 1000, desc: "purchases per extra_sales page" }),
       NODE_ENV: str({ choices: ["development", "production", "test"], default: "development" }),
+      PURCHASE_ID_LIFETIME_HOURS: positiveInteger(MAX_PURCHASE_ID_LIFETIME_HOURS)({ default: DEFAULT_PURCHASE_ID_LIFETIME_HOURS, desc: "hours a purchaseId is remembered" }),
       API_TOKENS: apiTokens({
         default: undefined,
         requiredWhen: (env) => env.NODE_ENV === "production",
@@ -80,6 +93,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outlierThreshold: clean.OUTLIER_THRESHOLD,
     extraSalesPageSize: clean.EXTRA_SALES_PAGE_SIZE,
     nodeEnv: clean.NODE_ENV as Config["nodeEnv"],
+    purchaseIdLifetimeHours: clean.PURCHASE_ID_LIFETIME_HOURS,
     apiTokens: clean.API_TOKENS,
   };
 }

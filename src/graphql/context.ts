@@ -1,17 +1,17 @@
 import type { Db } from "mongodb";
 import type { Principal } from "../auth/principal";
-import type { OutlierSettings } from "../config";
+import type { ApiSettings } from "../config";
 import { createSalesLoaders, type SalesLoaders } from "../sales/loaders";
 
 /** Built afresh for every request, so DataLoader caches never leak between requests. */
 export interface GraphQLContext {
   db: Db;
   loaders: SalesLoaders;
-  settings: OutlierSettings;
+  settings: ApiSettings;
   /** Who sent the request; resolvers of protected fields check it with `requireScope`. */
   principal: Principal;
 }
 
-export function createContext(db: Db, settings: OutlierSettings, principal: Principal, batchLoads = true): GraphQLContext {
+export function createContext(db: Db, settings: ApiSettings, principal: Principal, batchLoads = true): GraphQLContext {
   return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings, principal };
 }

@@ -11,7 +11,7 @@ import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { identifyCaller } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
-import type { OutlierSettings } from "../config";
+import type { ApiSettings } from "../config";
 import { isDatabaseReachable } from "../db/connection";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
@@ -24,7 +24,7 @@ export const typeDefs = readFileSync(join(__dirname, "..", "..", "schema.graphql
 
 export interface ServerOptions {
   db: Db;
-  settings: OutlierSettings;
+  settings: ApiSettings;
   logger: Logger;
   production: boolean;
   /** The bearer tokens callers may present; undefined leaves every field open, as development without API_TOKENS does. */

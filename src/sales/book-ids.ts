@@ -29,6 +29,12 @@ export function parseCustomerId(id: string, argument = "customerId"): string {
   return id;
 }
 
+/** Purchase ids (clients' order line ids) are stored as given, like customer ids. */
+export function parsePurchaseId(id: string, argument = "purchaseId"): string {
+  checkIdLength(id, argument);
+  return id;
+}
+
 function checkIdLength(id: string, argument: string): void {
   if (id.length === 0 || id.length > MAX_ID_LENGTH) {
     throw new InvalidInputError(`${argument} must be 1 to ${MAX_ID_LENGTH} characters long.`, argument);

@@ -1,5 +1,5 @@
 /** The stable codes clients see in `extensions.code`. */
-export type SalesErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "ALREADY_EXISTS";
+export type SalesErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "ALREADY_EXISTS" | "PURCHASE_ID_CONFLICT" | "PURCHASE_IN_PROGRESS";
 
 /** A failure the client caused and can correct; its message is safe to show. */
 export abstract class SalesError extends Error {
@@ -31,6 +31,25 @@ export class BookAlreadyExistsError extends SalesError {
   readonly code = "ALREADY_EXISTS";
   constructor(bookId: string) {
     super(`A book with id "${bookId}" already exists.`);
+  }
+}
+
+/** A purchaseId already names a purchase of this book by another customer: a key names one order line. */
+export class PurchaseIdConflictError extends SalesError {
+  override readonly name = "PurchaseIdConflictError";
+  readonly code = "PURCHASE_ID_CONFLICT";
+  constructor(purchaseId: string) {
+    // The other customer's id stays unsaid: who bought what is personal data.
+    super(`purchaseId "${purchaseId}" already names a purchase of this book by another customer; a new purchase needs a new purchaseId.`);
+  }
+}
+
+/** Another request with the same purchaseId is still recording it; retrying later with the same purchaseId is safe. */
+export class PurchaseInProgressError extends SalesError {
+  override readonly name = "PurchaseInProgressError";
+  readonly code = "PURCHASE_IN_PROGRESS";
+  constructor(purchaseId: string) {
+    super(`The purchase with purchaseId "${purchaseId}" is still being recorded by an earlier request; retry with the same purchaseId in a moment.`);
   }
 }
 

@@ -9,6 +9,8 @@ describe("configuration", () => {
       outlierThreshold: 50,
       extraSalesPageSize: 1000,
       nodeEnv: "development",
+      requestTimeoutMs: 10_000,
+      purchaseIdLifetimeHours: 24,
     });
   });
 
@@ -20,6 +22,14 @@ describe("configuration", () => {
     const attempt = () => readConfig({ PORT: "http", OUTLIER_THRESHOLD: "0", EXTRA_SALES_PAGE_SIZE: "1.5", MONGODB_URI: "localhost" });
     expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(/PORT[\s\S]*MONGODB_URI[\s\S]*OUTLIER_THRESHOLD[\s\S]*EXTRA_SALES_PAGE_SIZE/);
+  });
+
+  it.each(["0", "8761", "1.5"])("rejects a PURCHASE_ID_LIFETIME_HOURS of %s", (hours) => {
+    expect(() => readConfig({ PURCHASE_ID_LIFETIME_HOURS: hours })).toThrow(/PURCHASE_ID_LIFETIME_HOURS: must be a whole number from 1 to 8760/);
+  });
+
+  it.each(["0", "120001", "ten"])("rejects a REQUEST_TIMEOUT_MS of %s", (milliseconds) => {
+    expect(() => readConfig({ REQUEST_TIMEOUT_MS: milliseconds })).toThrow(/REQUEST_TIMEOUT_MS: must be a whole number from 1 to 120000/);
   });
 
   it("rejects an unknown NODE_ENV", () => {

@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { SalesDocument } from '../../sales/documents';
 import type { BookConnectionModel, CustomerConnectionModel } from '../models';
 import type { PurchaseEntry } from '../../sales/customers';
-import type { RecordedPurchase } from '../../sales/purchases';
+import type { PurchaseOutcome } from '../../sales/purchase-requests';
 import type { SalesStats as SalesStatsModel } from '../../sales/stats';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
@@ -119,6 +119,10 @@ export type Mutation = {
   /**
    * Records that a customer bought a book, appending the customer to the book's buyers.
    * Safe under any number of concurrent calls: each call is recorded exactly once.
+   * With a `purchaseId`, retries of the same purchase (even concurrent ones) record nothing new and
+   * answer the first call's outcome. Fails with PURCHASE_ID_CONFLICT when the purchaseId already names
+   * this book's purchase by another customer, and with PURCHASE_IN_PROGRESS (retry with the same
+   * purchaseId) when an earlier call with it has not finished within a few seconds.
    */
   recordPurchase: RecordPurchasePayload;
 };
@@ -205,6 +209,13 @@ export type RecordPurchaseInput = {
   bookId: Scalars['ID']['input'];
   /** The id of the customer who bought it: 1 to 128 characters. */
   customerId: Scalars['ID']['input'];
+  /**
+   * The client's own id for this purchase (an order line id, 1 to 128 characters), unique per book.
+   * Send the same purchaseId when retrying: the purchase is then recorded once, and every retry
+   * answers where it was stored. Remembered for PURCHASE_ID_LIFETIME_HOURS (24 by default); after
+   * that the same purchaseId records a new purchase. Without it, every call records a purchase.
+   */
+  purchaseId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 /** The result of recording a purchase. */
@@ -212,6 +223,11 @@ export type RecordPurchasePayload = {
   __typename?: 'RecordPurchasePayload';
   /** The book, including the purchase just recorded. */
   book: Book;
+  /**
+   * True when an earlier call with the same `purchaseId` recorded this purchase and this call only
+   * reports it; `book` is then the book as it stands now.
+   */
+  replayed: Scalars['Boolean']['output'];
   /** Where the purchase was stored. */
   storedIn: PurchaseStorage;
 };
@@ -324,7 +340,7 @@ export type ResolversTypes = {
   PurchaseStorage: PurchaseStorage;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RecordPurchaseInput: RecordPurchaseInput;
-  RecordPurchasePayload: ResolverTypeWrapper<RecordedPurchase>;
+  RecordPurchasePayload: ResolverTypeWrapper<PurchaseOutcome>;
   SalesStats: ResolverTypeWrapper<SalesStatsModel>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
 };
@@ -346,7 +362,7 @@ export type ResolversParentTypes = {
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
   RecordPurchaseInput: RecordPurchaseInput;
-  RecordPurchasePayload: RecordedPurchase;
+  RecordPurchasePayload: PurchaseOutcome;
   SalesStats: SalesStatsModel;
   String: Scalars['String']['output'];
 };
@@ -413,6 +429,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export type RecordPurchasePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecordPurchasePayload'] = ResolversParentTypes['RecordPurchasePayload']> = {
   book?: Resolver<ResolversTypes['Book'], ParentType, ContextType>;
+  replayed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   storedIn?: Resolver<ResolversTypes['PurchaseStorage'], ParentType, ContextType>;
 };
 

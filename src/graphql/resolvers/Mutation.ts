@@ -1,8 +1,9 @@
 import type { MutationResolvers } from "../__generated__/resolvers-types";
 import { requireScope } from "../../auth/guard";
-import { parseBookId, parseCustomerId } from "../../sales/book-ids";
+import type { RecordPurchaseInput } from "../__generated__/resolvers-types";
+import { parseBookId, parseCustomerId, parsePurchaseId } from "../../sales/book-ids";
 import { createBook } from "../../sales/books";
-import { recordPurchase } from "../../sales/purchases";
+import { recordPurchaseRequest, type PurchaseRequest } from "../../sales/purchase-requests";
 
 export const Mutation: MutationResolvers = {
   addBook: (_parent, { input }, context) => {
@@ -14,6 +15,11 @@ export const Mutation: MutationResolvers = {
   recordPurchase: (_parent, { input }, context) => {
     requireScope(context, "catalog:write");
     const { db, settings } = context;
-    return recordPurchase(db, parseBookId(input.bookId, "input.bookId"), parseCustomerId(input.customerId, "input.customerId"), settings);
+    return recordPurchaseRequest(db, parsePurchaseRequest(input), settings);
   },
 };
+
+function parsePurchaseRequest(input: RecordPurchaseInput): PurchaseRequest {
+  const purchaseId = input.purchaseId == null ? {} : { purchaseId: parsePurchaseId(input.purchaseId, "input.purchaseId") };
+  return { bookId: parseBookId(input.bookId, "input.bookId"), customerId: parseCustomerId(input.customerId, "input.customerId"), ...purchaseId };
+}
