@@ -11,6 +11,8 @@ export interface Config {
   readonly outlierThreshold: number;
   readonly extraSalesPageSize: number;
   readonly nodeEnv: "development" | "production" | "test";
+  /** How long a request may run before it is answered with REQUEST_TIMEOUT; the driver's timeouts are shares of it. */
+  readonly requestTimeoutMs: number;
   /** How long a recordPurchase `purchaseId` is remembered, so that retries within it record nothing new. */
   readonly purchaseIdLifetimeHours: number;
   /** Digests of the bearer tokens; undefined means none are configured and the API is open (never in production). */
@@ -55,6 +57,9 @@ const apiTokens = makeValidator<ConfiguredToken[]>(parseTokenSpecs);
 // Pages above a few thousand entries bring back the very document growth the pattern exists to avoid.
 const MAX_PAGE_SIZE = 10_000;
 const MAX_THRESHOLD = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+// Past two minutes a client, proxy or load balancer has given up long before.
+const MAX_REQUEST_TIMEOUT_MS = 120_000;
 // A year of keys is already more than any client retries for; longer only grows purchase_requests.
 const MAX_PURCHASE_ID_LIFETIME_HOURS = 8_760;
 
@@ -76,6 +81,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       OUTLIER_THRESHOLD: positiveInteger(MAX_THRESHOLD)({ default: 50, desc: "purchases embedded in a book" }),
       EXTRA_SALES_PAGE_SIZE: positiveInteger(MAX_PAGE_SIZE)({ default: 1000, desc: "purchases per extra_sales page" }),
       NODE_ENV: str({ choices: ["development", "production", "test"], default: "development" }),
+      REQUEST_TIMEOUT_MS: positiveInteger(MAX_REQUEST_TIMEOUT_MS)({ default: DEFAULT_REQUEST_TIMEOUT_MS, desc: "time limit of one request" }),
       PURCHASE_ID_LIFETIME_HOURS: positiveInteger(MAX_PURCHASE_ID_LIFETIME_HOURS)({ default: DEFAULT_PURCHASE_ID_LIFETIME_HOURS, desc: "hours a purchaseId is remembered" }),
       API_TOKENS: apiTokens({
         default: undefined,
@@ -93,6 +99,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outlierThreshold: clean.OUTLIER_THRESHOLD,
     extraSalesPageSize: clean.EXTRA_SALES_PAGE_SIZE,
     nodeEnv: clean.NODE_ENV as Config["nodeEnv"],
+    requestTimeoutMs: clean.REQUEST_TIMEOUT_MS,
     purchaseIdLifetimeHours: clean.PURCHASE_ID_LIFETIME_HOURS,
     apiTokens: clean.API_TOKENS,
   };

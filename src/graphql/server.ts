@@ -4,6 +4,8 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
+import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
 import { expressMiddleware } from "@as-integrations/express5";
 import cors from "cors";
 import express from "express";
@@ -11,13 +13,15 @@ import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { identifyCaller } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
-import type { ApiSettings } from "../config";
+import { DEFAULT_REQUEST_TIMEOUT_MS, type ApiSettings } from "../config";
 import { isDatabaseReachable } from "../db/connection";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
+import { dropLateAnswers, requestBodyErrors, requestTimeLimit } from "./limits/http";
+import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { resolvers } from "./resolvers";
 
 export const typeDefs = readFileSync(join(__dirname, "..", "..", "schema.graphql"), "utf8");
@@ -29,6 +33,10 @@ export interface ServerOptions {
   production: boolean;
   /** The bearer tokens callers may present; undefined leaves every field open, as development without API_TOKENS does. */
   apiTokens?: readonly ConfiguredToken[];
+  /** How long a request may run before it is answered with REQUEST_TIMEOUT; default 10 s. */
+  requestTimeoutMs?: number;
+  /** False until the database's indexes are in place (see `openDatabase`); /readyz answers 503 until then. Absent: they are. */
+  indexesInPlace?: () => boolean;
   /** Only the benchmark turns this off, to measure the N+1 queries that batching avoids. */
   batchLoads?: boolean;
 }
@@ -40,13 +48,20 @@ export function createApolloServer(
   metrics?: ServerMetrics,
 ) {
   const drain = httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer })] : [];
+  const armor = armorProtection(production);
+  // Chosen here rather than by Apollo, which decides from NODE_ENV alone.
+  const landingPage = production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault();
   return new ApolloServer<GraphQLContext>({
     typeDefs,
     resolvers,
     introspection: !production,
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
     formatError: createErrorFormatter(logger, production),
-    plugins: [...drain, requestLogPlugin<GraphQLContext>(logger, metrics)],
+    parseOptions,
+    validationRules: armor.validationRules,
+    // Off by default; said here because one batch of many operations would slip past every per-request limit.
+    allowBatchedHttpRequests: false,
+    plugins: [...drain, landingPage, ...armor.plugins, costLimitPlugin<GraphQLContext>(), requestLogPlugin<GraphQLContext>(logger, metrics)],
     // The process owns its signals (src/cli/start.ts): Apollo's own handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,
   });
@@ -74,7 +89,7 @@ export async function startHttpServer(options: ServerOptions, port: number): Pro
 
   app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));
   app.get("/readyz", async (_request, response) => {
-    const ready = await isDatabaseReachable(options.db);
+    const ready = (options.indexesInPlace?.() ?? true) && (await isDatabaseReachable(options.db));
     response.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unreachable" });
   });
   app.get("/metrics", async (_request, response) => {
@@ -88,13 +103,16 @@ export async function startHttpServer(options: ServerOptions, port: number): Pro
   });
   app.use(
     "/graphql",
+    requestTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     cors(),
-    express.json({ limit: "100kb" }),
+    express.json({ limit: REQUEST_LIMITS.maxBodySize }),
     requestContextMiddleware(),
     expressMiddleware(apollo, {
       context: async ({ req }) =>
         createContext(options.db, options.settings, identifyCaller(options.apiTokens, req.headers.authorization), options.batchLoads),
     }),
+    requestBodyErrors(REQUEST_LIMITS.maxBodySize),
+    dropLateAnswers,
   );
 
   await new Promise<void>((resolve) => httpServer.listen(port, resolve));

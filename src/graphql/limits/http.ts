@@ -1,0 +1,57 @@
+import type { ErrorRequestHandler, RequestHandler, Response } from "express";
+
+/** The codes of refusals that happen before a request reaches GraphQL, or after it has run out of time. */
+export type HttpRefusalCode = "PAYLOAD_TOO_LARGE" | "BAD_REQUEST" | "REQUEST_TIMEOUT";
+
+/** Answers in the shape of a GraphQL error response, so that clients read every refusal the same way. */
+function refuse(response: Response, status: number, code: HttpRefusalCode, message: string): void {
+  response.status(status).json({ errors: [{ message, extensions: { code } }] });
+}
+
+interface BodyParserError {
+  status: number;
+  type: string;
+  expose: boolean;
+  message: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === "object" && error !== null && "type" in error && "status" in error && "expose" in error;
+}
+
+/**
+ * Turns `express.json`'s refusals (a body over its limit, unparsable JSON, an unknown charset) into
+ * coded JSON errors instead of Express's HTML pages. Its messages are marked safe to show (`expose`).
+ */
+export function requestBodyErrors(limit: string): ErrorRequestHandler {
+  return (error: unknown, _request, response, next) => {
+    if (!isBodyParserError(error) || !error.expose) return next(error);
+    if (error.type === "entity.too.large") {
+      return refuse(response, 413, "PAYLOAD_TOO_LARGE", `The request body is larger than the limit of ${limit}.`);
+    }
+    refuse(response, error.status, "BAD_REQUEST", error.message);
+  };
+}
+
+/**
+ * Answers 503 REQUEST_TIMEOUT when a request is still running after `timeoutMs`. The work already
+ * started is not interrupted (GraphQL execution cannot be), but its database operations are bounded
+ * by the driver timeouts (`driverTimeouts`), and its late answer is dropped by `dropLateAnswers`.
+ */
+export function requestTimeLimit(timeoutMs: number): RequestHandler {
+  return (_request, response, next) => {
+    const timer = setTimeout(() => {
+      if (response.headersSent) return;
+      response.locals.timedOut = true;
+      refuse(response, 503, "REQUEST_TIMEOUT", `The request took longer than the limit of ${timeoutMs} ms; try again, or ask for less.`);
+    }, timeoutMs);
+    response.on("close", () => clearTimeout(timer));
+    next();
+  };
+}
+
+/** After a time-limit answer has gone out, the request's own answer fails to write; that is expected, not an error. */
+export const dropLateAnswers: ErrorRequestHandler = (error: unknown, _request, response, next) => {
+  if (response.locals.timedOut === true) return;
+  next(error);
+};

@@ -1,0 +1,117 @@
+import type { ApolloServerPlugin } from "@apollo/server";
+import { ApolloArmor } from "@escape.tech/graphql-armor";
+import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-armor-types";
+import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import { getComplexity, simpleEstimator, type ComplexityEstimator } from "graphql-query-complexity";
+import { DEFAULT_PAGE_SIZE } from "../resolvers/pagination";
+
+/**
+ * What one request may ask for, checked before any resolver runs. The storefront's heaviest
+ * operation (ListBooks with every `first` at its maximum of 100) has depth 7, no alias or
+ * directive, about 60 tokens and a cost of about 30,000; README "Limits" explains each value.
+ */
+export const REQUEST_LIMITS = {
+  maxDepth: 10,
+  maxAliases: 15,
+  maxDirectives: 10,
+  maxTokens: 1_000,
+  maxCost: 100_000,
+  /** `express.json`'s limit, in its own notation. */
+  maxBodySize: "100kb",
+} as const;
+
+/** The arguments that say how many items a list field returns, and so how often its selection is paid for. */
+const LIST_SIZE_ARGUMENTS: readonly string[] = ["first", "top"];
+
+/** The codes clients see when a request is refused for its size, shape or duration. */
+export type RequestLimitCode =
+  | "QUERY_TOO_DEEP"
+  | "TOO_MANY_ALIASES"
+  | "TOO_MANY_DIRECTIVES"
+  | "QUERY_TOO_COMPLEX"
+  | "PAYLOAD_TOO_LARGE"
+  | "REQUEST_TIMEOUT";
+
+/** A refusal for breaking a request limit; `extensions.code` says which one. */
+export class RequestLimitError extends GraphQLError {
+  constructor(
+    readonly code: RequestLimitCode,
+    message: string,
+  ) {
+    super(message, { extensions: { code, http: { status: 400 } } });
+  }
+}
+
+/** For ApolloServer's `parseOptions`: the parser stops at the token limit, before building a large document. */
+export const parseOptions = { maxTokens: REQUEST_LIMITS.maxTokens };
+
+/** Armor reports its own refusals as BAD_USER_INPUT; this reports each under its own code instead. */
+function refuseAs(code: RequestLimitCode): GraphQLArmorCallbackConfiguration {
+  return {
+    propagateOnRejection: false,
+    onReject: [(context, error) => context?.reportError(new RequestLimitError(code, error.message))],
+  };
+}
+
+/**
+ * graphql-armor's limits on depth, aliases and directives, and, in production, its masking of
+ * "Did you mean ...?" in validation errors, which would otherwise reveal the schema field by field
+ * even with introspection off. Two of its protections stay off: its cost limit cannot weigh a field
+ * by its `first` argument (see `costLimitPlugin`), and its token limit throws from Apollo Server 5's
+ * parsingDidStart hook, which Apollo answers with a 500; graphql-js's own `maxTokens` parse option
+ * (`parseOptions`) refuses the same documents with GRAPHQL_PARSE_FAILED and a 400.
+ */
+export function armorProtection(production: boolean) {
+  return new ApolloArmor({
+    maxDepth: { n: REQUEST_LIMITS.maxDepth, ...refuseAs("QUERY_TOO_DEEP") },
+    maxAliases: { n: REQUEST_LIMITS.maxAliases, ...refuseAs("TOO_MANY_ALIASES") },
+    maxDirectives: { n: REQUEST_LIMITS.maxDirectives, ...refuseAs("TOO_MANY_DIRECTIVES") },
+    maxTokens: { enabled: false },
+    costLimit: { enabled: false },
+    blockFieldSuggestion: { enabled: production },
+  }).protect();
+}
+
+/** Every field costs 1, and a list field costs its selection once per item it may return. */
+const listSizeEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+  const sizeArgument = field.args.find((argument) => LIST_SIZE_ARGUMENTS.includes(argument.name));
+  if (!sizeArgument) return undefined;
+  const size: unknown = args[sizeArgument.name];
+  // An explicit null gets the default page size from the resolvers; a negative size is refused by them.
+  return 1 + Math.max(0, typeof size === "number" ? size : DEFAULT_PAGE_SIZE) * childComplexity;
+};
+
+/** The cost of running `operation` of `document` with `variables`, or undefined when the variables are invalid. */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): number | undefined {
+  // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
+  if (getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors) return undefined;
+  return getComplexity({
+    schema,
+    query: document,
+    operationName: operation.name?.value,
+    variables,
+    estimators: [listSizeEstimator, simpleEstimator({ defaultComplexity: 1 })],
+  });
+}
+
+/** Refuses an operation whose cost, weighed with its variables, is over `maxCost`. */
+export function costLimitPlugin<TContext extends object>(maxCost: number = REQUEST_LIMITS.maxCost): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, request }) {
+          if (!operation) return;
+          const cost = operationCost(schema, document, operation, request.variables ?? {});
+          if (cost !== undefined && cost > maxCost) {
+            throw new RequestLimitError("QUERY_TOO_COMPLEX", `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`);
+          }
+        },
+      };
+    },
+  };
+}
