@@ -1,0 +1,174 @@
+import net, { type AddressInfo } from "node:net";
+import { buildSchema, getOperationAST, Kind, parse, print, type DocumentNode, type FieldNode, type OperationDefinitionNode } from "graphql";
+import { MongoClient } from "mongodb";
+import pino from "pino";
+import { StorefrontClient } from "../../examples/storefront/client";
+import { BookBuyersDocument, ListBooksDocument } from "../../examples/storefront/__generated__/graphql";
+import { operationCost, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
+import { startHttpServer, typeDefs, type RunningServer } from "../../src/graphql/server";
+import { TEST_SETTINGS } from "../support/api";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+import { errorCodes, send } from "../support/http";
+
+const LARGEST_FIRST = 100;
+
+let database: TestDatabase;
+let server: RunningServer;
+beforeAll(async () => {
+  database = await openTestDatabase();
+  server = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false }, 0);
+  await seedBook(database.db, "1", customers(120));
+  await seedBook(database.db, "2", customers(3));
+});
+afterAll(async () => {
+  await server.stop();
+  await database.close();
+});
+
+/** The storefront's catalog page asked `times` over in one request, each copy under its own alias. */
+function listBooksTimes(times: number): string {
+  const operation = ListBooksDocument.definitions[0] as OperationDefinitionNode;
+  const [books] = operation.selectionSet.selections as FieldNode[];
+  const copies = Array.from({ length: times }, (_, index): FieldNode => ({ ...books!, alias: { kind: Kind.NAME, value: `copy${index}` } }));
+  return print({ ...ListBooksDocument, definitions: [{ ...operation, selectionSet: { ...operation.selectionSet, selections: copies } }] });
+}
+
+const schema = buildSchema(typeDefs);
+const costOf = (document: DocumentNode, variables: Record<string, unknown>) => operationCost(schema, document, getOperationAST(document)!, variables)!;
+
+const selections = (field: string, count: number, each: (index: number) => string) =>
+  `{ ${Array.from({ length: count }, (_, index) => each(index)).join(" ")} ${field} }`;
+
+describe("the storefront's operations", () => {
+  it("pass at the largest first they may ask for", async () => {
+    const storefront = new StorefrontClient(server.url);
+    const { books } = await storefront.listBooks(LARGEST_FIRST, LARGEST_FIRST);
+    expect(books.edges.map(({ node }) => node.customersPurchased.edges.length)).toEqual([100, 3]);
+    const { book } = await storefront.bookBuyers("1", LARGEST_FIRST);
+    expect(book?.customersPurchased.edges).toHaveLength(100);
+    expect(await storefront.recordPurchase("2", "user03")).toMatchObject({ recordPurchase: { storedIn: "EMBEDDED" } });
+  });
+
+  it("cost at most a third of the cost limit at that size", () => {
+    expect(costOf(ListBooksDocument, { first: LARGEST_FIRST, buyers: LARGEST_FIRST }) * 3).toBeLessThanOrEqual(REQUEST_LIMITS.maxCost);
+    expect(costOf(BookBuyersDocument, { id: "1", first: LARGEST_FIRST }) * 3).toBeLessThanOrEqual(REQUEST_LIMITS.maxCost);
+  });
+
+  it("are refused with QUERY_TOO_COMPLEX when one request asks for ten times the largest catalog page", async () => {
+    const answer = await send(server.url, { query: listBooksTimes(10), variables: { first: LARGEST_FIRST, buyers: LARGEST_FIRST } });
+    expect([answer.status, errorCodes(answer)]).toEqual([400, ["QUERY_TOO_COMPLEX"]]);
+  });
+
+});
+
+describe("the cost of an operation", () => {
+  const buyers = (first: string) => parse(`{ book(id: "1") { customersPurchased${first} { edges { node { id } } } } }`);
+
+  it("grows with first", () => {
+    expect(costOf(buyers("(first: 100)"), {})).toBeGreaterThan(10 * costOf(buyers("(first: 5)"), {}));
+  });
+
+  it("counts a list field without first, or with first: null, at the schema's default of 20", () => {
+    expect(costOf(buyers(""), {})).toBe(costOf(buyers("(first: 20)"), {}));
+    expect(costOf(buyers("(first: null)"), {})).toBe(costOf(buyers("(first: 20)"), {}));
+  });
+});
+
+describe("requests over a limit", () => {
+  it.each([
+    ["deeper than the depth limit", `{ __type(name: "Book") { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } }`, "QUERY_TOO_DEEP"],
+    ["with more aliases than allowed", selections("", REQUEST_LIMITS.maxAliases + 1, (index) => `a${index}: salesStats { books }`), "TOO_MANY_ALIASES"],
+    ["with more directives than allowed", `{ books { ${"totalCount @include(if: true) ".repeat(REQUEST_LIMITS.maxDirectives + 1)} } }`, "TOO_MANY_DIRECTIVES"],
+    ["with more tokens than allowed", `{ books { ${"totalCount ".repeat(REQUEST_LIMITS.maxTokens)} } }`, "GRAPHQL_PARSE_FAILED"],
+  ])("are refused before any resolver runs when %s", async (_case, query, code) => {
+    database.commands.reset();
+    const answer = await send(server.url, { query });
+    expect([answer.status, errorCodes(answer)[0]]).toEqual([400, code]);
+    expect(database.commands.names()).toEqual([]);
+  });
+
+  it("pass at exactly the alias and directive limits", async () => {
+    const aliases = await send(server.url, { query: selections("", REQUEST_LIMITS.maxAliases, (index) => `a${index}: book(id: "2") { id }`) });
+    expect(aliases.json?.errors).toBeUndefined();
+    const directives = await send(server.url, { query: `{ books { ${"totalCount @include(if: true) ".repeat(REQUEST_LIMITS.maxDirectives)} } }` });
+    expect(directives.json).toEqual({ data: { books: { totalCount: 2 } } });
+  });
+
+  it("answer a body over 100 kB with a coded 413 in JSON, not Express's HTML page", async () => {
+    const answer = await send(server.url, { query: "{ books { totalCount } }", variables: { padding: "x".repeat(100 * 1024) } });
+    expect([answer.status, errorCodes(answer)]).toEqual([413, ["PAYLOAD_TOO_LARGE"]]);
+  });
+
+  it("answer a body that is not JSON with a coded 400", async () => {
+    const answer = await send(server.url, `{"query": "{ books { totalCount } }"`);
+    expect([answer.status, errorCodes(answer)]).toEqual([400, ["BAD_REQUEST"]]);
+  });
+
+  it("refuse a batch of operations in one request, since each would pass every limit on its own", async () => {
+    const answer = await send(server.url, [{ query: "{ books { totalCount } }" }, { query: "{ books { totalCount } }" }]);
+    expect([answer.status, errorCodes(answer)]).toEqual([400, ["BAD_REQUEST"]]);
+  });
+});
+
+describe("the request time limit", () => {
+  // A peer that accepts connections and never answers: every database operation waits.
+  let blackHole: net.Server;
+  const held = new Set<net.Socket>();
+  let client: MongoClient;
+  let slowServer: RunningServer;
+  beforeAll(async () => {
+    blackHole = net.createServer((socket) => void held.add(socket));
+    await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
+    const { port } = blackHole.address() as AddressInfo;
+    client = new MongoClient(`mongodb://127.0.0.1:${port}/`, { serverSelectionTimeoutMS: 20_000, connectTimeoutMS: 20_000 });
+    const options = { db: client.db("limits"), settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: true, requestTimeoutMs: 300 };
+    slowServer = await startHttpServer(options, 0);
+  });
+  afterAll(async () => {
+    await client.close();
+    await slowServer.stop();
+    for (const socket of held) socket.destroy();
+    blackHole.close();
+  });
+
+  it("ends a request still waiting at the limit with 503 REQUEST_TIMEOUT", async () => {
+    const answer = await send(slowServer.url, { query: `{ book(id: "1") { title } }` });
+    expect([answer.status, errorCodes(answer)]).toEqual([503, ["REQUEST_TIMEOUT"]]);
+  });
+
+  it("keeps serving after a request has timed out", async () => {
+    await send(slowServer.url, { query: `{ book(id: "1") { title } }` });
+    const answer = await send(slowServer.url, { query: "{ __typename }" });
+    expect(answer.json).toEqual({ data: { __typename: "Query" } });
+  });
+});
+
+describe("in production", () => {
+  let production: RunningServer;
+  beforeAll(async () => {
+    production = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: true }, 0);
+  });
+  afterAll(() => production.stop());
+
+  it("shows no Sandbox to a browser", async () => {
+    const browser = { method: "GET", headers: { accept: "text/html", "apollo-require-preflight": "true" } };
+    expect((await send(server.url, undefined, browser)).contentType).toContain("text/html");
+    const answer = await send(production.url, undefined, browser);
+    expect(answer.contentType).not.toContain("text/html");
+    expect(answer.status).toBeLessThan(500);
+  });
+
+  it("refuses introspection", async () => {
+    const answer = await send(production.url, { query: "{ __schema { types { name } } }" });
+    expect(errorCodes(answer)).toEqual(["GRAPHQL_VALIDATION_FAILED"]);
+  });
+
+  it("suggests no field names, which would reveal the schema without introspection", async () => {
+    const inDevelopment = await send(server.url, { query: "{ boks { totalCount } }" });
+    expect(inDevelopment.json?.errors?.[0]?.message).toMatch(/Did you mean "books?"/);
+    const inProduction = await send(production.url, { query: "{ boks { totalCount } }" });
+    expect(errorCodes(inProduction)).toEqual(["GRAPHQL_VALIDATION_FAILED"]);
+    expect(inProduction.json?.errors?.[0]?.message).not.toMatch(/Did you mean|"books?"/);
+  });
+});

@@ -1,0 +1,25 @@
+import type { GraphQLFormattedError } from "graphql";
+
+export interface HttpAnswer {
+  status: number;
+  contentType: string;
+  /** The body parsed as JSON, or undefined when it is not JSON (an HTML error page, say). */
+  json?: { data?: unknown; errors?: GraphQLFormattedError[] };
+}
+
+/** Sends `body` as it is (a string) or as JSON, with the headers given; by default as a JSON POST. */
+export async function send(url: string, body?: unknown, init: { method?: string; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+  const response = await fetch(url, {
+    method: init.method ?? "POST",
+    headers: init.headers ?? { "content-type": "application/json" },
+    body: body === undefined || typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const contentType = response.headers.get("content-type") ?? "";
+  return { status: response.status, contentType, json: contentType.includes("json") ? JSON.parse(text) : undefined };
+}
+
+/** The `extensions.code` of every error in the answer. */
+export function errorCodes(answer: HttpAnswer): unknown[] {
+  return (answer.json?.errors ?? []).map((error) => error.extensions?.code);
+}
