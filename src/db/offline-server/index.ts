@@ -20,6 +20,8 @@ export interface RunningOfflineServer {
   readonly port: number;
   /** Closes the listener and every open connection. */
   stop(): Promise<void>;
+  /** Listens again on the same port after `stop()`, with the data it held, as a mongod restarted on its data files. */
+  restart(): Promise<void>;
 }
 
 /** Starts an in-memory server that speaks MongoDB's wire protocol, for machines without mongod. */
@@ -33,5 +35,10 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
   });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;
-  return { uri: `mongodb://${hostInUri}:${port}/`, port, stop: () => server.stop() };
+  return {
+    uri: `mongodb://${hostInUri}:${port}/`,
+    port,
+    stop: () => server.stop(),
+    restart: async () => void (await server.listen(port)),
+  };
 }

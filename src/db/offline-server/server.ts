@@ -30,10 +30,11 @@ export class OfflineServer {
 
   constructor(private readonly config: ServerConfig) {}
 
-  listen(): Promise<number> {
+  /** Listens on `port` (by default the configured one); after `stop()`, listening again keeps the stored data. */
+  listen(port = this.config.port): Promise<number> {
     return new Promise((resolve, reject) => {
       this.listener.once("error", reject);
-      this.listener.listen(this.config.port, this.config.host, () => {
+      this.listener.listen(port, this.config.host, () => {
         const address = this.listener.address();
         this.startTtlMonitor();
         resolve(typeof address === "object" && address !== null ? address.port : this.config.port);
