@@ -1,5 +1,5 @@
 import { ConfigError, readConfig, type Config } from "../config";
-import { connectToDatabase, type DatabaseConnection } from "../db/connection";
+import { driverTimeouts, openDatabase, type DatabaseConnection } from "../db/connection";
 import { selectDatabase, type SelectedDatabase } from "../db/select-database";
 import { createLogger, type Logger } from "../logger";
 import { DEMO_CATALOG, catalogSize, loadCatalog } from "../sales/demo-catalog";
@@ -12,11 +12,20 @@ async function main(): Promise<void> {
   const database = await selectDatabase(config.mongodbUri);
   logger.info(`Database: ${database.description}`);
   // Command monitoring lets each request's log line and /metrics count the database commands it sent.
-  const connection = await connectToDatabase(database.uri, config.mongodbDb, { monitorCommands: true });
+  // The server starts even while MongoDB is down: /readyz says 503 until it answers and the indexes are in place.
+  const connection = openDatabase(database.uri, config.mongodbDb, { monitorCommands: true, logger, ...driverTimeouts(config.requestTimeoutMs) });
   if (database.kind !== "external") await loadDemoData(connection, config, logger);
 
   const server = await startHttpServer(
-    { db: connection.db, settings: config, logger, production: config.nodeEnv === "production", apiTokens: config.apiTokens },
+    {
+      db: connection.db,
+      settings: config,
+      logger,
+      production: config.nodeEnv === "production",
+      apiTokens: config.apiTokens,
+      requestTimeoutMs: config.requestTimeoutMs,
+      indexesInPlace: connection.indexesInPlace,
+    },
     config.port,
   );
   logger.info(`Bookstore sales catalog ready at ${server.url}`);
