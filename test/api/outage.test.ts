@@ -1,0 +1,151 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { MongoMemoryServer } from "mongodb-memory-server";
+import pino from "pino";
+import type { OutlierSettings } from "../../src/config";
+import { driverTimeouts, openDatabase, type LiveDatabase } from "../../src/db/connection";
+import { startOfflineServer } from "../../src/db/offline-server";
+import { startHttpServer, type RunningServer } from "../../src/graphql/server";
+import { findViolations, repairViolations } from "../../src/sales/reconcile";
+import { customers, seedBook, storedPurchases } from "../support/factories";
+import { errorCodes, send } from "../support/http";
+
+/**
+ * These tests stop and restart the database, so, alone among the tests, they do not use the run's
+ * shared database but start their own: a mongod from mongodb-memory-server when the run found one
+ * (stopped without cleanup and started again on its port, it keeps its data files), else the
+ * offline stand-in, whose restart keeps its data in memory.
+ */
+interface RestartableDatabase {
+  uri: string;
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startRestartableDatabase(): Promise<RestartableDatabase> {
+  if (process.env.TEST_DATABASE_KIND === "mongodb-memory-server") {
+    const mongod = await MongoMemoryServer.create();
+    return {
+      uri: mongod.getUri(),
+      stop: async () => void (await mongod.stop({ doCleanup: false })),
+      restart: () => mongod.start(true),
+      close: async () => void (await mongod.stop()),
+    };
+  }
+  const offline = await startOfflineServer();
+  return { uri: offline.uri, stop: () => offline.stop(), restart: () => offline.restart(), close: () => offline.stop() };
+}
+
+// Short enough for a quick test; server selection then gives up after a tenth of it, 200 ms.
+const REQUEST_TIMEOUT_MS = 2_000;
+const SETTINGS: OutlierSettings = { outlierThreshold: 10, extraSalesPageSize: 25 };
+const logger = pino({ level: "silent" });
+const RECORD = `mutation ($bookId: ID!, $customerId: ID!) { recordPurchase(input: { bookId: $bookId, customerId: $customerId }) { storedIn } }`;
+
+async function openService(uri: string): Promise<{ live: LiveDatabase; server: RunningServer; origin: string }> {
+  const live = openDatabase(uri, "outage", { logger, retryMs: 50, ...driverTimeouts(REQUEST_TIMEOUT_MS) });
+  const server = await startHttpServer(
+    { db: live.db, settings: SETTINGS, logger, production: true, requestTimeoutMs: REQUEST_TIMEOUT_MS, indexesInPlace: live.indexesInPlace },
+    0,
+  );
+  return { live, server, origin: server.url.replace(/\/graphql$/, "") };
+}
+
+async function readiness(origin: string): Promise<number> {
+  return (await fetch(`${origin}/readyz`)).status;
+}
+
+async function untilReady(origin: string): Promise<void> {
+  while ((await readiness(origin)) !== 200) await sleep(50);
+}
+
+describe("start-up while the database is down", () => {
+  let database: RestartableDatabase;
+  let service: Awaited<ReturnType<typeof openService>>;
+  beforeAll(async () => {
+    database = await startRestartableDatabase();
+    await database.stop();
+    service = await openService(database.uri);
+  });
+  afterAll(async () => {
+    await service.server.stop();
+    await service.live.close();
+    await database.close();
+  });
+
+  it("runs, is alive but not ready, and fails GraphQL requests at once with DATABASE_UNAVAILABLE", async () => {
+    expect((await fetch(`${service.origin}/healthz`)).status).toBe(200);
+    expect(await readiness(service.origin)).toBe(503);
+    const answer = await send(service.server.url, { query: `{ book(id: "1") { title } }` });
+    // DATABASE_UNAVAILABLE rather than REQUEST_TIMEOUT: the request ended before its time limit.
+    expect([answer.status, errorCodes(answer)]).toEqual([200, ["DATABASE_UNAVAILABLE"]]);
+    expect(answer.json?.errors?.[0]?.message).toMatch(/database is unavailable/);
+  });
+
+  it("becomes ready by itself once the database is back, with its indexes in place", async () => {
+    await database.restart();
+    await untilReady(service.origin);
+    const indexes = await service.live.db.collection("extra_sales").indexes();
+    expect(indexes.map((index) => index.name)).toContain("book_id_1_page_1");
+    const answer = await send(service.server.url, { query: `{ books { totalCount } }` });
+    expect(answer.json).toEqual({ data: { books: { totalCount: 0 } } });
+  });
+});
+
+describe("losing the database while purchases stream in", () => {
+  const BOOK = "outage";
+  const WORKERS = 16;
+  let database: RestartableDatabase;
+  let service: Awaited<ReturnType<typeof openService>>;
+  beforeAll(async () => {
+    database = await startRestartableDatabase();
+    service = await openService(database.uri);
+    await untilReady(service.origin);
+    await seedBook(service.live.db, BOOK, customers(5), SETTINGS);
+  });
+  afterAll(async () => {
+    await service.server.stop();
+    await service.live.close();
+    await database.close();
+  });
+
+  it("acknowledges only what it stored, exactly once, answers the rest with DATABASE_UNAVAILABLE, and keeps the invariants", async () => {
+    const acknowledged: string[] = [];
+    const refusals: unknown[] = [];
+    let streaming = true;
+    const stream = async (worker: number) => {
+      for (let attempt = 0; streaming; attempt += 1) {
+        const customerId = `w${worker}-${attempt}`;
+        const answer = await send(service.server.url, { query: RECORD, variables: { bookId: BOOK, customerId } });
+        if (answer.json?.errors) refusals.push(...errorCodes(answer));
+        else acknowledged.push(customerId);
+      }
+    };
+    const workers = Array.from({ length: WORKERS }, (_, worker) => stream(worker));
+    const untilAcknowledged = async (count: number) => {
+      while (acknowledged.length < count) await sleep(10);
+    };
+
+    await untilAcknowledged(100);
+    await database.stop();
+    await sleep(500);
+    await database.restart();
+    const beforeRecovery = acknowledged.length;
+    await untilAcknowledged(beforeRecovery + 100);
+    streaming = false;
+    await Promise.all(workers);
+
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(new Set(refusals)).toEqual(new Set(["DATABASE_UNAVAILABLE"]));
+    const stored = await storedPurchases(service.live.db, BOOK);
+    const storedOnce = (customerId: string) => stored.filter((id) => id === customerId).length === 1;
+    expect(acknowledged.filter((customerId) => !storedOnce(customerId))).toEqual([]);
+    expect(new Set(stored).size).toBe(stored.length);
+
+    // A purchase cut off between its append and its count leaves the count behind: reconcile --fix repairs it.
+    const found = await findViolations(service.live.db, SETTINGS);
+    expect(found.filter((violation) => !violation.repair)).toEqual([]);
+    await repairViolations(service.live.db, found);
+    expect(await findViolations(service.live.db, SETTINGS)).toEqual([]);
+  });
+});
