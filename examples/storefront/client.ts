@@ -7,7 +7,11 @@ import { BookBuyersDocument, ListBooksDocument, RecordPurchaseDocument } from ".
  * preset from `operations/*.graphql`. Any fetch-based GraphQL client works the same way.
  */
 export class StorefrontClient {
-  constructor(private readonly endpoint: string) {}
+  constructor(
+    private readonly endpoint: string,
+    /** A bearer token from API_TOKENS: buyers need `purchases:read`, checkout `catalog:write`. */
+    private readonly token?: string,
+  ) {}
 
   /** The catalog page: books with their first few buyers. */
   listBooks(first: number, buyers: number, after?: string | null) {
@@ -19,15 +23,15 @@ export class StorefrontClient {
     return this.request(BookBuyersDocument, { id, first, after });
   }
 
-  /** Checkout. */
-  recordPurchase(bookId: string, customerId: string) {
-    return this.request(RecordPurchaseDocument, { bookId, customerId });
+  /** Checkout, once per order line: calling again with the same `purchaseId` never buys twice. */
+  recordPurchase(bookId: string, customerId: string, purchaseId: string) {
+    return this.request(RecordPurchaseDocument, { bookId, customerId, purchaseId });
   }
 
   private async request<TData, TVariables>(document: TypedDocumentNode<TData, TVariables>, variables: TVariables): Promise<TData> {
     const response = await fetch(this.endpoint, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...(this.token ? { authorization: `Bearer ${this.token}` } : {}) },
       body: JSON.stringify({ query: print(document), variables }),
     });
     const body = (await response.json()) as { data?: TData; errors?: { message: string; extensions?: { code?: string } }[] };

@@ -5,6 +5,7 @@ import { startHttpServer, type RunningServer } from "../../src/graphql/server";
 import { TEST_SETTINGS } from "../support/api";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
+import { configuredTokens, tokenSpec } from "../support/tokens";
 
 let database: TestDatabase;
 let server: RunningServer;
@@ -46,12 +47,45 @@ describe("the example storefront client over HTTP", () => {
   });
 
   it("records a purchase and reports where it was stored", async () => {
-    expect(await storefront.recordPurchase("1", "user03")).toEqual({ recordPurchase: { storedIn: "EMBEDDED", book: { id: "1", purchaseCount: 4, hasExtras: false } } });
-    expect(await storefront.recordPurchase("2", "user1000")).toEqual({ recordPurchase: { storedIn: "EXTRA_SALES", book: { id: "2", purchaseCount: 1001, hasExtras: true } } });
+    expect(await storefront.recordPurchase("1", "user03", "order-1/line-1")).toEqual({
+      recordPurchase: { storedIn: "EMBEDDED", replayed: false, book: { id: "1", purchaseCount: 4, hasExtras: false } },
+    });
+    expect(await storefront.recordPurchase("2", "user1000", "order-1/line-2")).toEqual({
+      recordPurchase: { storedIn: "EXTRA_SALES", replayed: false, book: { id: "2", purchaseCount: 1001, hasExtras: true } },
+    });
+  });
+
+  it("retries a checkout with the same order line without buying twice", async () => {
+    const first = await storefront.recordPurchase("1", "user04", "order-2/line-1");
+    const retry = await storefront.recordPurchase("1", "user04", "order-2/line-1");
+    expect(retry.recordPurchase).toEqual({ ...first.recordPurchase, replayed: true });
+    expect(retry.recordPurchase.book.purchaseCount).toBe(first.recordPurchase.book.purchaseCount);
   });
 
   it("surfaces an error's stable code", async () => {
-    await expect(storefront.recordPurchase("missing", "user00")).rejects.toThrow(/^NOT_FOUND: /);
+    await expect(storefront.recordPurchase("missing", "user00", "order-3/line-1")).rejects.toThrow(/^NOT_FOUND: /);
+  });
+});
+
+describe("the example storefront client with credentials", () => {
+  const checkout = tokenSpec("checkout", ["catalog:write", "purchases:read"]);
+  let guarded: RunningServer;
+  beforeAll(async () => {
+    guarded = await startHttpServer(
+      { db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: true, apiTokens: configuredTokens(checkout) },
+      0,
+    );
+  });
+  afterAll(() => guarded.stop());
+
+  it("reads buyers and checks out with its bearer token", async () => {
+    const client = new StorefrontClient(guarded.url, checkout.token);
+    expect((await client.bookBuyers("1", 1)).book?.customersPurchased.edges).toEqual([{ cursor: expect.any(String), node: { id: "user00" } }]);
+    expect((await client.recordPurchase("1", "user05", "order-4/line-1")).recordPurchase.replayed).toBe(false);
+  });
+
+  it("is refused buyers without a token", async () => {
+    await expect(new StorefrontClient(guarded.url).bookBuyers("1", 1)).rejects.toThrow(/^UNAUTHENTICATED: /);
   });
 });
 

@@ -47,7 +47,7 @@ describe("the storefront's operations", () => {
     expect(books.edges.map(({ node }) => node.customersPurchased.edges.length)).toEqual([100, 3]);
     const { book } = await storefront.bookBuyers("1", LARGEST_FIRST);
     expect(book?.customersPurchased.edges).toHaveLength(100);
-    expect(await storefront.recordPurchase("2", "user03")).toMatchObject({ recordPurchase: { storedIn: "EMBEDDED" } });
+    expect(await storefront.recordPurchase("2", "user03", "order-1/line-1")).toMatchObject({ recordPurchase: { storedIn: "EMBEDDED" } });
   });
 
   it("cost at most a third of the cost limit at that size", () => {

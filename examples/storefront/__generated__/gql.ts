@@ -16,12 +16,12 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 type Documents = {
     "query BookBuyers($id: ID!, $first: Int!, $after: String) {\n  book(id: $id) {\n    id\n    title\n    purchaseCount\n    hasExtras\n    customersPurchased(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n}": typeof types.BookBuyersDocument,
     "query ListBooks($first: Int!, $after: String, $buyers: Int!) {\n  books(first: $first, after: $after) {\n    totalCount\n    edges {\n      cursor\n      node {\n        id\n        title\n        author\n        year\n        purchaseCount\n        customersPurchased(first: $buyers) {\n          edges {\n            node {\n              id\n            }\n          }\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.ListBooksDocument,
-    "mutation RecordPurchase($bookId: ID!, $customerId: ID!) {\n  recordPurchase(input: {bookId: $bookId, customerId: $customerId}) {\n    storedIn\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}": typeof types.RecordPurchaseDocument,
+    "mutation RecordPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n  recordPurchase(\n    input: {bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId}\n  ) {\n    storedIn\n    replayed\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}": typeof types.RecordPurchaseDocument,
 };
 const documents: Documents = {
     "query BookBuyers($id: ID!, $first: Int!, $after: String) {\n  book(id: $id) {\n    id\n    title\n    purchaseCount\n    hasExtras\n    customersPurchased(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n}": types.BookBuyersDocument,
     "query ListBooks($first: Int!, $after: String, $buyers: Int!) {\n  books(first: $first, after: $after) {\n    totalCount\n    edges {\n      cursor\n      node {\n        id\n        title\n        author\n        year\n        purchaseCount\n        customersPurchased(first: $buyers) {\n          edges {\n            node {\n              id\n            }\n          }\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.ListBooksDocument,
-    "mutation RecordPurchase($bookId: ID!, $customerId: ID!) {\n  recordPurchase(input: {bookId: $bookId, customerId: $customerId}) {\n    storedIn\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}": types.RecordPurchaseDocument,
+    "mutation RecordPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n  recordPurchase(\n    input: {bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId}\n  ) {\n    storedIn\n    replayed\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}": types.RecordPurchaseDocument,
 };
 
 /**
@@ -49,7 +49,7 @@ export function graphql(source: "query ListBooks($first: Int!, $after: String, $
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "mutation RecordPurchase($bookId: ID!, $customerId: ID!) {\n  recordPurchase(input: {bookId: $bookId, customerId: $customerId}) {\n    storedIn\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}"): (typeof documents)["mutation RecordPurchase($bookId: ID!, $customerId: ID!) {\n  recordPurchase(input: {bookId: $bookId, customerId: $customerId}) {\n    storedIn\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}"];
+export function graphql(source: "mutation RecordPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n  recordPurchase(\n    input: {bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId}\n  ) {\n    storedIn\n    replayed\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}"): (typeof documents)["mutation RecordPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n  recordPurchase(\n    input: {bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId}\n  ) {\n    storedIn\n    replayed\n    book {\n      id\n      purchaseCount\n      hasExtras\n    }\n  }\n}"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
