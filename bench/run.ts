@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ConfigError, readConfig, type Config } from "../src/config";
-import { parseFlags, runToolAsMain, ToolFailure, UsageError, type ToolOutput } from "../src/cli/tool";
+import type { Config } from "../src/config";
+import { parseFlags, readToolConfig, runToolAsMain, ToolFailure, type ToolOutput } from "../src/cli/tool";
 import { connectToDatabase, type DatabaseConnection } from "../src/db/connection";
 import { selectDatabase, type SelectedDatabase } from "../src/db/select-database";
 import { describeEnvironment } from "./environment";
@@ -23,14 +23,6 @@ Measures writes, reads and GraphQL over HTTP on the database the project selects
   --quick   fewer repetitions and shorter loads (under two minutes)
   --help    show this text`;
 
-function readBenchConfig(env: NodeJS.ProcessEnv): Config {
-  try {
-    return readConfig(env);
-  } catch (error) {
-    throw error instanceof ConfigError ? new UsageError(error.message) : error;
-  }
-}
-
 /** A database of the run's own, with the indexes in place, watched by command monitoring; dropped when closed. */
 async function openBenchDatabase(uri: string, name: string): Promise<DatabaseConnection & { monitor: CommandMonitor }> {
   const connection = await connectToDatabase(uri, name, { monitorCommands: true });
@@ -46,7 +38,7 @@ async function openBenchDatabase(uri: string, name: string): Promise<DatabaseCon
 
 async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutput): Promise<void> {
   const plan = parseFlags(args, { quick: { type: "boolean" } }).quick ? QUICK_PLAN : FULL_PLAN;
-  const config = readBenchConfig(env);
+  const config = readToolConfig(env);
   const started = Date.now();
   const database = await selectDatabase(config.mongodbUri);
   output.err(`Database: ${database.description}`);

@@ -95,7 +95,8 @@ export async function withDatabase<T>(
   }
 }
 
-function readToolConfig(env: NodeJS.ProcessEnv): Config {
+/** readConfig for a command: a bad environment is a usage error (exit 2), like a bad flag. */
+export function readToolConfig(env: NodeJS.ProcessEnv): Config {
   try {
     return readConfig(env);
   } catch (error) {
