@@ -41,11 +41,16 @@ export interface ExtraSalesDocument {
  * existed have none, and guessing one would misplace their purchases, so they are refused.
  */
 export function pageSizeOf(book: Pick<SalesDocument, "_id" | "extra_page_size">): number {
-  if (Number.isInteger(book.extra_page_size) && book.extra_page_size > 0) return book.extra_page_size;
+  if (hasValidPageSize(book)) return book.extra_page_size;
   throw new StoredDataError(
     `Book ${String(book._id)} has no valid extra_page_size (found ${String(book.extra_page_size)}): ` +
       "it was written without this project's fields and must be migrated before purchases can overflow.",
   );
+}
+
+/** A positive whole number, as this project writes it; anything else (or nothing) marks a book it did not write. */
+export function hasValidPageSize(book: { extra_page_size?: unknown }): boolean {
+  return Number.isInteger(book.extra_page_size) && (book.extra_page_size as number) > 0;
 }
 
 export const SALES = "sales";

@@ -1,7 +1,7 @@
 import type { Collection, Db, Filter } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { formatBookId } from "./book-ids";
-import { EXTRA_SALES, SALES, extraSalesCollection, type BookId, type SalesDocument } from "./documents";
+import { EXTRA_SALES, SALES, extraSalesCollection, hasValidPageSize, type BookId, type SalesDocument } from "./documents";
 import { layOutPurchases, type LaidOutBook } from "./layout";
 import { stillHolds } from "./guards";
 import { bookIdKey } from "./loaders";
@@ -45,10 +45,6 @@ export type BookPlan =
 export interface LegacyState {
   legacy: LegacyOverflow[];
   existingPages: number[];
-}
-
-export function hasValidPageSize(book: Pick<StoredBook, "extra_page_size">): boolean {
-  return Number.isInteger(book.extra_page_size) && (book.extra_page_size as number) > 0;
 }
 
 /**

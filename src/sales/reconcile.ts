@@ -1,10 +1,10 @@
 import type { Db, Document } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { formatBookId } from "./book-ids";
-import { EXTRA_SALES, SALES, extraSalesCollection, salesCollection, type BookId } from "./documents";
+import { EXTRA_SALES, SALES, extraSalesCollection, hasValidPageSize, salesCollection, type BookId } from "./documents";
 import { stillHolds } from "./guards";
 import { bookIdKey } from "./loaders";
-import { LEGACY_SALES_EXTRAS, hasValidPageSize, legacyCollection } from "./migration";
+import { LEGACY_SALES_EXTRAS, legacyCollection } from "./migration";
 
 export type ViolationKind =
   | "purchase-count"
