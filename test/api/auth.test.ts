@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import net, { type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import pino from "pino";
@@ -8,6 +7,7 @@ import { startHttpServer, type RunningServer } from "../../src/graphql/server";
 import { openTestApi, TEST_SETTINGS, type ExecutionResult, type TestApi } from "../support/api";
 import { openTestDatabase } from "../support/database";
 import { customers, RECORD_PURCHASE, seedBook, storedPurchases } from "../support/factories";
+import { freePort } from "../support/http";
 import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 
 const reader = tokenSpec("storefront", ["purchases:read"]);
@@ -182,14 +182,6 @@ describe("npm start", () => {
     }
   });
 });
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer().listen(0);
-  await once(probe, "listening");
-  const { port } = probe.address() as AddressInfo;
-  probe.close();
-  return port;
-}
 
 async function firstLine(output: NodeJS.ReadableStream, message: RegExp): Promise<Record<string, unknown>> {
   for await (const text of createInterface({ input: output })) {

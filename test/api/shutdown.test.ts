@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import http from "node:http";
-import net, { type AddressInfo } from "node:net";
+import net from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { randomBytes } from "node:crypto";
 import { MongoClient } from "mongodb";
+import { freePort } from "../support/http";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -15,14 +16,6 @@ interface RunningProcess {
   /** Resolves with the first log line whose message matches. */
   logged(message: RegExp): Promise<Record<string, unknown>>;
   exited: Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer().listen(0);
-  await once(probe, "listening");
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 const databaseNames: string[] = [];

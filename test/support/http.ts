@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import net, { type AddressInfo } from "node:net";
 import type { GraphQLFormattedError } from "graphql";
 
 export interface HttpAnswer {
@@ -22,4 +24,13 @@ export async function send(url: string, body?: unknown, init: { method?: string;
 /** The `extensions.code` of every error in the answer. */
 export function errorCodes(answer: HttpAnswer): unknown[] {
   return (answer.json?.errors ?? []).map((error) => error.extensions?.code);
+}
+
+/** A port nothing listens on right now, for a child process that must be told its port before it starts. */
+export async function freePort(): Promise<number> {
+  const probe = net.createServer().listen(0);
+  await once(probe, "listening");
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
