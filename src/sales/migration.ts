@@ -22,9 +22,13 @@ export type StoredBook = Omit<SalesDocument, "customers_purchased" | "has_extras
  * holding every extra customer in `customers_purchased_extra` (the manual) or `customers_purchased` (seed 004).
  */
 export interface LegacyOverflowDocument {
+  /** The document's own id, of whatever type the old application gave it. */
   _id: BookId;
+  /** The `_id` of the book in `sales` whose overflow this holds. */
   book_id: BookId;
+  /** The extra customers in purchase order, where the manual puts them; unchecked until read. */
   customers_purchased_extra?: unknown;
+  /** The extra customers in purchase order, where seed 004 puts them; unchecked until read. */
   customers_purchased?: unknown;
   /** Set by the migration once it has read the entries, to say how many its pages hold. */
   migrated_entries?: number;

@@ -25,6 +25,7 @@ export interface PurchaseOutcome extends RecordedPurchase {
 export interface PurchaseRequestDocument {
   /** Keys are scoped by book: the same purchaseId for another book is another purchase. */
   _id: { book_id: BookId; purchase_id: string };
+  /** The customer the purchaseId was first used for; a retry naming another customer is a conflict. */
   customer_id: string;
   /** A random token of the request that owns the claim; a takeover replaces it. */
   owner: string;
