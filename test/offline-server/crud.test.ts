@@ -71,6 +71,33 @@ test("returns distinct values, unwinding arrays", async () => {
   expect((await items.distinct("tags")).sort()).toEqual(["a", "b", "c"]);
 });
 
+test("answers distinct values sorted in BSON order, numbers before strings before documents", async () => {
+  const items = freshCollection();
+  await items.insertMany([{ v: "b" }, { v: { y: 1 } }, { v: 3 }, { v: ["a", 1] }, { v: 2.5 }, { v: { x: 2 } }]);
+  expect(await items.distinct("v")).toEqual([1, 2.5, 3, "a", "b", { x: 2 }, { y: 1 }]);
+});
+
+test("sorts across BSON types as mongod: empty array, null, numbers with NaN first, strings, documents by field name, ObjectId, bool, date", async () => {
+  const items = freshCollection();
+  await items.insertMany([
+    { at: 1, v: new Date(0) },
+    { at: 2, v: true },
+    { at: 3, v: new ObjectId("650000000000000000000001") },
+    { at: 4, v: { b: 1 } },
+    { at: 5, v: { a: 2 } },
+    { at: 6, v: "x" },
+    { at: 7, v: 5 },
+    { at: 8, v: -Infinity },
+    { at: 9, v: NaN },
+    { at: 10, v: null },
+    { at: 11, v: [] },
+  ]);
+  const ascending = await items.find({}, { projection: { _id: 0, at: 1 } }).sort({ v: 1 }).toArray();
+  expect(ascending.map((doc) => doc["at"])).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+  const descending = await items.find({}, { projection: { _id: 0, at: 1 } }).sort({ v: -1 }).toArray();
+  expect(descending.map((doc) => doc["at"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+});
+
 test("deletes one or many documents", async () => {
   const items = freshCollection();
   await items.insertMany([{ k: 1 }, { k: 1 }, { k: 1 }, { k: 2 }]);

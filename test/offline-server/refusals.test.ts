@@ -1,3 +1,4 @@
+import { Decimal128 } from "mongodb";
 import { untypedFilter, useTestDatabase } from "./connect";
 
 // These test the stand-in's own refusals, which by definition are not mongod's behaviour: never run them against MONGODB_URI.
@@ -45,4 +46,13 @@ test("refuses a numeric $type alias inside a list of aliases", async () => {
   const numbers = target.freshCollection("numbers");
   await numbers.insertOne({ n: 1 });
   await expect(numbers.find(untypedFilter({ n: { $type: ["string", "int"] } })).toArray()).rejects.toMatchObject({ code: 238 });
+});
+
+test("refuses to sort on Decimal128 values rather than ordering them after every other type", async () => {
+  const prices = target.freshCollection("prices");
+  await prices.insertMany([{ price: Decimal128.fromString("1.5") }, { price: 2 }]);
+  await expect(prices.find().sort({ price: 1 }).toArray()).rejects.toMatchObject({
+    code: 238,
+    message: expect.stringMatching(/^offline server: .*Decimal128/),
+  });
 });

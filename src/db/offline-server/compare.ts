@@ -1,9 +1,13 @@
 import { Binary, ObjectId, Timestamp, type Document } from "bson";
 import { isDocument } from "./values";
 
-/** mongod's cross-type sort order (null and missing sort together, before numbers). */
+/**
+ * mongod's cross-type sort order. Null and missing sort together, before numbers; `undefined` stands
+ * for the sort key of an empty array, which mongod places before them.
+ */
 function typeRank(value: unknown): number {
-  if (value === undefined || value === null) return 1;
+  if (value === undefined) return 0;
+  if (value === null) return 1;
   if (typeof value === "number") return 2;
   if (typeof value === "string") return 3;
   if (isDocument(value)) return 4;
@@ -21,14 +25,25 @@ export function compareValues(a: unknown, b: unknown): number {
   const rankA = typeRank(a);
   const rankB = typeRank(b);
   if (rankA !== rankB) return rankA - rankB;
-  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : 0;
-  if (typeof a === "string" && typeof b === "string") return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  if (typeof a === "number" && typeof b === "number") return compareNumbers(a, b);
+  if (typeof a === "string" && typeof b === "string") return compareBytes(a, b);
   if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b);
   if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
   if (a instanceof ObjectId && b instanceof ObjectId) return a.toHexString().localeCompare(b.toHexString());
   if (Array.isArray(a) && Array.isArray(b)) return compareSequences(a, b);
   if (isDocument(a) && isDocument(b)) return compareDocuments(a, b);
   return String(a).localeCompare(String(b));
+}
+
+/** mongod orders NaN before every other number, -Infinity included. */
+function compareNumbers(a: number, b: number): number {
+  if (Number.isNaN(a) || Number.isNaN(b)) return Number(!Number.isNaN(a)) - Number(!Number.isNaN(b));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Strings and field names compare by their UTF-8 bytes, as mongod's memcmp does (no locale). */
+function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 function compareSequences(a: readonly unknown[], b: readonly unknown[]): number {
@@ -39,13 +54,14 @@ function compareSequences(a: readonly unknown[], b: readonly unknown[]): number 
   return a.length - b.length;
 }
 
+/** Field by field as mongod's woCompare: the value's type first, then the field name, then the value. */
 function compareDocuments(a: Document, b: Document): number {
   const entriesA = Object.entries(a);
   const entriesB = Object.entries(b);
   for (let i = 0; i < Math.min(entriesA.length, entriesB.length); i++) {
     const [keyA, valueA] = entriesA[i] ?? [];
     const [keyB, valueB] = entriesB[i] ?? [];
-    const order = compareValues(valueA, valueB) || (keyA ?? "").localeCompare(keyB ?? "");
+    const order = typeRank(valueA) - typeRank(valueB) || compareBytes(keyA ?? "", keyB ?? "") || compareValues(valueA, valueB);
     if (order !== 0) return order;
   }
   return entriesA.length - entriesB.length;

@@ -1,9 +1,9 @@
-import { BSONRegExp, Long, type Document } from "bson";
+import { BSONRegExp, type Document } from "bson";
 import { Query } from "./mingo";
 import type { CollectionResolver } from "mingo/types";
 import { compareValues } from "./compare";
 import { MongoCommandError, notSupported } from "./errors";
-import { valuesAtPath } from "./paths";
+import { valueAt, valuesAtPath } from "./paths";
 import { assertComparable, isDocument, isNumeric, toNumber, toPlain } from "./values";
 
 /** Operators mongod supports that would run client-supplied JavaScript: refused, mingo would run it here. */
@@ -88,13 +88,14 @@ export function parseSort(sort: unknown): SortSpec {
   });
 }
 
-/** mongod's sort key of one field: the smallest element for ascending, the largest for descending. */
+/**
+ * mongod's sort key of one field: the smallest element for ascending, the largest for descending;
+ * null when missing, and for an empty array a key below null (undefined, see compareValues).
+ */
 function sortKey(plainDoc: Document, field: string, direction: 1 | -1): unknown {
   const values = valuesAtPath(plainDoc, field);
-  for (const value of values) {
-    if (value instanceof Long) throw notSupported(`sorting on the int64 value ${value.toString()} (beyond ±2^53) in '${field}'`);
-  }
-  if (values.length === 0) return null;
+  values.forEach((value) => assertComparable(value, `the sort on '${field}'`));
+  if (values.length === 0) return Array.isArray(valueAt(plainDoc, field.split("."))) ? undefined : null;
   return values.reduce((best, value) => (compareValues(value, best) * direction < 0 ? value : best));
 }
 

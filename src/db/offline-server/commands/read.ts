@@ -5,7 +5,8 @@ import { valuesAtPath } from "../paths";
 import { compileProjection } from "../projection";
 import { compileFilter, parseSort, sortDocuments } from "../query";
 import type { StoredDocument } from "../storage";
-import { canonicalKey, documentArg, isNumeric, isTruthy, optionalNumberArg, stringArg, toNumber } from "../values";
+import { compareValues } from "../compare";
+import { assertComparable, canonicalKey, documentArg, isNumeric, isTruthy, optionalNumberArg, stringArg, toNumber, toPlain } from "../values";
 import { checkHint, collectionName, collectionResolver, namespace, refuseFlags, refuseOptions } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";
 
@@ -103,6 +104,15 @@ const count: CommandDefinition = {
   },
 };
 
+/** mongod collects distinct values in an ordered set, so it answers them sorted in BSON order. */
+function inBsonOrder(values: readonly unknown[], where: string): unknown[] {
+  const keyed = values.map((value) => {
+    assertComparable(value, where);
+    return { value, plain: toPlain(value) };
+  });
+  return keyed.sort((a, b) => compareValues(a.plain, b.plain)).map(({ value }) => value);
+}
+
 const distinct: CommandDefinition = {
   names: ["distinct"],
   fields: ["key", "query", "hint", "collation"],
@@ -118,7 +128,7 @@ const distinct: CommandDefinition = {
         if (value !== undefined && !values.has(canonicalKey(value))) values.set(canonicalKey(value), value);
       }
     }
-    return { values: [...values.values()], ok: 1 };
+    return { values: inBsonOrder([...values.values()], `distinct '${key}'`), ok: 1 };
   },
 };
 
