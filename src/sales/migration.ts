@@ -35,8 +35,16 @@ export interface LegacyOverflowDocument {
 }
 
 export interface LegacyOverflow {
-  collection: typeof EXTRA_SALES | typeof LEGACY_SALES_EXTRAS;
+  collection: (typeof LEGACY_COLLECTIONS)[number];
   document: LegacyOverflowDocument;
+}
+
+/** Where legacy overflow documents may be, in the order every lookup reads them. */
+export const LEGACY_COLLECTIONS = [EXTRA_SALES, LEGACY_SALES_EXTRAS] as const;
+
+/** The legacy overflow documents of `collection`: in extra_sales those without a page number, which every page has; in sales_extras all. */
+export function legacyOverflowFilter(collection: LegacyOverflow["collection"]): Filter<LegacyOverflowDocument> {
+  return collection === EXTRA_SALES ? { page: { $exists: false } } : {};
 }
 
 export type BookPlan =
@@ -291,20 +299,19 @@ async function readLegacyState(db: Db, book: StoredBook, mayHaveLegacy: boolean)
 }
 
 async function readLegacyOverflow(db: Db, bookId: BookId): Promise<LegacyOverflow[]> {
-  const inExtraSales = await legacyCollection(db, EXTRA_SALES).find({ book_id: bookId, page: { $exists: false } }).toArray();
-  const inSalesExtras = await legacyCollection(db, LEGACY_SALES_EXTRAS).find({ book_id: bookId }).toArray();
-  return [
-    ...inExtraSales.map((document) => ({ collection: EXTRA_SALES, document }) as const),
-    ...inSalesExtras.map((document) => ({ collection: LEGACY_SALES_EXTRAS, document }) as const),
-  ];
+  const found: LegacyOverflow[] = [];
+  for (const collection of LEGACY_COLLECTIONS) {
+    const documents = await legacyCollection(db, collection).find({ book_id: bookId, ...legacyOverflowFilter(collection) }).toArray();
+    found.push(...documents.map((document) => ({ collection, document })));
+  }
+  return found;
 }
 
 /** Books that have legacy overflow documents, keyed by `bookIdKey`, so that only they pay for the lookup. */
 async function findLegacyBookIds(db: Db): Promise<Map<string, { collection: string; bookId: string }>> {
   const found = new Map<string, { collection: string; bookId: string }>();
-  for (const collection of [EXTRA_SALES, LEGACY_SALES_EXTRAS] as const) {
-    const filter = collection === EXTRA_SALES ? { page: { $exists: false } } : {};
-    const ids = (await legacyCollection(db, collection).distinct("book_id", filter)) as BookId[];
+  for (const collection of LEGACY_COLLECTIONS) {
+    const ids = (await legacyCollection(db, collection).distinct("book_id", legacyOverflowFilter(collection))) as BookId[];
     for (const id of ids) found.set(bookIdKey(id), { collection, bookId: formatBookId(id) });
   }
   return found;

@@ -4,7 +4,7 @@ import { formatBookId } from "./book-ids";
 import { EXTRA_SALES, SALES, extraSalesCollection, hasValidPageSize, salesCollection, type BookId } from "./documents";
 import { stillHolds } from "./guards";
 import { bookIdKey } from "./loaders";
-import { LEGACY_SALES_EXTRAS, legacyCollection } from "./migration";
+import { LEGACY_COLLECTIONS, legacyCollection, legacyOverflowFilter } from "./migration";
 
 export type ViolationKind =
   | "purchase-count"
@@ -122,12 +122,12 @@ async function readPageSummaries(db: Db, filter: Document = {}): Promise<Map<str
 }
 
 async function legacyOverflowViolations(db: Db): Promise<Violation[]> {
-  const inExtraSales = await legacyCollection(db, EXTRA_SALES).find({ page: { $exists: false } }, { projection: { book_id: 1 } }).toArray();
-  const inSalesExtras = await legacyCollection(db, LEGACY_SALES_EXTRAS).find({}, { projection: { book_id: 1 } }).toArray();
-  return [
-    ...inExtraSales.map(({ book_id }) => legacyOverflow(book_id, EXTRA_SALES)),
-    ...inSalesExtras.map(({ book_id }) => legacyOverflow(book_id, LEGACY_SALES_EXTRAS)),
-  ];
+  const violations: Violation[] = [];
+  for (const collection of LEGACY_COLLECTIONS) {
+    const documents = await legacyCollection(db, collection).find(legacyOverflowFilter(collection), { projection: { book_id: 1 } }).toArray();
+    violations.push(...documents.map(({ book_id }) => legacyOverflow(book_id, collection)));
+  }
+  return violations;
 }
 
 function legacyOverflow(bookId: BookId, collection: string): Violation {
