@@ -39,6 +39,56 @@ test("seeds an upsert from the filter's equality fields and applies $setOnInsert
   });
 });
 
+test.each([
+  ["a one-element $in", { x: { $in: [1] } }],
+  ["a one-element $all", { x: { $all: [1] } }],
+  ["a one-clause $or", { $or: [{ x: 1 }] }],
+  ["$eq inside $and", { $and: [{ x: { $eq: 1 } }] }],
+])("seeds an upsert from %s", async (_label, filter) => {
+  const items = freshCollection();
+  await items.updateOne(filter, { $set: { y: 2 } }, { upsert: true });
+  expect(await items.findOne({}, { projection: { _id: 0 } })).toEqual({ x: 1, y: 2 });
+});
+
+test.each([
+  ["a regex", { x: /abc/ }],
+  ["a two-element $in", { x: { $in: [1, 2] } }],
+  ["a two-clause $or", { $or: [{ x: 1 }, { x: 2 }] }],
+])("does not seed an upsert from %s", async (_label, filter) => {
+  const items = freshCollection();
+  await items.updateOne(filter, { $set: { y: 2 } }, { upsert: true });
+  expect(await items.findOne({}, { projection: { _id: 0 } })).toEqual({ y: 2 });
+});
+
+test.each([
+  ["the same path twice", { $and: [{ x: 1 }, { x: 1 }] }],
+  ["a path and its prefix", { x: { y: 1 }, "x.y": 1 }],
+  ["a two-element $all", { x: { $all: [1, 2] } }],
+])("rejects an upsert whose filter seeds %s with NotSingleValueField (54)", async (_label, filter) => {
+  const items = freshCollection();
+  await expect(items.updateOne(filter, { $set: { y: 2 } }, { upsert: true })).rejects.toMatchObject({
+    code: 54,
+    message: expect.stringMatching(/^cannot infer query fields to set/),
+  });
+  expect(await items.countDocuments()).toBe(0);
+});
+
+test("seeds a replacement upsert from the filter's _id only", async () => {
+  const items = freshCollection();
+  await items.replaceOne({ _id: new ObjectId("650000000000000000000002"), x: 1, "x.y": 1 }, { y: 2 }, { upsert: true });
+  expect(await items.findOne({})).toEqual({ _id: new ObjectId("650000000000000000000002"), y: 2 });
+});
+
+test("rejects findAndModify with both remove and new, naming why, with FailedToParse (9)", async () => {
+  const items = freshCollection();
+  await items.insertOne({ k: 1 });
+  await expect(target.db.command({ findAndModify: items.collectionName, query: {}, remove: true, new: true })).rejects.toMatchObject({
+    code: 9,
+    message: "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document",
+  });
+  expect(await items.countDocuments()).toBe(1);
+});
+
 test("ignores $setOnInsert when the upsert matches an existing document", async () => {
   const items = freshCollection();
   await items.insertOne({ k: 1 });

@@ -14,6 +14,7 @@ const CODE_NAMES: Readonly<Record<number, string>> = {
   43: "CursorNotFound",
   48: "NamespaceExists",
   53: "InvalidIdField",
+  54: "NotSingleValueField",
   59: "CommandNotFound",
   66: "ImmutableField",
   67: "CannotCreateIndex",

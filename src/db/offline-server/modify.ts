@@ -20,5 +20,5 @@ export function updateRecord(collection: Collection, record: StoredDocument, spe
 
 /** Inserts the document an upsert creates: the filter's equalities, then the update (with $setOnInsert). */
 export function upsertRecord(collection: Collection, spec: UpdateSpec, options: ModifyOptions): StoredDocument {
-  return collection.insert(applyUpdate(spec, upsertSeed(options.filter), { ...options, inserting: true }));
+  return collection.insert(applyUpdate(spec, upsertSeed(options.filter, spec.kind === "replacement"), { ...options, inserting: true }));
 }

@@ -1,4 +1,4 @@
-import { Decimal128, Double, Int32, Long, type Document } from "bson";
+import { BSONRegExp, Decimal128, Double, Int32, Long, type Document } from "bson";
 import type { Query } from "./mingo";
 import { update as mingoUpdate } from "mingo/updater";
 import { MongoCommandError, notSupported } from "./errors";
@@ -236,20 +236,51 @@ function idFirst(doc: Document): Document {
   return { _id: id, ...rest };
 }
 
-/** The document an upsert starts from: the filter's equality fields (`{a: 1}`, `{a: {$eq: 1}}`, inside `$and`). */
-export function upsertSeed(filter: Document): Document {
+/**
+ * The document an upsert starts from: the filter's equality fields (`{a: 1}`, `{a: {$eq: 1}}`, a
+ * one-element `$in` or `$all`, inside `$and` or a one-clause `$or`), as mongod extracts them. A bare
+ * regex is a pattern, not a value, so it seeds nothing. A replacement keeps only the `_id` fields.
+ */
+export function upsertSeed(filter: Document, onlyId: boolean): Document {
   const seed: Document = {};
+  const claimed: string[] = [];
   const visit = (clause: Document): void => {
     for (const [field, condition] of Object.entries(clause)) {
-      if (field === "$and" && Array.isArray(condition)) condition.forEach((inner) => isDocument(inner) && visit(inner));
-      if (field.startsWith("$")) continue;
-      const isOperator = isDocument(condition) && Object.keys(condition).some((key) => key.startsWith("$"));
-      if (!isOperator) setPath(seed, field.split("."), deepCopy(condition));
-      else if (isDocument(condition) && "$eq" in condition) setPath(seed, field.split("."), deepCopy(condition["$eq"]));
+      if (Array.isArray(condition) && (field === "$and" || (field === "$or" && condition.length === 1))) {
+        condition.forEach((inner) => isDocument(inner) && visit(inner));
+      }
+      if (field.startsWith("$") || (onlyId && field !== "_id" && !field.startsWith("_id."))) continue;
+      for (const value of equalityValues(condition)) {
+        claimPath(claimed, field);
+        setPath(seed, field.split("."), deepCopy(value));
+      }
     }
   };
   visit(filter);
   return seed;
+}
+
+function equalityValues(condition: unknown): unknown[] {
+  if (condition instanceof BSONRegExp) return [];
+  if (!isDocument(condition) || !Object.keys(condition).some((key) => key.startsWith("$"))) return [condition];
+  const values = "$eq" in condition ? [condition["$eq"]] : [];
+  const oneOf = condition["$in"];
+  if (Array.isArray(oneOf) && oneOf.length === 1 && !(oneOf[0] instanceof BSONRegExp)) values.push(oneOf[0]);
+  // `$all` is an `$and` of equalities: each element claims the path (so two are a conflict).
+  const all = condition["$all"];
+  if (Array.isArray(all)) values.push(...all.filter((value) => !(value instanceof BSONRegExp) && !isDocument(value)));
+  return values;
+}
+
+/** mongod refuses to seed one path twice, or a path and its prefix, with NotSingleValueField (54). */
+function claimPath(claimed: string[], path: string): void {
+  for (const other of claimed) {
+    if (other === path) throw new MongoCommandError(54, `cannot infer query fields to set, path '${path}' is matched twice`);
+    if (other.startsWith(`${path}.`) || path.startsWith(`${other}.`)) {
+      throw new MongoCommandError(54, `cannot infer query fields to set, both paths '${path}' and '${other}' are matched`);
+    }
+  }
+  claimed.push(path);
 }
 
 function setPath(doc: Document, segments: readonly string[], value: unknown): void {

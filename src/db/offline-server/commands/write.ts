@@ -82,6 +82,15 @@ const update: CommandDefinition = {
   },
 };
 
+/** mongod's parse-time checks of findAndModify options that make no sense with remove=true. */
+function refuseWithRemove(body: Document): void {
+  if (isTruthy(body["upsert"])) throw new MongoCommandError(9, "Cannot specify both upsert=true and remove=true");
+  if (isTruthy(body["new"])) {
+    throw new MongoCommandError(9, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document");
+  }
+  if (body["arrayFilters"] !== undefined) throw new MongoCommandError(9, "Cannot specify arrayFilters and remove=true");
+}
+
 const findAndModify: CommandDefinition = {
   names: ["findAndModify", "findandmodify"],
   fields: ["query", "sort", "remove", "update", "new", "fields", "upsert", "arrayFilters", "hint", "collation", "bypassDocumentValidation", "let"],
@@ -92,9 +101,7 @@ const findAndModify: CommandDefinition = {
     const removing = isTruthy(body["remove"]);
     if (removing && body["update"] !== undefined) throw new MongoCommandError(9, "Cannot specify both an update and remove=true");
     if (!removing && body["update"] === undefined) throw new MongoCommandError(9, "Either an update or remove=true must be specified");
-    if (removing && (isTruthy(body["upsert"]) || isTruthy(body["new"]))) {
-      throw new MongoCommandError(9, "Cannot specify both upsert=true and remove=true");
-    }
+    if (removing) refuseWithRemove(body);
     const projection = compileProjection(body["fields"] === undefined ? undefined : documentArg(command, "fields", body["fields"]));
     const project = (doc: Document | undefined): Document | null => (doc === undefined ? null : projection ? projection.apply(doc) : doc);
     const filter = documentArg(command, "query", body["query"] ?? {});
