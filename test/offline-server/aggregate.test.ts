@@ -38,3 +38,10 @@ test("returns aggregation results across getMore batches", async () => {
   const result = await target.db.collection("books").aggregate([{ $sort: { _id: -1 } }], { batchSize: 1 }).toArray();
   expect(result.map((d) => d["_id"])).toEqual([3, 2, 1]);
 });
+
+test("matches a string value that merely spells a JavaScript operator's name", async () => {
+  const notes = target.db.collection("notes");
+  await notes.insertMany([{ text: "$where" }, { text: "elsewhere" }]);
+  const found = await notes.aggregate([{ $match: { text: "$where" } }, { $project: { _id: 0, text: 1 } }]).toArray();
+  expect(found).toEqual([{ text: "$where" }]);
+});

@@ -56,3 +56,11 @@ test("refuses to sort on Decimal128 values rather than ordering them after every
     message: expect.stringMatching(/^offline server: .*Decimal128/),
   });
 });
+
+test("refuses an arrayFilters condition on a Decimal128 value rather than matching no element", async () => {
+  const carts = target.freshCollection("carts");
+  await carts.insertOne({ lines: [{ price: 1 }, { price: 2 }] });
+  await expect(
+    carts.updateOne({}, { $set: { "lines.$[line].price": 9 } }, { arrayFilters: [{ "line.price": Decimal128.fromString("1") }] }),
+  ).rejects.toMatchObject({ code: 238, message: expect.stringMatching(/^offline server: .*Decimal128/) });
+});

@@ -29,7 +29,7 @@ export function translateMingoErrors<T>(run: () => T): T {
   }
 }
 
-function rejectScripts(value: unknown): void {
+export function rejectScripts(value: unknown): void {
   if (Array.isArray(value)) value.forEach(rejectScripts);
   else if (isDocument(value)) {
     for (const [key, inner] of Object.entries(value)) {

@@ -1,7 +1,6 @@
 import type { Document } from "bson";
-import { Query } from "./mingo";
 import { MongoCommandError } from "./errors";
-import { mingoOptions, translateMingoErrors } from "./query";
+import { compileFilter, type CompiledFilter } from "./query";
 import { formatValue, isDocument, toPlain } from "./values";
 
 /** A path segment that stands for array elements: `$[]` or `$[identifier]`. */
@@ -28,7 +27,7 @@ export function resolvePositional(path: string, filter: Document, plainDoc: Docu
   let array: unknown = plainDoc;
   for (const segment of segments.slice(0, at)) array = isDocument(array) ? array[segment] : undefined;
   if (relevant.length > 0 && Array.isArray(array)) {
-    const query = translateMingoErrors(() => new Query(toPlain(Object.fromEntries(relevant)) as Document, mingoOptions()));
+    const query = compileFilter(Object.fromEntries(relevant));
     const index = array.findIndex((element) => query.test(withValueAt(arrayPath.split("."), [element])));
     if (index >= 0) return [...segments.slice(0, at), String(index), ...segments.slice(at + 1)].join(".");
   }
@@ -46,7 +45,7 @@ function withValueAt(segments: readonly string[], value: unknown): Document {
 export function expandPath(
   doc: Document,
   pattern: readonly string[],
-  arrayFilters: ReadonlyMap<string, Query>,
+  arrayFilters: ReadonlyMap<string, CompiledFilter>,
 ): Array<{ path: string[]; value: unknown; parent: unknown }> {
   const out: Array<{ path: string[]; value: unknown; parent: unknown }> = [];
   const walk = (value: unknown, at: number, path: string[], parent: unknown): void => {
@@ -81,14 +80,14 @@ function pathNotViable(segment: string, path: readonly string[], value: unknown)
 }
 
 /** Compiles arrayFilters, keyed by the identifier each one filters on; unknown or unused ones are errors. */
-export function compileArrayFilters(filters: readonly Document[], patterns: readonly string[]): Map<string, Query> {
-  const compiled = new Map<string, Query>();
+export function compileArrayFilters(filters: readonly Document[], patterns: readonly string[]): Map<string, CompiledFilter> {
+  const compiled = new Map<string, CompiledFilter>();
   for (const filter of filters) {
     const identifier = Object.keys(filter)[0]?.split(".")[0] ?? "";
     if (!/^[a-z]\w*$/.test(identifier)) {
       throw new MongoCommandError(2, `Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${identifier}'`);
     }
-    compiled.set(identifier, translateMingoErrors(() => new Query(toPlain(filter) as Document, mingoOptions())));
+    compiled.set(identifier, compileFilter(filter));
   }
   const used = new Set(patterns.flatMap((pattern) => pattern.split(".").filter(isAllPositional).map((s) => s.slice(2, -1))));
   for (const identifier of used) {

@@ -1,9 +1,8 @@
 import { BSONRegExp, Decimal128, Double, Int32, Long, type Document } from "bson";
-import type { Query } from "./mingo";
 import { update as mingoUpdate } from "mingo/updater";
 import { MongoCommandError, notSupported } from "./errors";
 import { valueAt } from "./paths";
-import { mingoOptions, translateMingoErrors } from "./query";
+import { mingoOptions, translateMingoErrors, type CompiledFilter } from "./query";
 import { compileArrayFilters, expandPath, patternMatches, resolvePositional } from "./update-paths";
 import {
   assertComparable, bsonTypeName, canonicalKey, deepCopy, describeId, findSameNumber, formatValue, isDocument,
@@ -149,7 +148,7 @@ function effectiveOperators(ops: Document, context: UpdateContext, plainBefore: 
   return out;
 }
 
-function validateOperation(op: string, path: string, operand: unknown, doc: Document, arrayFilters: ReadonlyMap<string, Query>): void {
+function validateOperation(op: string, path: string, operand: unknown, doc: Document, arrayFilters: ReadonlyMap<string, CompiledFilter>): void {
   if (op === "$unset" || op === "$rename" || op === "$currentDate") {
     if (op === "$currentDate" && isDocument(operand) && operand["$type"] === "timestamp") throw notSupported("$currentDate with $type 'timestamp'");
     return;

@@ -1,13 +1,12 @@
 import type { Document } from "bson";
 import { Aggregator } from "../mingo";
 import { MongoCommandError, notSupported } from "../errors";
-import { compileFilter, mingoOptions, translateMingoErrors } from "../query";
+import { compileFilter, mingoOptions, rejectScripts, translateMingoErrors } from "../query";
 import { assertComparable, canonicalKey, documentArg, isDocument, optionalNumberArg, retype, toPlain } from "../values";
-import { collectionName, checkHint, namespace, refuseOptions } from "./common";
+import { collectionName, checkHint, collectionResolver, namespace, refuseOptions } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";
 
 const WRITING_STAGES = ["$out", "$merge"];
-const SCRIPTING = ["$where", "$function", "$accumulator"];
 
 function validatePipeline(pipeline: unknown): Document[] {
   if (!Array.isArray(pipeline) || !pipeline.every(isDocument)) {
@@ -17,9 +16,7 @@ function validatePipeline(pipeline: unknown): Document[] {
     const name = Object.keys(stage)[0] ?? "";
     if (WRITING_STAGES.includes(name)) throw notSupported(`the ${name} aggregation stage`);
   }
-  const text = JSON.stringify(pipeline);
-  const script = SCRIPTING.find((operator) => text.includes(`"${operator}"`));
-  if (script) throw notSupported(`the JavaScript operator ${script}`);
+  rejectScripts(pipeline);
   assertComparable(pipeline, "an aggregation pipeline");
   return pipeline;
 }
@@ -70,13 +67,13 @@ const aggregate: CommandDefinition = {
     const pipeline = validatePipeline(body["pipeline"]);
     const collection = context.storage.existingCollection(context.db, name);
     checkHint(collection, body["hint"]);
-    const resolver = (other: string): Document[] => context.storage.existingCollection(context.db, other)?.all().map((record) => record.plain) ?? [];
+    const resolver = collectionResolver(context);
     // A leading $match can use the indexes like find does.
     const [first, ...rest] = pipeline;
     const leadingMatch = first !== undefined && isDocument(first["$match"]) ? first["$match"] : undefined;
     const source = leadingMatch
       ? (collection?.find(compileFilter(leadingMatch, { collectionResolver: resolver })) ?? []).map((record) => record.plain)
-      : resolver(name);
+      : (collection?.all() ?? []).map((record) => record.plain);
     const stages = leadingMatch ? rest : pipeline;
     const results = translateMingoErrors(() =>
       new Aggregator(stages.map((stage) => toPlain(stage) as Document), mingoOptions({ collectionResolver: resolver })).run(source),
