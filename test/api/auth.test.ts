@@ -2,12 +2,11 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import pino from "pino";
-import { startHttpServer, type RunningServer } from "../../src/graphql/server";
-import { openTestApi, TEST_SETTINGS, type ExecutionResult, type TestApi } from "../support/api";
+import type { RunningServer } from "../../src/graphql/server";
+import { openTestApi, type ExecutionResult, type TestApi } from "../support/api";
 import { openTestDatabase } from "../support/database";
 import { customers, RECORD_PURCHASE, seedBook, storedPurchases } from "../support/factories";
-import { freePort } from "../support/http";
+import { freePort, startTestHttpServer } from "../support/http";
 import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 
 const reader = tokenSpec("storefront", ["purchases:read"]);
@@ -121,7 +120,7 @@ describe("open mode, when no tokens are configured", () => {
 describe("over HTTP", () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startHttpServer({ db: api.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: true, apiTokens: tokens }, 0);
+    server = await startTestHttpServer(api.db, { production: true, apiTokens: tokens });
   });
   afterAll(() => server.stop());
 

@@ -1,15 +1,13 @@
-import pino from "pino";
-import { startHttpServer, type RunningServer } from "../../src/graphql/server";
-import { TEST_SETTINGS } from "../support/api";
+import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook, storedPurchases } from "../support/factories";
-import { errorCodes, send, type HttpAnswer } from "../support/http";
+import { errorCodes, send, type HttpAnswer, startTestHttpServer } from "../support/http";
 
 let database: TestDatabase;
 let server: RunningServer;
 beforeAll(async () => {
   database = await openTestDatabase();
-  server = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: true }, 0);
+  server = await startTestHttpServer(database.db, { production: true });
   await seedBook(database.db, "1", customers(3));
 });
 afterAll(async () => {

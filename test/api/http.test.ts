@@ -1,8 +1,7 @@
 import { MongoClient } from "mongodb";
-import pino from "pino";
 import { StorefrontClient } from "../../examples/storefront/client";
-import { startHttpServer, type RunningServer } from "../../src/graphql/server";
-import { TEST_SETTINGS } from "../support/api";
+import type { RunningServer } from "../../src/graphql/server";
+import { startTestHttpServer } from "../support/http";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { configuredTokens, tokenSpec } from "../support/tokens";
@@ -12,7 +11,7 @@ let server: RunningServer;
 let storefront: StorefrontClient;
 beforeAll(async () => {
   database = await openTestDatabase();
-  server = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false }, 0);
+  server = await startTestHttpServer(database.db);
   storefront = new StorefrontClient(server.url);
   await seedBook(database.db, "1", customers(3));
   await seedBook(database.db, "2", customers(1000));
@@ -71,10 +70,7 @@ describe("the example storefront client with credentials", () => {
   const checkout = tokenSpec("checkout", ["catalog:write", "purchases:read"]);
   let guarded: RunningServer;
   beforeAll(async () => {
-    guarded = await startHttpServer(
-      { db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: true, apiTokens: configuredTokens(checkout) },
-      0,
-    );
+    guarded = await startTestHttpServer(database.db, { production: true, apiTokens: configuredTokens(checkout) });
   });
   afterAll(() => guarded.stop());
 
@@ -116,7 +112,7 @@ describe("readiness without a database", () => {
   it("answers /readyz with 503 while the database does not answer", async () => {
     // Port 1 is reserved and never has a MongoDB behind it.
     const unreachable = new MongoClient("mongodb://127.0.0.1:1/", { serverSelectionTimeoutMS: 200 });
-    const isolated = await startHttpServer({ db: unreachable.db("none"), settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false }, 0);
+    const isolated = await startTestHttpServer(unreachable.db("none"));
     try {
       const response = await fetch(isolated.url.replace(/\/graphql$/, "/readyz"));
       expect(response.status).toBe(503);

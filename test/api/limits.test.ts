@@ -9,7 +9,7 @@ import { startHttpServer, typeDefs, type RunningServer } from "../../src/graphql
 import { TEST_SETTINGS } from "../support/api";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
-import { errorCodes, send } from "../support/http";
+import { errorCodes, send, startTestHttpServer } from "../support/http";
 
 const LARGEST_FIRST = 100;
 
@@ -17,7 +17,7 @@ let database: TestDatabase;
 let server: RunningServer;
 beforeAll(async () => {
   database = await openTestDatabase();
-  server = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false }, 0);
+  server = await startTestHttpServer(database.db);
   await seedBook(database.db, "1", customers(120));
   await seedBook(database.db, "2", customers(3));
 });
@@ -147,7 +147,7 @@ describe("the request time limit", () => {
 describe("in production", () => {
   let production: RunningServer;
   beforeAll(async () => {
-    production = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: true }, 0);
+    production = await startTestHttpServer(database.db, { production: true });
   });
   afterAll(() => production.stop());
 

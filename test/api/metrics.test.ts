@@ -1,6 +1,5 @@
-import pino from "pino";
-import { startHttpServer, type RunningServer } from "../../src/graphql/server";
-import { TEST_SETTINGS } from "../support/api";
+import type { RunningServer } from "../../src/graphql/server";
+import { startTestHttpServer } from "../support/http";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 
@@ -17,7 +16,7 @@ afterAll(async () => {
 });
 
 async function startServer(): Promise<RunningServer> {
-  const server = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false }, 0);
+  const server = await startTestHttpServer(database.db);
   servers.push(server);
   return server;
 }

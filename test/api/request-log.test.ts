@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import pino from "pino";
-import { startHttpServer, type RunningServer } from "../../src/graphql/server";
-import { TEST_SETTINGS } from "../support/api";
+import type { RunningServer } from "../../src/graphql/server";
+import { startTestHttpServer } from "../support/http";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 
@@ -27,7 +27,7 @@ beforeAll(async () => {
       done();
     },
   });
-  server = await startHttpServer({ db: database.db, settings: TEST_SETTINGS, logger: pino({ level: "info" }, sink), production: false }, 0);
+  server = await startTestHttpServer(database.db, { logger: pino({ level: "info" }, sink) });
   await seedBook(database.db, "1", customers(3));
   for (const id of ["2", "3", "4"]) await seedBook(database.db, id, customers(60));
 });

@@ -1,6 +1,10 @@
 import { once } from "node:events";
 import net, { type AddressInfo } from "node:net";
 import type { GraphQLFormattedError } from "graphql";
+import type { Db } from "mongodb";
+import pino from "pino";
+import { startHttpServer, type RunningServer, type ServerOptions } from "../../src/graphql/server";
+import { TEST_SETTINGS } from "./api";
 
 export interface HttpAnswer {
   status: number;
@@ -33,4 +37,9 @@ export async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+/** The API over HTTP on a free port: quiet, open, in development mode and with the test settings unless `options` says otherwise. */
+export function startTestHttpServer(db: Db, options: Partial<Omit<ServerOptions, "db">> = {}): Promise<RunningServer> {
+  return startHttpServer({ db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false, ...options }, 0);
 }
