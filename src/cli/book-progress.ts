@@ -9,7 +9,7 @@ export interface BookProgressBar {
  * A progress bar on stderr (stdout stays for the summary and JSON) that counts books and shows
  * their rate; `format` may name the extra payload fields a command passes to `update`.
  */
-export function bookProgressBar(format: string): BookProgressBar {
+function bookProgressBar(format: string): BookProgressBar {
   const bar = new SingleBar({ format: `${format} | {rate} books/s | ETA {eta_formatted}`, stream: process.stderr, hideCursor: true });
   const started = Date.now();
   let shown = false;
@@ -23,4 +23,14 @@ export function bookProgressBar(format: string): BookProgressBar {
     },
     stop: () => bar.stop(),
   };
+}
+
+/** Runs `work` with a book progress bar that is stopped however the work ends, so the terminal gets its cursor back. */
+export async function withBookProgress<T>(format: string, work: (bar: BookProgressBar) => Promise<T>): Promise<T> {
+  const bar = bookProgressBar(format);
+  try {
+    return await work(bar);
+  } finally {
+    bar.stop();
+  }
 }

@@ -1,5 +1,5 @@
 import { migrateCatalog, type MigrationReport } from "../sales/migration";
-import { bookProgressBar } from "./book-progress";
+import { withBookProgress } from "./book-progress";
 import { parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
 
 const USAGE = `Usage: npm run migrate -- [--dry-run]
@@ -19,15 +19,12 @@ export const migrateTool: ToolDefinition = {
   async run(args, env, output) {
     const flags = parseFlags(args, FLAGS);
     const report = await withDatabase(env, "npm run migrate", async ({ db }, config) => {
-      const bar = bookProgressBar("Migrating |{bar}| {value}/{total} books | {moved} purchases moved");
-      try {
-        return await migrateCatalog(db, config, {
+      return withBookProgress("Migrating |{bar}| {value}/{total} books | {moved} purchases moved", (bar) =>
+        migrateCatalog(db, config, {
           dryRun: flags["dry-run"],
           onProgress: (progress) => bar.update(progress.booksChecked, progress.booksTotal, { moved: progress.purchasesMoved }),
-        });
-      } finally {
-        bar.stop();
-      }
+        }),
+      );
     });
     output.out(formatMigrationReport(report));
     const unresolved = report.needsAttention.length + report.orphanLegacyDocuments.length;

@@ -1,5 +1,5 @@
 import { findViolations, repairViolations, type RepairOutcome, type Violation } from "../sales/reconcile";
-import { bookProgressBar } from "./book-progress";
+import { withBookProgress } from "./book-progress";
 import { parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
 
 const USAGE = `Usage: npm run reconcile -- [--fix] [--json]
@@ -27,10 +27,9 @@ export const reconcileTool: ToolDefinition = {
   async run(args, env, output) {
     const flags = parseFlags(args, FLAGS);
     const checked = await withDatabase(env, "npm run reconcile", async ({ db }, config) => {
-      const bar = bookProgressBar("Checking |{bar}| {value}/{total} books | {violations} violations");
-      const violations = await findViolations(db, config, (progress) =>
-        bar.update(progress.booksChecked, progress.booksTotal, { violations: progress.violations }),
-      ).finally(() => bar.stop());
+      const violations = await withBookProgress("Checking |{bar}| {value}/{total} books | {violations} violations", (bar) =>
+        findViolations(db, config, (progress) => bar.update(progress.booksChecked, progress.booksTotal, { violations: progress.violations })),
+      );
       const outcomes = flags.fix ? await repairViolations(db, violations) : new Map<Violation, RepairOutcome>();
       return violations.map((violation) => describe(violation, outcomes.get(violation)));
     });

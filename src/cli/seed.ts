@@ -4,7 +4,7 @@ import { ensureIndexes } from "../db/indexes";
 import type { BulkProgress } from "../sales/bulk";
 import { DEMO_CATALOG, catalogSize, checkCatalogSpec, loadCatalog, type CatalogSpec } from "../sales/demo-catalog";
 import { extraSalesCollection, salesCollection } from "../sales/documents";
-import { bookProgressBar } from "./book-progress";
+import { withBookProgress } from "./book-progress";
 import { parseFlags, runToolAsMain, ToolFailure, wholeNumberFlag, withDatabase, type ToolDefinition } from "./tool";
 
 const USAGE = `Usage: npm run seed -- [--seed N] [--books N] [--outliers N] [--max-purchases N] [--drop]
@@ -62,14 +62,11 @@ async function refuseUnlessEmpty(db: Db, dbName: string): Promise<void> {
 }
 
 async function loadWithProgressBar(db: Db, spec: CatalogSpec, settings: OutlierSettings): Promise<BulkProgress> {
-  const bar = bookProgressBar("Seeding |{bar}| {value}/{total} books | {purchases} purchases");
   const total = catalogSize(spec);
-  bar.update(0, total, { purchases: 0 });
-  try {
-    return await loadCatalog(db, spec, settings, ({ books, purchases }) => bar.update(books, total, { purchases }));
-  } finally {
-    bar.stop();
-  }
+  return withBookProgress("Seeding |{bar}| {value}/{total} books | {purchases} purchases", (bar) => {
+    bar.update(0, total, { purchases: 0 });
+    return loadCatalog(db, spec, settings, ({ books, purchases }) => bar.update(books, total, { purchases }));
+  });
 }
 
 if (require.main === module) runToolAsMain(seedTool);
