@@ -5,8 +5,9 @@
  */
 module.exports = {
   testEnvironment: "node",
-  roots: ["<rootDir>/test"],
-  transform: { "^.+\\.ts$": "ts-jest" },
+  roots: ["<rootDir>/test", "<rootDir>/packages/offline-mongo/test"],
+  // CommonJS for jest, so the lazy import() of a development-only package compiles to require().
+  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: { module: "commonjs", moduleResolution: "node10" } }] },
   globalSetup: "<rootDir>/test/support/global-setup.ts",
   globalTeardown: "<rootDir>/test/support/global-teardown.ts",
   testTimeout: 30_000,

@@ -1,5 +1,4 @@
-import { MongoBinary, MongoMemoryServer } from "mongodb-memory-server";
-import { startOfflineServer } from "./offline-server";
+import type { MongoMemoryServer } from "mongodb-memory-server";
 import { redact } from "./connection";
 
 export type DatabaseKind = "external" | "mongodb-memory-server" | "offline-server";
@@ -17,6 +16,7 @@ export interface SelectedDatabase {
  * Chooses the database for a test run or for `npm start` without configuration, in order:
  * the one MONGODB_URI names; a real mongod from mongodb-memory-server (already downloaded,
  * MONGOMS_SYSTEM_BINARY, or a download that succeeds); else the offline stand-in server.
+ * The embedded databases are development dependencies, loaded only when MONGODB_URI is unset.
  */
 export async function selectDatabase(mongodbUri: string | undefined): Promise<SelectedDatabase> {
   if (mongodbUri) {
@@ -32,6 +32,7 @@ export async function selectDatabase(mongodbUri: string | undefined): Promise<Se
       stop: async () => void (await server.stop()),
     };
   }
+  const { startOfflineServer } = await import("@bookstore/offline-mongo");
   const offline = await startOfflineServer();
   return {
     kind: "offline-server",
@@ -45,6 +46,7 @@ export async function selectDatabase(mongodbUri: string | undefined): Promise<Se
 
 async function startMemoryServer(): Promise<{ server?: MongoMemoryServer; reason?: string }> {
   try {
+    const { MongoBinary, MongoMemoryServer } = await import("mongodb-memory-server");
     // Finding (or downloading) the binary first keeps a failed download to one line of ours.
     await MongoBinary.getPath();
     return { server: await MongoMemoryServer.create() };

@@ -139,7 +139,7 @@ describe("recordPurchase with a purchaseId", () => {
   it("records the purchaseId again once its claim has expired and been deleted", async () => {
     const id = await addBook(api);
     succeeded(await buy(id, "alice", "line-13"));
-    // What the TTL monitor does once expires_at has passed (its sweep is tested in test/offline-server/ttl.test.ts).
+    // What the TTL monitor does once expires_at has passed (its sweep is tested in packages/offline-mongo/test/ttl.test.ts).
     await purchaseRequestsCollection(api.db).deleteOne({ "_id.purchase_id": "line-13" });
 
     expect(succeeded(await buy(id, "alice", "line-13")).replayed).toBe(false);

@@ -3,7 +3,7 @@ import { MongoMemoryServer } from "mongodb-memory-server";
 import pino from "pino";
 import type { OutlierSettings } from "../../src/config";
 import { driverTimeouts, openDatabase, type LiveDatabase } from "../../src/db/connection";
-import { startOfflineServer } from "../../src/db/offline-server";
+import { startOfflineServer } from "@bookstore/offline-mongo";
 import { startHttpServer, type RunningServer } from "../../src/graphql/server";
 import { findViolations, repairViolations } from "../../src/sales/reconcile";
 import { customers, seedBook, storedPurchases } from "../support/factories";

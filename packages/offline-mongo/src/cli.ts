@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { startOfflineServer } from "../db/offline-server";
+import { startOfflineServer } from "./index";
 
 const USAGE = "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands]";
 

@@ -1,5 +1,5 @@
 import { MongoClient, type Collection, type Db, type Document, type Filter, type UpdateFilter } from "mongodb";
-import { startOfflineServer, type OfflineServerOptions } from "../../src/db/offline-server";
+import { startOfflineServer, type OfflineServerOptions } from "../src";
 
 interface TestServer {
   readonly uri: string;
