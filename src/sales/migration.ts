@@ -1,13 +1,19 @@
 import type { Collection, Db, Filter } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { formatBookId } from "./book-ids";
-import { EXTRA_SALES, SALES, extraSalesCollection, hasValidPageSize, type BookId, type SalesDocument } from "./documents";
+import { SALES, extraSalesCollection, hasValidPageSize, type BookId, type SalesDocument } from "./documents";
 import { layOutPurchases, type LaidOutBook } from "./layout";
 import { stillHolds } from "./guards";
 import { bookIdKey } from "./loaders";
-
-/** The manual names the overflow collection `sales_extras` in one place; data written after it lives there. */
-export const LEGACY_SALES_EXTRAS = "sales_extras";
+import {
+  LEGACY_COLLECTIONS,
+  isCustomerList,
+  legacyCollection,
+  legacyEntries,
+  legacyEntriesField,
+  legacyOverflowFilter,
+  type LegacyOverflow,
+} from "./legacy-overflow";
 
 /** A `sales` document as found, before anything is assumed about the pattern's fields. */
 export type StoredBook = Omit<SalesDocument, "customers_purchased" | "has_extras" | "purchase_count" | "extra_page_size"> & {
@@ -16,36 +22,6 @@ export type StoredBook = Omit<SalesDocument, "customers_purchased" | "has_extras
   purchase_count?: unknown;
   extra_page_size?: unknown;
 };
-
-/**
- * Overflow written before pages existed: one document per book, without `page` or `count`,
- * holding every extra customer in `customers_purchased_extra` (the manual) or `customers_purchased` (seed 004).
- */
-export interface LegacyOverflowDocument {
-  /** The document's own id, of whatever type the old application gave it. */
-  _id: BookId;
-  /** The `_id` of the book in `sales` whose overflow this holds. */
-  book_id: BookId;
-  /** The extra customers in purchase order, where the manual puts them; unchecked until read. */
-  customers_purchased_extra?: unknown;
-  /** The extra customers in purchase order, where seed 004 puts them; unchecked until read. */
-  customers_purchased?: unknown;
-  /** Set by the migration once it has read the entries, to say how many its pages hold. */
-  migrated_entries?: number;
-}
-
-export interface LegacyOverflow {
-  collection: (typeof LEGACY_COLLECTIONS)[number];
-  document: LegacyOverflowDocument;
-}
-
-/** Where legacy overflow documents may be, in the order every lookup reads them. */
-export const LEGACY_COLLECTIONS = [EXTRA_SALES, LEGACY_SALES_EXTRAS] as const;
-
-/** The legacy overflow documents of `collection`: in extra_sales those without a page number, which every page has; in sales_extras all. */
-export function legacyOverflowFilter(collection: LegacyOverflow["collection"]): Filter<LegacyOverflowDocument> {
-  return collection === EXTRA_SALES ? { page: { $exists: false } } : {};
-}
 
 export type BookPlan =
   | { action: "none" }
@@ -107,20 +83,6 @@ function planBoundedBook(book: StoredBook, embedded: string[], legacy: LegacyOve
 
 function skip(reason: string): BookPlan {
   return { action: "skip", reason };
-}
-
-function isCustomerList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((entry) => typeof entry === "string");
-}
-
-/** The entries of a legacy overflow document, under whichever of the two names the seed documents use. */
-export function legacyEntries(document: LegacyOverflowDocument): string[] | null {
-  const entries = document.customers_purchased_extra ?? document.customers_purchased;
-  return isCustomerList(entries) ? entries : null;
-}
-
-function legacyEntriesField(document: LegacyOverflowDocument): "customers_purchased_extra" | "customers_purchased" {
-  return document.customers_purchased_extra === undefined ? "customers_purchased" : "customers_purchased_extra";
 }
 
 /** One write the migration is about to make; tests use the hook to stop or interleave between writes. */
@@ -290,7 +252,6 @@ function unchangedSince(book: StoredBook): Filter<StoredBook> {
   };
 }
 
-
 async function readLegacyState(db: Db, book: StoredBook, mayHaveLegacy: boolean): Promise<LegacyState> {
   const legacy = mayHaveLegacy ? await readLegacyOverflow(db, book._id) : [];
   if (hasValidPageSize(book)) return { legacy, existingPages: [] };
@@ -315,10 +276,6 @@ async function findLegacyBookIds(db: Db): Promise<Map<string, { collection: stri
     for (const id of ids) found.set(bookIdKey(id), { collection, bookId: formatBookId(id) });
   }
   return found;
-}
-
-export function legacyCollection(db: Db, name: LegacyOverflow["collection"]): Collection<LegacyOverflowDocument> {
-  return db.collection<LegacyOverflowDocument>(name);
 }
 
 function books(db: Db): Collection<StoredBook> {

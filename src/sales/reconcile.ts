@@ -4,7 +4,7 @@ import { formatBookId } from "./book-ids";
 import { EXTRA_SALES, SALES, extraSalesCollection, hasValidPageSize, salesCollection, type BookId } from "./documents";
 import { stillHolds } from "./guards";
 import { bookIdKey } from "./loaders";
-import { LEGACY_COLLECTIONS, legacyCollection, legacyOverflowFilter } from "./migration";
+import { LEGACY_COLLECTIONS, legacyCollection, legacyOverflowFilter } from "./legacy-overflow";
 
 export type ViolationKind =
   | "purchase-count"

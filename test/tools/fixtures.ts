@@ -3,7 +3,7 @@ import path from "node:path";
 import type { Db, Document } from "mongodb";
 import { insertBooksWithPurchases } from "../../src/sales/bulk";
 import { EXTRA_SALES, SALES, type BookId } from "../../src/sales/documents";
-import { LEGACY_SALES_EXTRAS } from "../../src/sales/migration";
+import { LEGACY_SALES_EXTRAS } from "../../src/sales/legacy-overflow";
 import { customers } from "../support/factories";
 
 /** Small limits, so that a handful of purchases crosses the threshold and fills several pages. */

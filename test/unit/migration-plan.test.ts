@@ -1,4 +1,5 @@
-import { planBookMigration, type LegacyOverflow, type StoredBook } from "../../src/sales/migration";
+import type { LegacyOverflow } from "../../src/sales/legacy-overflow";
+import { planBookMigration, type StoredBook } from "../../src/sales/migration";
 
 const settings = { outlierThreshold: 3, extraSalesPageSize: 2 };
 const buyers = (count: number, from = 0) => Array.from({ length: count }, (_, index) => `c${from + index}`);

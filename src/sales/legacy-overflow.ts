@@ -1,0 +1,59 @@
+import type { Collection, Db, Filter } from "mongodb";
+import { EXTRA_SALES, type BookId } from "./documents";
+
+// The overflow documents the pattern's write-ups leave behind, before this project's numbered pages:
+// what the migration converts and what reconcile reports.
+
+/** The manual names the overflow collection `sales_extras` in one place; data written after it lives there. */
+export const LEGACY_SALES_EXTRAS = "sales_extras";
+
+/**
+ * Overflow written before pages existed: one document per book, without `page` or `count`,
+ * holding every extra customer in `customers_purchased_extra` (the manual) or `customers_purchased` (seed 004).
+ */
+export interface LegacyOverflowDocument {
+  /** The document's own id, of whatever type the old application gave it. */
+  _id: BookId;
+  /** The `_id` of the book in `sales` whose overflow this holds. */
+  book_id: BookId;
+  /** The extra customers in purchase order, where the manual puts them; unchecked until read. */
+  customers_purchased_extra?: unknown;
+  /** The extra customers in purchase order, where seed 004 puts them; unchecked until read. */
+  customers_purchased?: unknown;
+  /** Set by the migration once it has read the entries, to say how many its pages hold. */
+  migrated_entries?: number;
+}
+
+/** A legacy overflow document and the collection it was found in. */
+export interface LegacyOverflow {
+  collection: (typeof LEGACY_COLLECTIONS)[number];
+  document: LegacyOverflowDocument;
+}
+
+/** Where legacy overflow documents may be, in the order every lookup reads them. */
+export const LEGACY_COLLECTIONS = [EXTRA_SALES, LEGACY_SALES_EXTRAS] as const;
+
+/** The legacy overflow documents of `collection`: in extra_sales those without a page number, which every page has; in sales_extras all. */
+export function legacyOverflowFilter(collection: LegacyOverflow["collection"]): Filter<LegacyOverflowDocument> {
+  return collection === EXTRA_SALES ? { page: { $exists: false } } : {};
+}
+
+/** Legacy data is untyped: only a list of strings is taken as customer ids. */
+export function isCustomerList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((entry) => typeof entry === "string");
+}
+
+/** The entries of a legacy overflow document, under whichever of the two names the seed documents use. */
+export function legacyEntries(document: LegacyOverflowDocument): string[] | null {
+  const entries = document.customers_purchased_extra ?? document.customers_purchased;
+  return isCustomerList(entries) ? entries : null;
+}
+
+/** The field that holds the entries, for guards that must name it. */
+export function legacyEntriesField(document: LegacyOverflowDocument): "customers_purchased_extra" | "customers_purchased" {
+  return document.customers_purchased_extra === undefined ? "customers_purchased" : "customers_purchased_extra";
+}
+
+export function legacyCollection(db: Db, name: LegacyOverflow["collection"]): Collection<LegacyOverflowDocument> {
+  return db.collection<LegacyOverflowDocument>(name);
+}
