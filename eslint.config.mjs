@@ -1,0 +1,26 @@
+// @ts-check
+import eslint from "@eslint/js";
+import prettier from "eslint-config-prettier";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["node_modules/", "**/node_modules/", "dist/", "coverage/", "**/__generated__/", "bench/results/"] },
+  eslint.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    languageOptions: { globals: globals.node },
+    rules: {
+      // tsc's noUnusedLocals and noUnusedParameters already refuse these.
+      "@typescript-eslint/no-unused-vars": "off",
+    },
+  },
+  {
+    // jest's configuration and reporter are plain CommonJS files that jest loads with require().
+    files: ["**/*.js"],
+    languageOptions: { sourceType: "commonjs" },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  // Last, so that no stylistic rule fights the formatter.
+  prettier,
+);
