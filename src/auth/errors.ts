@@ -1,3 +1,4 @@
+import { ClientError } from "../errors";
 import type { Scope } from "./scopes";
 
 /** The stable codes clients see in `extensions.code` when a field is refused to them. */
@@ -7,8 +8,8 @@ export type AccessErrorCode = "UNAUTHENTICATED" | "FORBIDDEN";
  * A field refused to the caller. The message says what the field needs and nothing about which
  * tokens exist, so it is safe to show.
  */
-export abstract class AccessError extends Error {
-  abstract readonly code: AccessErrorCode;
+export abstract class AccessError extends ClientError {
+  abstract override readonly code: AccessErrorCode;
 }
 
 export class UnauthenticatedError extends AccessError {

@@ -9,8 +9,7 @@ import {
   MongoTopologyClosedError,
 } from "mongodb";
 import type { Logger } from "pino";
-import { AccessError } from "../auth/errors";
-import { InvalidInputError, SalesError } from "../sales/errors";
+import { ClientError } from "../errors";
 import { RequestLimitError } from "./limits/operation";
 
 // Server errors that mean "this server is going away or cannot take this now", as a stopping or stepping-down mongod answers.
@@ -51,9 +50,8 @@ const DATABASE_UNAVAILABLE: Pick<GraphQLFormattedError, "message" | "extensions"
 export function createErrorFormatter(logger: Logger, production: boolean) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
-    if (original instanceof SalesError || original instanceof AccessError) {
-      const argumentName = original instanceof InvalidInputError ? { argumentName: original.argument } : {};
-      return { ...formatted, message: original.message, extensions: { code: original.code, ...argumentName } };
+    if (original instanceof ClientError) {
+      return { ...formatted, message: original.message, extensions: { code: original.code, ...original.extensions() } };
     }
     // Apollo reports every validation rule's refusal as GRAPHQL_VALIDATION_FAILED; a limit keeps its own code.
     const limit = error instanceof GraphQLError && error.originalError instanceof RequestLimitError ? error.originalError : original;

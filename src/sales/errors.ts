@@ -1,9 +1,11 @@
+import { ClientError } from "../errors";
+
 /** The stable codes clients see in `extensions.code`. */
 export type SalesErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "ALREADY_EXISTS" | "PURCHASE_ID_CONFLICT" | "PURCHASE_IN_PROGRESS";
 
-/** A failure the client caused and can correct; its message is safe to show. */
-export abstract class SalesError extends Error {
-  abstract readonly code: SalesErrorCode;
+/** A purchase, book or input the client can correct. */
+export abstract class SalesError extends ClientError {
+  abstract override readonly code: SalesErrorCode;
 }
 
 export class InvalidInputError extends SalesError {
@@ -15,6 +17,10 @@ export class InvalidInputError extends SalesError {
     readonly argument: string,
   ) {
     super(message);
+  }
+
+  override extensions(): Record<string, unknown> {
+    return { argumentName: this.argument };
   }
 }
 
