@@ -1,10 +1,17 @@
 import { ObjectId } from "mongodb";
+import { graphql } from "../__generated__";
 import { openTestApi, type TestApi } from "../support/api";
 import { addBook, storedBook } from "../support/factories";
 
 let api: TestApi;
 beforeAll(async () => void (api = await openTestApi()));
 afterAll(() => api.close());
+
+const BOOK_ID = graphql(`
+  query BookId($id: ID!) {
+    book(id: $id) { id }
+  }
+`);
 
 const ADD_BOOK = `mutation ($input: AddBookInput!) { addBook(input: $input) { id title author year purchaseCount hasExtras } }`;
 
@@ -34,8 +41,8 @@ describe("addBook", () => {
   ])("keeps %s id as that BSON type and reads it back unchanged", async (_kind, id, stored) => {
     await addBook(api, { id });
     expect((await storedBook(api.db, id)).book?._id).toEqual(stored);
-    const read = await api.execute<{ book: { id: string } }>(`query ($id: ID!) { book(id: $id) { id } }`, { id });
-    expect(read.data?.book.id).toBe(id);
+    const read = await api.execute(BOOK_ID, { id });
+    expect(read.data?.book?.id).toBe(id);
   });
 
   it("makes an ObjectId when no id is given", async () => {

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { print } from "graphql";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestApi, type ExecutionResult, type TestApi } from "../support/api";
 import { openTestDatabase } from "../support/database";
@@ -76,7 +77,7 @@ describe("Book.customersPurchased", () => {
 
 describe.each([
   ["addBook", ADD_BOOK, { input: { id: "refused", title: "T", author: "A" } }],
-  ["recordPurchase", RECORD_PURCHASE, { bookId: "1", customerId: "intruder" }],
+  ["recordPurchase", print(RECORD_PURCHASE), { bookId: "1", customerId: "intruder" }],
 ])("%s", (mutation, document, variables) => {
   it.each(refusedWriters)("is refused to %s with %s before any database command", async (_caller, code, authorization) => {
     api.commands.reset();
@@ -144,7 +145,7 @@ describe("over HTTP", () => {
   });
 
   it.each(refusedWriters)("refuses recordPurchase to %s with %s and stores nothing", async (_caller, code, authorization) => {
-    const { body } = await post(RECORD_PURCHASE, { bookId: "1", customerId: "intruder" }, authorization);
+    const { body } = await post(print(RECORD_PURCHASE), { bookId: "1", customerId: "intruder" }, authorization);
     expectRefused(body, code, ["recordPurchase"]);
     expect(await storedPurchases(api.db, "1")).toEqual(customers(3));
   });

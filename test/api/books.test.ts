@@ -1,3 +1,5 @@
+import { graphql } from "../__generated__";
+import type { BooksPageQuery } from "../__generated__/graphql";
 import { openTestApi, type TestApi } from "../support/api";
 import { addBook, customers, seedBook } from "../support/factories";
 
@@ -8,17 +10,15 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const BOOKS = `query ($first: Int, $after: String) {
-  books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
-}`;
-
-interface BooksData {
-  books: { totalCount: number; edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor: string | null } };
-}
+const BOOKS = graphql(`
+  query BooksPage($first: Int, $after: String) {
+    books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+  }
+`);
 
 describe("Query.books", () => {
   it("orders books by id: integers, then strings, then ObjectIds", async () => {
-    const result = await api.execute<BooksData>(BOOKS, { first: 10 });
+    const result = await api.execute(BOOKS, { first: 10 });
     expect(result.data?.books.edges.map((edge) => edge.node.id)).toEqual([
       "2", "10", "a-string", "b-string", "65f1a2b3c4d5e6f708192a3a", "65f1a2b3c4d5e6f708192a3b",
     ]);
@@ -29,7 +29,7 @@ describe("Query.books", () => {
     const ids: string[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page += 1) {
-      const result: { data?: BooksData | null } = await api.execute<BooksData>(BOOKS, { first: 1, after });
+      const result: { data?: BooksPageQuery | null } = await api.execute(BOOKS, { first: 1, after });
       ids.push(...result.data!.books.edges.map((edge) => edge.node.id));
       if (!result.data!.books.pageInfo.hasNextPage) break;
       after = result.data!.books.pageInfo.endCursor;
@@ -38,9 +38,9 @@ describe("Query.books", () => {
   });
 
   it("marks later pages as having a previous page", async () => {
-    const first = await api.execute<BooksData>(BOOKS, { first: 2 });
+    const first = await api.execute(BOOKS, { first: 2 });
     expect(first.data?.books.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
-    const second = await api.execute<BooksData>(BOOKS, { first: 2, after: first.data?.books.pageInfo.endCursor });
+    const second = await api.execute(BOOKS, { first: 2, after: first.data?.books.pageInfo.endCursor });
     expect(second.data?.books.pageInfo).toMatchObject({ hasPreviousPage: true });
   });
 

@@ -1,31 +1,30 @@
 import { parseBookId } from "../../src/sales/book-ids";
 import { purchaseRequestsCollection, type PurchaseRequestDocument } from "../../src/sales/purchase-requests";
+import { graphql } from "../__generated__";
+import type { RecordKeyedPurchaseMutation } from "../__generated__/graphql";
 import { openTestApi, type ExecutionResult, type TestApi } from "../support/api";
 import { addBook, customers, invariantViolations, recordPurchases, storedPurchases } from "../support/factories";
 
-const RECORD_KEYED_PURCHASE = `
-  mutation ($bookId: ID!, $customerId: ID!, $purchaseId: ID) {
+const RECORD_KEYED_PURCHASE = graphql(`
+  mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {
     recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {
       storedIn
       replayed
       book { id purchaseCount hasExtras }
     }
-  }`;
-
-interface KeyedPurchaseData {
-  recordPurchase: { storedIn: "EMBEDDED" | "EXTRA_SALES"; replayed: boolean; book: { id: string; purchaseCount: number; hasExtras: boolean } };
-}
+  }
+`);
 
 const settings = { outlierThreshold: 3, extraSalesPageSize: 4 };
 let api: TestApi;
 beforeAll(async () => void (api = await openTestApi(settings)));
 afterAll(() => api.close());
 
-function buy(bookId: string, customerId: string, purchaseId?: string): Promise<ExecutionResult<KeyedPurchaseData>> {
-  return api.execute<KeyedPurchaseData>(RECORD_KEYED_PURCHASE, { bookId, customerId, purchaseId });
+function buy(bookId: string, customerId: string, purchaseId?: string): Promise<ExecutionResult<RecordKeyedPurchaseMutation>> {
+  return api.execute(RECORD_KEYED_PURCHASE, { bookId, customerId, purchaseId });
 }
 
-function succeeded(result: ExecutionResult<KeyedPurchaseData>): KeyedPurchaseData["recordPurchase"] {
+function succeeded(result: ExecutionResult<RecordKeyedPurchaseMutation>): RecordKeyedPurchaseMutation["recordPurchase"] {
   if (result.errors) throw new Error(`recordPurchase failed: ${JSON.stringify(result.errors)}`);
   return result.data!.recordPurchase;
 }

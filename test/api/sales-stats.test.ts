@@ -1,27 +1,17 @@
+import { graphql } from "../__generated__";
 import { openTestApi, type TestApi } from "../support/api";
 import { customers, recordPurchases, seedBook } from "../support/factories";
 
-const SALES_STATS = `
-  query ($top: Int) {
+const SALES_STATS = graphql(`
+  query SalesStats($top: Int) {
     salesStats(top: $top) {
       books outliers extraSalesDocuments
       overflowPagesPerOutlier { max median p99 }
       largestBooks { id purchaseCount hasExtras }
       outlierThreshold extraSalesPageSize
     }
-  }`;
-
-interface SalesStatsData {
-  salesStats: {
-    books: number;
-    outliers: number;
-    extraSalesDocuments: number;
-    overflowPagesPerOutlier: { max: number; median: number; p99: number };
-    largestBooks: { id: string; purchaseCount: number; hasExtras: boolean }[];
-    outlierThreshold: number;
-    extraSalesPageSize: number;
-  };
-}
+  }
+`);
 
 const settings = { outlierThreshold: 5, extraSalesPageSize: 10 };
 
@@ -30,7 +20,7 @@ beforeEach(async () => void (api = await openTestApi(settings)));
 afterEach(() => api.close());
 
 async function salesStats(top?: number) {
-  const result = await api.execute<SalesStatsData>(SALES_STATS, { top });
+  const result = await api.execute(SALES_STATS, { top });
   if (result.errors) throw new Error(JSON.stringify(result.errors));
   return result.data!.salesStats;
 }

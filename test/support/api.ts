@@ -1,3 +1,4 @@
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import type { GraphQLFormattedError } from "graphql";
 import pino from "pino";
 import { identifyCaller } from "../../src/auth/principal";
@@ -8,13 +9,20 @@ import { createApolloServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "./database";
 
 export interface TestApi extends TestDatabase {
-  /** Runs one operation through the real Apollo server, with a fresh request context as HTTP requests get. */
-  execute<TData = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<ExecutionResult<TData>>;
+  /**
+   * Runs one operation through the real Apollo server, with a fresh request context as HTTP requests get.
+   * A document from `graphql()` (test/__generated__) types the result and variables; a plain string is
+   * for operations codegen must not see, such as deliberately invalid ones.
+   */
+  execute<TData, TVariables extends Variables>(document: TypedDocumentNode<TData, TVariables>, variables?: TVariables): Promise<ExecutionResult<TData>>;
+  execute(query: string, variables?: Variables): Promise<ExecutionResult<Record<string, unknown>>>;
   /** The same database and server as a later run would see them with other settings in its environment. */
   withSettings(settings: Partial<OutlierSettings>): TestApi;
   /** The same API as a caller sending this Authorization header sees it; undefined sends none. */
   withAuthorization(authorization: string | undefined): TestApi;
 }
+
+type Variables = Record<string, unknown>;
 
 export interface ExecutionResult<TData> {
   data?: TData | null;
@@ -38,8 +46,8 @@ export async function openTestApi(
   };
   const bind = (resolvedSettings: OutlierSettings, authorization: string | undefined): TestApi => ({
     ...database,
-    async execute<TData>(query: string, variables?: Record<string, unknown>) {
-      const response = await apollo.executeOperation<TData>(
+    async execute(query: string | TypedDocumentNode, variables?: Variables) {
+      const response = await apollo.executeOperation(
         { query, variables },
         { contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization)) },
       );

@@ -5,6 +5,8 @@ import { extraSalesCollection, salesCollection } from "../../src/sales/documents
 import { findBookViolations } from "../../src/sales/reconcile";
 import { TEST_SETTINGS, type TestApi } from "./api";
 import type { OutlierSettings } from "../../src/config";
+import { graphql } from "../__generated__";
+import type { FactoryCustomersPageQuery, FactoryRecordPurchaseMutation } from "../__generated__/graphql";
 
 /** Customer ids in the manual's style: user00, user01, … */
 export function customers(count: number, from = 0, prefix = "user"): string[] {
@@ -13,33 +15,33 @@ export function customers(count: number, from = 0, prefix = "user"): string[] {
 
 let nextTitle = 0;
 
+const ADD_BOOK_ID = graphql(`
+  mutation FactoryAddBook($input: AddBookInput!) {
+    addBook(input: $input) { id }
+  }
+`);
+
 export async function addBook(api: TestApi, input: { id?: string; title?: string; author?: string; year?: number } = {}): Promise<string> {
   nextTitle += 1;
-  const result = await api.execute<{ addBook: { id: string } }>(
-    `mutation ($input: AddBookInput!) { addBook(input: $input) { id } }`,
-    { input: { title: `Book ${nextTitle}`, author: "An Author", ...input } },
-  );
+  const result = await api.execute(ADD_BOOK_ID, { input: { title: `Book ${nextTitle}`, author: "An Author", ...input } });
   if (result.errors) throw new Error(`addBook failed: ${JSON.stringify(result.errors)}`);
   return result.data!.addBook.id;
 }
 
-export const RECORD_PURCHASE = `
-  mutation ($bookId: ID!, $customerId: ID!) {
+export const RECORD_PURCHASE = graphql(`
+  mutation FactoryRecordPurchase($bookId: ID!, $customerId: ID!) {
     recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {
       storedIn
       book { id purchaseCount hasExtras }
     }
-  }`;
-
-export interface RecordPurchaseData {
-  recordPurchase: { storedIn: "EMBEDDED" | "EXTRA_SALES"; book: { id: string; purchaseCount: number; hasExtras: boolean } };
-}
+  }
+`);
 
 /** Records purchases one after another, failing on the first error. */
-export async function recordPurchases(api: TestApi, bookId: string, customerIds: string[]): Promise<RecordPurchaseData[]> {
-  const results: RecordPurchaseData[] = [];
+export async function recordPurchases(api: TestApi, bookId: string, customerIds: string[]): Promise<FactoryRecordPurchaseMutation[]> {
+  const results: FactoryRecordPurchaseMutation[] = [];
   for (const customerId of customerIds) {
-    const result = await api.execute<RecordPurchaseData>(RECORD_PURCHASE, { bookId, customerId });
+    const result = await api.execute(RECORD_PURCHASE, { bookId, customerId });
     if (result.errors) throw new Error(`recordPurchase failed: ${JSON.stringify(result.errors)}`);
     results.push(result.data!);
   }
@@ -51,8 +53,8 @@ export async function seedBook(db: Db, id: string, purchases: string[], settings
   await insertBooksWithPurchases(db, [{ book: { id: parseBookId(id), title: `Seeded ${id}`, author: "A" }, customers: purchases }], settings);
 }
 
-const CUSTOMERS_PAGE = `
-  query ($id: ID!, $first: Int, $after: String) {
+const CUSTOMERS_PAGE = graphql(`
+  query FactoryCustomersPage($id: ID!, $first: Int, $after: String) {
     book(id: $id) {
       customersPurchased(first: $first, after: $after) {
         totalCount
@@ -60,20 +62,13 @@ const CUSTOMERS_PAGE = `
         pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
       }
     }
-  }`;
+  }
+`);
 
-export interface CustomersPageData {
-  book: {
-    customersPurchased: {
-      totalCount: number;
-      edges: { cursor: string; node: { id: string } }[];
-      pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
-    };
-  } | null;
-}
+export type CustomersPageData = FactoryCustomersPageQuery;
 
 export async function customersPage(api: TestApi, id: string, first?: number | null, after?: string | null) {
-  return api.execute<CustomersPageData>(CUSTOMERS_PAGE, { id, first, after });
+  return api.execute(CUSTOMERS_PAGE, { id, first, after });
 }
 
 /** Every customer of a book, read page by page as a client would. */
