@@ -23,6 +23,11 @@ export function formatBookId(id: BookId): string {
   return typeof id === "object" ? id.toHexString() : String(id);
 }
 
+/** A map key for a book id that keeps the integer 1 and the string "1" apart, as the database does. */
+export function bookIdKey(id: BookId): string {
+  return typeof id === "object" ? `oid:${id.toHexString()}` : `${typeof id}:${id}`;
+}
+
 /** Customer ids are stored as given: only their length is checked. */
 export function parseCustomerId(id: string, argument = "customerId"): string {
   checkIdLength(id, argument);

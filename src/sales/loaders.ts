@@ -1,6 +1,7 @@
 import DataLoader from "dataloader";
 import type { Db } from "mongodb";
 import { extraSalesCollection, type BookId, type ExtraSalesDocument, type SalesDocument } from "./documents";
+import { bookIdKey } from "./book-ids";
 import { retrieveBooksByIds } from "./books";
 
 export interface PageKey {
@@ -12,11 +13,6 @@ export interface PageKey {
 export interface SalesLoaders {
   book: DataLoader<BookId, SalesDocument | null, string>;
   extraSalesPage: DataLoader<PageKey, ExtraSalesDocument | null, string>;
-}
-
-/** Distinguishes the integer 1 from the string "1", which would otherwise share a cache slot. */
-export function bookIdKey(id: BookId): string {
-  return typeof id === "object" ? `oid:${id.toHexString()}` : `${typeof id}:${id}`;
 }
 
 function pageKey({ bookId, page }: PageKey): string {

@@ -1,10 +1,9 @@
 import type { Collection, Db, Filter } from "mongodb";
 import type { OutlierSettings } from "../config";
-import { formatBookId } from "./book-ids";
+import { bookIdKey, formatBookId } from "./book-ids";
 import { SALES, extraSalesCollection, hasValidPageSize, type BookId, type SalesDocument } from "./documents";
 import { layOutPurchases, type LaidOutBook } from "./layout";
 import { stillHolds } from "./guards";
-import { bookIdKey } from "./loaders";
 import {
   LEGACY_COLLECTIONS,
   isCustomerList,

@@ -1,9 +1,8 @@
 import type { Db, Document } from "mongodb";
 import type { OutlierSettings } from "../config";
-import { formatBookId } from "./book-ids";
+import { bookIdKey, formatBookId } from "./book-ids";
 import { EXTRA_SALES, SALES, extraSalesCollection, hasValidPageSize, salesCollection, type BookId } from "./documents";
 import { stillHolds } from "./guards";
-import { bookIdKey } from "./loaders";
 import { LEGACY_COLLECTIONS, legacyCollection, legacyOverflowFilter } from "./legacy-overflow";
 
 export type ViolationKind =
