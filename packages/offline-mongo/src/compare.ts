@@ -5,7 +5,7 @@ import { isDocument } from "./values";
  * mongod's cross-type sort order. Null and missing sort together, before numbers; `undefined` stands
  * for the sort key of an empty array, which mongod places before them.
  */
-function typeRank(value: unknown): number {
+export function typeRank(value: unknown): number {
   if (value === undefined) return 0;
   if (value === null) return 1;
   if (typeof value === "number") return 2;

@@ -6,49 +6,67 @@ export const DEFAULT_FIRST_BATCH = 101;
 /** mongod's cursorTimeoutMillis default: idle cursors are reaped after ten minutes. */
 const IDLE_TIMEOUT_MS = 10 * 60 * 1000;
 
+/** Where a cursor's documents come from: a running plan (pulled batch by batch) or a finished result list. */
+export interface ResultSource {
+  /** The next document, or undefined when there are no more. */
+  next(): Document | undefined;
+}
+
+export function arraySource(results: readonly Document[]): ResultSource {
+  let position = 0;
+  return { next: () => results[position++] };
+}
+
 interface OpenCursor {
   readonly namespace: string;
-  readonly results: readonly Document[];
-  position: number;
+  readonly source: ResultSource;
+  /** A document that did not fit in the previous batch's 16 MiB. */
+  held: Document | undefined;
   lastUsed: number;
 }
 
 /**
- * Takes up to `limit` documents from `position`, stopping before the reply would pass 16 MiB
- * (but always at least one document, so a cursor always makes progress).
+ * Takes up to `limit` documents, stopping before the reply would pass 16 MiB (but always at least
+ * one document, so a cursor always makes progress); the document that did not fit is held for the next batch.
  */
-function takeBatch(results: readonly Document[], position: number, limit: number): Document[] {
+function takeBatch(cursor: OpenCursor, limit: number): { batch: Document[]; exhausted: boolean } {
   const batch: Document[] = [];
   let bytes = 0;
-  for (let i = position; i < results.length && batch.length < limit; i++) {
-    const doc = results[i] as Document;
+  while (batch.length < limit) {
+    const doc = cursor.held ?? cursor.source.next();
+    cursor.held = undefined;
+    if (doc === undefined) return { batch, exhausted: true };
     bytes += BSON.calculateObjectSize(doc);
-    if (batch.length > 0 && bytes > MAX_BSON_SIZE) break;
+    if (batch.length > 0 && bytes > MAX_BSON_SIZE) {
+      cursor.held = doc;
+      break;
+    }
     batch.push(doc);
   }
-  return batch;
+  return { batch, exhausted: false };
 }
 
 /**
- * Cursors over materialised result sets. The results are immutable records taken when the
- * command ran, so a cursor is a consistent snapshot whatever happens later.
+ * Open cursors. Each pulls its documents from its source only as batches are asked for, so opening
+ * one costs its first batch; a plan's source reads the collection as it is when each batch is taken.
  */
 export class CursorRegistry {
   private readonly cursors = new Map<string, OpenCursor>();
   // Start at a random id so ids from one server run are not mistaken for another's.
   private nextId = Long.fromNumber(1 + Math.floor(Math.random() * 2 ** 31));
 
-  /** The reply's `cursor` field for a fresh result set: `{id, ns, firstBatch}`. */
-  open(namespace: string, results: readonly Document[], batchSize: number, singleBatch: boolean): Document {
+  /** The reply's `cursor` field for a fresh source: `{id, ns, firstBatch}`. */
+  open(namespace: string, source: ResultSource, batchSize: number, singleBatch: boolean): Document {
     this.reapIdle();
-    const firstBatch = takeBatch(results, 0, batchSize);
+    const cursor: OpenCursor = { namespace, source, held: undefined, lastUsed: Date.now() };
+    const { batch, exhausted } = takeBatch(cursor, batchSize);
     let id = Long.ZERO;
-    if (!singleBatch && firstBatch.length < results.length) {
+    if (!singleBatch && !exhausted) {
       id = this.nextId;
       this.nextId = this.nextId.add(1);
-      this.cursors.set(id.toString(), { namespace, results, position: firstBatch.length, lastUsed: Date.now() });
+      this.cursors.set(id.toString(), cursor);
     }
-    return { id, ns: namespace, firstBatch };
+    return { id, ns: namespace, firstBatch: batch };
   }
 
   getMore(id: Long, namespace: string, batchSize: number): Document {
@@ -57,12 +75,10 @@ export class CursorRegistry {
     if (cursor.namespace !== namespace) {
       throw new MongoCommandError(13, `Requested getMore on namespace '${namespace}', but cursor belongs to a different namespace ${cursor.namespace}`);
     }
-    const nextBatch = takeBatch(cursor.results, cursor.position, batchSize);
-    cursor.position += nextBatch.length;
+    const { batch, exhausted } = takeBatch(cursor, batchSize);
     cursor.lastUsed = Date.now();
-    const exhausted = cursor.position >= cursor.results.length;
     if (exhausted) this.cursors.delete(id.toString());
-    return { id: exhausted ? Long.ZERO : id, ns: namespace, nextBatch };
+    return { id: exhausted ? Long.ZERO : id, ns: namespace, nextBatch: batch };
   }
 
   /** Removes the cursor if it exists; true when it did. */

@@ -26,6 +26,7 @@ const CODE_NAMES: Readonly<Record<number, string>> = {
   171: "CannotIndexParallelArrays",
   197: "InvalidIndexSpecificationOption",
   238: "NotImplemented",
+  291: "NoQueryExecutionPlans",
   10334: "BSONObjectTooLarge",
   11000: "DuplicateKey",
 };

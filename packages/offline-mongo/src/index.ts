@@ -12,6 +12,8 @@ export interface OfflineServerOptions {
   logCommands?: boolean;
   /** How often TTL indexes' expired documents are deleted; default 60 s, as mongod. Tests shorten it. */
   ttlMonitorIntervalMs?: number;
+  /** mongod's `notablescan` parameter at start-up: a query only a collection scan could answer fails (291). */
+  notablescan?: boolean;
 }
 
 export interface RunningOfflineServer {
@@ -32,6 +34,7 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     port: options.port ?? 0,
     logCommands: options.logCommands ?? false,
     ttlMonitorIntervalMs: options.ttlMonitorIntervalMs ?? DEFAULT_TTL_MONITOR_INTERVAL_MS,
+    parameters: { notablescan: options.notablescan ?? false },
   });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;

@@ -1,7 +1,9 @@
 import type { Document } from "bson";
+import BTree from "sorted-btree";
 import { MongoCommandError, notSupported } from "./errors";
+import { compareKeyValues, documentKeys, keyComparator, keyTuples, type IndexKey, type KeyTuple } from "./keys";
 import { valuesAtPath } from "./paths";
-import { canonicalKey, formatDocument, isNumeric, toNumber } from "./values";
+import { canonicalKey, formatDocument, isNumeric, toNumber, type TypedNumber } from "./values";
 
 export interface IndexSpec {
   readonly name: string;
@@ -78,52 +80,71 @@ export function sameKeyPattern(a: Document, b: Document): boolean {
   return canonicalKey(a) === canonicalKey(b);
 }
 
-interface IndexEntry {
-  /** Canonical keys of each prefix length of each key this document contributes. */
-  readonly prefixKeys: ReadonlyArray<ReadonlySet<string>>;
-  /** The typed values of each full key, by full canonical key (for duplicate key errors). */
-  readonly fullKeys: ReadonlyMap<string, readonly unknown[]>;
-}
-
 /**
- * One index: hash maps from the canonical encoding of each key prefix to record ids. Equality on a
- * prefix of the fields is a lookup; uniqueness is a lookup of the full key.
+ * One index: a B-tree of `[...key values, record id]` in mongod's key order (BSON type order, each
+ * field ascending or descending), one entry per distinct key of each document (multikey: one per
+ * array element), as mongod builds it.
  */
 export class Index {
   readonly fields: readonly string[];
-  private readonly maps: Array<Map<string, Set<number>>>;
+  readonly directions: readonly number[];
+  /** Field positions some document holds an array along (sticky, as mongod's multikey paths). */
+  readonly multikeyFields = new Set<number>();
+  private readonly tree: BTree<IndexKey, true>;
 
   constructor(readonly spec: IndexSpec, private readonly namespace: string) {
     this.fields = Object.keys(spec.key);
-    this.maps = this.fields.map(() => new Map());
+    this.directions = Object.values(spec.key).map((direction) => (toNumber(direction as TypedNumber) < 0 ? -1 : 1));
+    this.tree = new BTree<IndexKey, true>(undefined, keyComparator(this.directions));
   }
 
-  private entryFor(doc: Document): IndexEntry | undefined {
-    const perField = this.fields.map((field) => {
-      const values = valuesAtPath(doc, field);
-      return values.length === 0 ? [null] : values;
-    });
+  get isMultikey(): boolean {
+    return this.multikeyFields.size > 0;
+  }
+
+  /** Number of keys (entries) in the index. */
+  get size(): number {
+    return this.tree.size;
+  }
+
+  /** The document's keys, or undefined when a sparse index skips it; refuses parallel arrays as mongod. */
+  private keysOf(doc: Document): { tuples: KeyTuple[]; arrayFields: number[] } | undefined {
+    const { perField, arrayFields } = documentKeys(doc, this.fields);
     if (this.spec.sparse && this.fields.every((field) => valuesAtPath(doc, field).length === 0)) return undefined;
     const multi = perField.map((values, i) => [values.length, this.fields[i] ?? ""] as const).filter(([n]) => n > 1);
     if (multi.length > 1) {
       throw new MongoCommandError(171, `cannot index parallel arrays [${multi[1]?.[1]}] [${multi[0]?.[1]}]`);
     }
-    const combos = perField.reduce<unknown[][]>((acc, values) => acc.flatMap((prefix) => values.map((v) => [...prefix, v])), [[]]);
-    const prefixKeys = this.fields.map((_, length) => new Set(combos.map((combo) => combo.slice(0, length + 1).map(canonicalKey).join("|"))));
-    const fullKeys = new Map(combos.map((combo) => [combo.map(canonicalKey).join("|"), combo] as const));
-    return { prefixKeys, fullKeys };
+    return { tuples: keyTuples(perField), arrayFields };
   }
 
   /** Throws E11000 if `doc` would duplicate another record's key in this unique index. */
   checkUnique(doc: Document, self: number | undefined): void {
     if (!this.spec.unique) return;
-    const entry = this.entryFor(doc);
-    if (entry === undefined) return;
-    const full = this.maps[this.fields.length - 1];
-    for (const [key, values] of entry.fullKeys) {
-      const holders = full?.get(key);
-      if (holders && [...holders].some((id) => id !== self)) throw this.duplicateKeyError(values);
+    for (const tuple of this.keysOf(doc)?.tuples ?? []) {
+      const holder = this.holderOtherThan(tuple.plain, self);
+      if (holder !== undefined) throw this.duplicateKeyError(tuple.typed);
     }
+  }
+
+  /** A record holding exactly this key (plain values), if any. */
+  idOf(values: readonly unknown[]): number | undefined {
+    return this.holderOtherThan(values, undefined);
+  }
+
+  /** A record id other than `self` holding exactly this key, if any. */
+  private holderOtherThan(values: readonly unknown[], self: number | undefined): number | undefined {
+    let entry = this.tree.getPairOrNextHigher([...values, -Infinity]);
+    while (entry !== undefined && this.sameValues(entry[0], values)) {
+      const id = entry[0][this.fields.length] as number;
+      if (id !== self) return id;
+      entry = this.tree.nextHigherPair(entry[0]);
+    }
+    return undefined;
+  }
+
+  private sameValues(key: IndexKey, values: readonly unknown[]): boolean {
+    return values.every((value, i) => compareKeyValues(key[i], value) === 0);
   }
 
   private duplicateKeyError(values: readonly unknown[]): MongoCommandError {
@@ -138,39 +159,27 @@ export class Index {
 
   /** Validates that the document can be indexed at all (parallel arrays) without adding it. */
   validate(doc: Document): void {
-    this.entryFor(doc);
+    this.keysOf(doc);
   }
 
   add(id: number, doc: Document): void {
-    this.entryFor(doc)?.prefixKeys.forEach((keys, i) => {
-      const map = this.maps[i];
-      for (const key of keys) {
-        const holders = map?.get(key) ?? new Set<number>();
-        holders.add(id);
-        map?.set(key, holders);
-      }
-    });
+    const keys = this.keysOf(doc);
+    if (keys === undefined) return;
+    keys.arrayFields.forEach((field) => this.multikeyFields.add(field));
+    for (const tuple of keys.tuples) this.tree.set([...tuple.plain, id], true);
   }
 
   remove(id: number, doc: Document): void {
-    this.entryFor(doc)?.prefixKeys.forEach((keys, i) => {
-      for (const key of keys) {
-        const holders = this.maps[i]?.get(key);
-        holders?.delete(id);
-        if (holders?.size === 0) this.maps[i]?.delete(key);
-      }
-    });
+    for (const tuple of this.keysOf(doc)?.tuples ?? []) this.tree.delete([...tuple.plain, id]);
   }
 
-  /**
-   * Record ids whose key starts with these equalities, or undefined when the equalities do not
-   * cover a prefix of this index (the caller then scans).
-   */
-  lookup(equalities: ReadonlyMap<string, unknown>): { ids: ReadonlySet<number>; prefix: number } | undefined {
-    let prefix = 0;
-    while (prefix < this.fields.length && equalities.has(this.fields[prefix] ?? "")) prefix++;
-    if (prefix === 0) return undefined;
-    const key = this.fields.slice(0, prefix).map((field) => canonicalKey(equalities.get(field))).join("|");
-    return { ids: this.maps[prefix - 1]?.get(key) ?? new Set(), prefix };
+  /** The first entry at or after `key` in the scan's direction (forward: ascending tree order). */
+  seek(key: IndexKey, forward: boolean): IndexKey | undefined {
+    return (forward ? this.tree.getPairOrNextHigher(key) : this.tree.getPairOrNextLower(key))?.[0];
+  }
+
+  /** The entry after `key` in the scan's direction. */
+  next(key: IndexKey, forward: boolean): IndexKey | undefined {
+    return (forward ? this.tree.nextHigherPair(key) : this.tree.nextLowerPair(key))?.[0];
   }
 }

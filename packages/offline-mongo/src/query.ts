@@ -1,4 +1,4 @@
-import { BSONRegExp, type Document } from "bson";
+import type { Document } from "bson";
 import { Query } from "./mingo";
 import type { CollectionResolver } from "mingo/types";
 import { compareValues } from "./compare";
@@ -40,39 +40,16 @@ export function rejectScripts(value: unknown): void {
 }
 
 export interface CompiledFilter {
+  /** The filter as the client sent it (typed), for the planner and explain. */
+  readonly filter: Document;
   test(plainDoc: Document): boolean;
-  /** Top-level `field: value` equalities (typed), usable for index lookups. */
-  readonly equalities: ReadonlyMap<string, unknown>;
 }
 
 export function compileFilter(filter: Document, context: MingoContext = {}): CompiledFilter {
   assertComparable(filter, "a query filter");
   rejectScripts(filter);
   const query = translateMingoErrors(() => new Query(toPlain(filter) as Document, mingoOptions(context)));
-  const equalities = new Map<string, unknown>();
-  collectEqualities(filter, equalities);
-  return { test: (doc) => translateMingoErrors(() => query.test(doc)), equalities };
-}
-
-function isOperatorObject(value: unknown): value is Document {
-  return isDocument(value) && Object.keys(value).some((key) => key.startsWith("$"));
-}
-
-/** An equality an index hash lookup can answer; arrays, regexes and null (which also matches missing) are left to a scan. */
-function isIndexableEquality(value: unknown): boolean {
-  return value !== null && value !== undefined && !Array.isArray(value) && !(value instanceof BSONRegExp);
-}
-
-function collectEqualities(filter: Document, out: Map<string, unknown>): void {
-  for (const [field, condition] of Object.entries(filter)) {
-    if (field === "$and" && Array.isArray(condition)) {
-      condition.forEach((clause) => isDocument(clause) && collectEqualities(clause, out));
-      continue;
-    }
-    if (field.startsWith("$")) continue;
-    const value = isOperatorObject(condition) && Object.keys(condition).length === 1 && "$eq" in condition ? condition["$eq"] : condition;
-    if (!isOperatorObject(value) && isIndexableEquality(value)) out.set(field, value);
-  }
+  return { filter, test: (doc) => translateMingoErrors(() => query.test(doc)) };
 }
 
 export type SortSpec = ReadonlyArray<readonly [string, 1 | -1]>;

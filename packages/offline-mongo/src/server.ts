@@ -1,6 +1,7 @@
 import { EJSON, type Document } from "bson";
 import net from "node:net";
 import { runCommand } from "./commands";
+import type { ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
 import { CursorRegistry } from "./cursors";
 import { MongoCommandError } from "./errors";
@@ -14,6 +15,8 @@ export interface ServerConfig {
   readonly logCommands: boolean;
   /** How often expired documents of TTL indexes are deleted, as mongod's TTL monitor does. */
   readonly ttlMonitorIntervalMs: number;
+  /** Runtime parameters (`setParameter`), shared by every connection. */
+  readonly parameters: ServerParameters;
 }
 
 const MAX_LOGGED_CHARS = 500;
@@ -111,6 +114,6 @@ export class OfflineServer {
       const text = EJSON.stringify(body, { relaxed: true });
       process.stderr.write(`[offline-mongo] conn${connectionId} ${db} ${text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}…` : text}\n`);
     }
-    return runCommand(body, { storage: this.storage, cursors: this.cursors, db, connectionId });
+    return runCommand(body, { parameters: this.config.parameters, storage: this.storage, cursors: this.cursors, db, connectionId });
   }
 }

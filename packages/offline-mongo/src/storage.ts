@@ -1,7 +1,6 @@
 import { BSON, ObjectId, UUID, type Document } from "bson";
 import { MongoCommandError } from "./errors";
 import { describeIndex, Index, type IndexSpec } from "./indexes";
-import type { CompiledFilter } from "./query";
 import { toPlain } from "./values";
 
 export const MAX_BSON_SIZE = 16 * 1024 * 1024;
@@ -47,22 +46,23 @@ export class Collection {
     return [...this.records.values()];
   }
 
-  /** Documents the filter may match: an index lookup when equalities cover an index prefix, else all. */
-  candidates(filter: CompiledFilter): StoredDocument[] {
-    let best: ReadonlySet<number> | undefined;
-    for (const index of this.indexList) {
-      const hit = index.lookup(filter.equalities);
-      if (hit !== undefined && (best === undefined || hit.ids.size < best.size)) best = hit.ids;
-    }
-    if (best === undefined) return this.all();
-    return [...best].sort((a, b) => a - b).flatMap((id) => {
-      const record = this.records.get(id);
-      return record ? [record] : [];
-    });
+  /** A live iterator in natural order: it sees records inserted after it started and skips deleted ones. */
+  scan(): Iterator<StoredDocument> {
+    return this.records.values();
   }
 
-  find(filter: CompiledFilter): StoredDocument[] {
-    return this.candidates(filter).filter((record) => filter.test(record.plain));
+  record(id: number): StoredDocument | undefined {
+    return this.records.get(id);
+  }
+
+  /** The record with this `_id`, through the `_id` index. */
+  findById(id: unknown): StoredDocument | undefined {
+    const recordId = this.idIndex.idOf([toPlain(id)]);
+    return recordId === undefined ? undefined : this.records.get(recordId);
+  }
+
+  private get idIndex(): Index {
+    return this.indexList[0] as Index;
   }
 
   /** Validates then stores; `_id` is generated when missing and always placed first, as mongod does. */

@@ -1,12 +1,18 @@
 import type { Document } from "bson";
+import { arraySource, type ResultSource } from "../cursors";
 import { Aggregator } from "../mingo";
 import { MongoCommandError, notSupported } from "../errors";
-import { compileFilter, mingoOptions, rejectScripts, translateMingoErrors } from "../query";
-import { assertComparable, canonicalKey, documentArg, isDocument, optionalNumberArg, retype, toPlain } from "../values";
-import { collectionName, checkHint, collectionResolver, namespace, refuseOptions } from "./common";
+import type { QueryExecution } from "../planner";
+import { mingoOptions, rejectScripts, translateMingoErrors } from "../query";
+import type { Collection, StoredDocument } from "../storage";
+import { assertComparable, documentArg, isDocument, optionalNumberArg, retype, toPlain } from "../values";
+import { collectionName, namespace, refuseOptions } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";
+import { planRead, planSource, type Selection } from "./read";
 
 const WRITING_STAGES = ["$out", "$merge"];
+
+export const AGGREGATE_FIELDS = ["pipeline", "cursor", "explain", "allowDiskUse", "hint", "collation", "let", "bypassDocumentValidation"];
 
 function validatePipeline(pipeline: unknown): Document[] {
   if (!Array.isArray(pipeline) || !pipeline.every(isDocument)) {
@@ -21,27 +27,38 @@ function validatePipeline(pipeline: unknown): Document[] {
   return pipeline;
 }
 
+/** The pipeline's leading `$match` stages (merged), `$sort` and `$limit`, which mongod hands to its query planner, and the rest. */
+function pushDown(pipeline: readonly Document[]): { selection: Selection; rest: Document[] } {
+  let at = 0;
+  const matches: Document[] = [];
+  while (isDocument(pipeline[at]?.["$match"])) matches.push(pipeline[at++]?.["$match"] as Document);
+  const sort = pipeline[at]?.["$sort"];
+  if (isDocument(sort)) at++;
+  const limit = pipeline[at]?.["$limit"];
+  const limited = typeof limit === "number" || (isDocument(sort) && limit !== undefined);
+  if (limited) at++;
+  const filter = matches.length <= 1 ? matches[0] : { $and: matches };
+  return {
+    selection: {
+      ...(filter === undefined ? {} : { filter }),
+      ...(isDocument(sort) ? { sort } : {}),
+      ...(limited ? { limit: optionalNumberArg("aggregate", "$limit", limit) } : {}),
+    },
+    rest: pipeline.slice(at),
+  };
+}
+
 /**
  * Maps mingo's output back to typed BSON. Documents mingo passed through unchanged are the stored
  * plain views, found by identity; a reshaped document takes each number's type from the stored
  * document with the same `_id`; computed numbers get the type bson gives a JS number.
  */
-function typedResults(context: CommandContext, collection: string, results: readonly Document[]): Document[] {
-  const typedOf = new WeakMap<object, Document>();
-  const byId = new Map<string, Document>();
-  for (const database of [context.storage.database(context.db)]) {
-    for (const stored of database.collections.values()) {
-      for (const record of stored.all()) {
-        typedOf.set(record.plain, record.doc);
-        if (stored.name === collection) byId.set(canonicalKey(record.doc["_id"]), record.doc);
-      }
-    }
-  }
+function typedResults(collection: Collection | undefined, typedOf: WeakMap<object, Document>, results: readonly Document[]): Document[] {
   const restore = (value: unknown, typed: unknown): unknown => {
     if (isDocument(value)) {
       const known = typedOf.get(value);
       if (known) return known;
-      const reference = isDocument(typed) ? typed : "_id" in value ? byId.get(canonicalKey(value["_id"])) : undefined;
+      const reference = isDocument(typed) ? typed : "_id" in value ? collection?.findById(value["_id"])?.doc : undefined;
       // mongod's stages emit _id first, whatever order mingo built the document in.
       const { _id: id, ...rest } = value;
       const ordered = id === undefined ? rest : { _id: id, ...rest };
@@ -53,34 +70,46 @@ function typedResults(context: CommandContext, collection: string, results: read
   return results.map((doc) => restore(doc, undefined) as Document);
 }
 
+function remember(typedOf: WeakMap<object, Document>, records: readonly StoredDocument[]): Document[] {
+  return records.map((record) => {
+    typedOf.set(record.plain, record.doc);
+    return record.plain;
+  });
+}
+
+/** An aggregate's plan (for its pushed-down prefix) and how to produce the rest of its results. */
+export function planAggregate(body: Document, context: CommandContext): { execution: QueryExecution; rest: Document[]; source: () => ResultSource; name: string } {
+  if (typeof body["aggregate"] !== "string") throw notSupported("database-level aggregation ({aggregate: 1})");
+  const name = collectionName(body, "aggregate");
+  refuseOptions(body, "aggregate", ["collation", "let"]);
+  const pipeline = validatePipeline(body["pipeline"]);
+  const { selection, rest } = pushDown(pipeline);
+  const execution = planRead(context, name, "aggregate", { ...selection, hint: body["hint"] });
+  const source = (): ResultSource => {
+    if (rest.length === 0) return planSource(execution, (doc) => doc);
+    const typedOf = new WeakMap<object, Document>();
+    const resolver = (other: string): Document[] => remember(typedOf, context.storage.existingCollection(context.db, other)?.all() ?? []);
+    const input = remember(typedOf, execution.drain());
+    const results = translateMingoErrors(() =>
+      new Aggregator(rest.map((stage) => toPlain(stage) as Document), mingoOptions({ collectionResolver: resolver })).run(input),
+    );
+    return arraySource(typedResults(context.storage.existingCollection(context.db, name), typedOf, results));
+  };
+  return { execution, rest, source, name };
+}
+
 const aggregate: CommandDefinition = {
   names: ["aggregate"],
-  fields: ["pipeline", "cursor", "explain", "allowDiskUse", "hint", "collation", "let", "bypassDocumentValidation"],
+  fields: AGGREGATE_FIELDS,
   run(body, context) {
-    if (typeof body["aggregate"] !== "string") throw notSupported("database-level aggregation ({aggregate: 1})");
-    const name = collectionName(body, "aggregate");
-    refuseOptions(body, "aggregate", ["collation", "let", "explain"]);
+    if (body["explain"] !== undefined && body["explain"] !== false) throw notSupported("aggregate's explain option (send the explain command)");
     if (body["cursor"] === undefined) {
       throw new MongoCommandError(9, "The 'cursor' option is required, except for aggregate with the explain argument");
     }
     const cursorOptions = documentArg("aggregate", "cursor", body["cursor"]);
-    const pipeline = validatePipeline(body["pipeline"]);
-    const collection = context.storage.existingCollection(context.db, name);
-    checkHint(collection, body["hint"]);
-    const resolver = collectionResolver(context);
-    // A leading $match can use the indexes like find does.
-    const [first, ...rest] = pipeline;
-    const leadingMatch = first !== undefined && isDocument(first["$match"]) ? first["$match"] : undefined;
-    const source = leadingMatch
-      ? (collection?.find(compileFilter(leadingMatch, { collectionResolver: resolver })) ?? []).map((record) => record.plain)
-      : (collection?.all() ?? []).map((record) => record.plain);
-    const stages = leadingMatch ? rest : pipeline;
-    const results = translateMingoErrors(() =>
-      new Aggregator(stages.map((stage) => toPlain(stage) as Document), mingoOptions({ collectionResolver: resolver })).run(source),
-    );
+    const { source, name } = planAggregate(body, context);
     const batchSize = optionalNumberArg("aggregate", "cursor.batchSize", cursorOptions["batchSize"]) ?? 101;
-    const typed = typedResults(context, name, results);
-    return { cursor: context.cursors.open(namespace(context, name), typed, batchSize, false), ok: 1 };
+    return { cursor: context.cursors.open(namespace(context, name), source(), batchSize, false), ok: 1 };
   },
 };
 

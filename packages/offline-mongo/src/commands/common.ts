@@ -1,7 +1,7 @@
 import type { Document } from "bson";
 import type { CollectionResolver } from "mingo/types";
 import { MongoCommandError, unsupportedOption } from "../errors";
-import { sameKeyPattern } from "../indexes";
+import { sameKeyPattern, type Index } from "../indexes";
 import type { Collection } from "../storage";
 import { isDocument, isTruthy, stringArg } from "../values";
 import type { CommandContext } from "./context";
@@ -25,14 +25,15 @@ export function refuseFlags(body: Document, command: string, flags: readonly str
   for (const flag of flags) if (isTruthy(body[flag])) throw unsupportedOption(command, flag);
 }
 
-/** A hint only changes the plan on mongod, so an existing index is accepted; a missing one is mongod's error. */
-export function checkHint(collection: Collection | undefined, hint: unknown): void {
-  if (hint === undefined || collection === undefined) return;
-  if (isDocument(hint) && "$natural" in hint) return;
-  const found = collection.indexes.some((index) =>
+/** The index a hint names (by name or key pattern), `"$natural"` for a forced collection scan; a missing index is mongod's error. */
+export function resolveHint(collection: Collection | undefined, hint: unknown): Index | "$natural" | undefined {
+  if (hint === undefined || collection === undefined) return undefined;
+  if (isDocument(hint) && "$natural" in hint) return "$natural";
+  const found = collection.indexes.find((index) =>
     typeof hint === "string" ? index.spec.name === hint : isDocument(hint) && sameKeyPattern(index.spec.key, hint),
   );
   if (!found) throw new MongoCommandError(2, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
+  return found;
 }
 
 /** Lets `$lookup` read other collections of the same database. */

@@ -2,7 +2,14 @@ import type { Document } from "bson";
 import type { CursorRegistry } from "../cursors";
 import type { Storage } from "../storage";
 
+/** mongod's runtime server parameters this server implements (`setParameter`/`getParameter`). */
+export interface ServerParameters {
+  /** A non-empty query that only a collection scan could answer fails with 291 NoQueryExecutionPlans. */
+  notablescan: boolean;
+}
+
 export interface CommandContext {
+  readonly parameters: ServerParameters;
   readonly storage: Storage;
   readonly cursors: CursorRegistry;
   /** The database the command runs against (`$db`). */

@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import { arraySource } from "../cursors";
 import { MongoCommandError } from "../errors";
 import { describeIndex, parseIndexSpec, sameKeyPattern, type IndexSpec } from "../indexes";
 import type { Collection } from "../storage";
@@ -58,7 +59,7 @@ const listIndexes: CommandDefinition = {
   run(body, context) {
     const name = collectionName(body, "listIndexes");
     const indexes = existingCollection(context, name).describeIndexes();
-    return { cursor: context.cursors.open(`${context.db}.$cmd.listIndexes.${name}`, indexes, Number.MAX_SAFE_INTEGER, false), ok: 1 };
+    return { cursor: context.cursors.open(`${context.db}.$cmd.listIndexes.${name}`, arraySource(indexes), Number.MAX_SAFE_INTEGER, false), ok: 1 };
   },
 };
 

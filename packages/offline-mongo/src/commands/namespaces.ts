@@ -1,4 +1,5 @@
 import { BSON, type Document } from "bson";
+import { arraySource } from "../cursors";
 import { Query } from "../mingo";
 import { mingoOptions, translateMingoErrors } from "../query";
 import { validateCollectionName } from "../storage";
@@ -75,7 +76,7 @@ const listCollections: CommandDefinition = {
     const cursor = isTruthy(body["cursor"]) ? documentArg("listCollections", "cursor", body["cursor"]) : {};
     const batchSize = typeof cursor["batchSize"] === "number" ? cursor["batchSize"] : Number.MAX_SAFE_INTEGER;
     const results = matching(entries, body["filter"], "listCollections");
-    return { cursor: context.cursors.open(`${context.db}.$cmd.listCollections`, results, batchSize, false), ok: 1 };
+    return { cursor: context.cursors.open(`${context.db}.$cmd.listCollections`, arraySource(results), batchSize, false), ok: 1 };
   },
 };
 

@@ -1,16 +1,17 @@
-import { Long } from "bson";
-import { DEFAULT_FIRST_BATCH } from "../cursors";
+import { Long, type Document } from "bson";
+import { DEFAULT_FIRST_BATCH, type ResultSource } from "../cursors";
 import { MongoCommandError } from "../errors";
 import { valuesAtPath } from "../paths";
 import { compileProjection } from "../projection";
-import { compileFilter, parseSort, sortDocuments } from "../query";
+import { planQuery, type QueryExecution } from "../planner";
+import { compileFilter, parseSort } from "../query";
 import type { StoredDocument } from "../storage";
 import { compareValues } from "../compare";
-import { assertComparable, canonicalKey, documentArg, isNumeric, isTruthy, optionalNumberArg, stringArg, toNumber, toPlain } from "../values";
-import { checkHint, collectionName, collectionResolver, namespace, refuseFlags, refuseOptions } from "./common";
+import { assertComparable, canonicalKey, documentArg, isDocument, isNumeric, isTruthy, optionalNumberArg, stringArg, toNumber, toPlain } from "../values";
+import { resolveHint, collectionName, collectionResolver, namespace, refuseFlags, refuseOptions } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";
 
-interface Selection {
+export interface Selection {
   readonly filter?: unknown;
   readonly sort?: unknown;
   readonly skip?: number;
@@ -18,44 +19,63 @@ interface Selection {
   readonly hint?: unknown;
 }
 
-/** The records a read selects, in mongod's order: sorted, else natural (insertion) order. */
-export function select(context: CommandContext, collection: string, command: string, selection: Selection): StoredDocument[] {
-  const filter = compileFilter(selection.filter === undefined ? {} : documentArg(command, "filter", selection.filter), {
+/** Plans a read; running the plan yields records in mongod's order (sorted, else the plan's own order). */
+export function planRead(context: CommandContext, collection: string, command: string, selection: Selection): QueryExecution {
+  const compiled = compileFilter(selection.filter === undefined ? {} : documentArg(command, "filter", selection.filter), {
     collectionResolver: collectionResolver(context),
   });
   const sort = parseSort(selection.sort);
   const stored = context.storage.existingCollection(context.db, collection);
-  checkHint(stored, selection.hint);
+  const hint = resolveHint(stored, selection.hint);
   const skip = selection.skip ?? 0;
   if (skip < 0) throw new MongoCommandError(51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
-  const sorted = sortDocuments(stored?.find(filter) ?? [], sort, (record) => record.plain);
   const limit = selection.limit === undefined || selection.limit === 0 ? undefined : Math.abs(selection.limit);
-  return sorted.slice(skip, limit === undefined ? undefined : skip + limit);
+  return planQuery(stored, { filter: compiled.filter, test: compiled.test, sort, skip, limit, hint }, context.parameters);
+}
+
+/** Every record a read selects, for commands that must see them all before acting (writes, distinct). */
+export function select(context: CommandContext, collection: string, command: string, selection: Selection): StoredDocument[] {
+  return planRead(context, collection, command, selection).drain();
+}
+
+export const FIND_FIELDS = [
+  "filter", "sort", "projection", "skip", "limit", "batchSize", "singleBatch", "hint", "collation", "let",
+  "allowDiskUse", "noCursorTimeout", "allowPartialResults", "tailable", "awaitData", "returnKey", "showRecordId", "min", "max",
+];
+
+/** A find command's plan and how to shape its results, shared by `find` and `explain`. */
+export function planFind(body: Document, context: CommandContext): { execution: QueryExecution; project: (doc: Document) => Document; collection: string } {
+  const collection = collectionName(body, "find");
+  refuseOptions(body, "find", ["collation", "let", "min", "max"]);
+  refuseFlags(body, "find", ["tailable", "awaitData", "returnKey", "showRecordId"]);
+  const projection = compileProjection(body["projection"] === undefined ? undefined : documentArg("find", "projection", body["projection"]));
+  const execution = planRead(context, collection, "find", {
+    filter: body["filter"],
+    sort: body["sort"],
+    skip: optionalNumberArg("find", "skip", body["skip"]),
+    limit: optionalNumberArg("find", "limit", body["limit"]),
+    hint: body["hint"],
+  });
+  return { execution, project: (doc) => (projection ? projection.apply(doc) : doc), collection };
+}
+
+/** A cursor source that runs the plan only as far as each batch needs. */
+export function planSource(execution: QueryExecution, project: (doc: Document) => Document): ResultSource {
+  return { next: () => {
+    const record = execution.next();
+    return record === undefined ? undefined : project(record.doc);
+  } };
 }
 
 const find: CommandDefinition = {
   names: ["find"],
-  fields: [
-    "filter", "sort", "projection", "skip", "limit", "batchSize", "singleBatch", "hint", "collation", "let",
-    "allowDiskUse", "noCursorTimeout", "allowPartialResults", "tailable", "awaitData", "returnKey", "showRecordId", "min", "max",
-  ],
+  fields: FIND_FIELDS,
   run(body, context) {
-    const collection = collectionName(body, "find");
-    refuseOptions(body, "find", ["collation", "let", "min", "max"]);
-    refuseFlags(body, "find", ["tailable", "awaitData", "returnKey", "showRecordId"]);
-    const projection = compileProjection(body["projection"] === undefined ? undefined : documentArg("find", "projection", body["projection"]));
+    const { execution, project, collection } = planFind(body, context);
     const limit = optionalNumberArg("find", "limit", body["limit"]);
-    const records = select(context, collection, "find", {
-      filter: body["filter"],
-      sort: body["sort"],
-      skip: optionalNumberArg("find", "skip", body["skip"]),
-      limit,
-      hint: body["hint"],
-    });
-    const results = records.map((record) => (projection ? projection.apply(record.doc) : record.doc));
     const batchSize = optionalNumberArg("find", "batchSize", body["batchSize"]) ?? DEFAULT_FIRST_BATCH;
     const singleBatch = isTruthy(body["singleBatch"]) || (limit !== undefined && limit < 0);
-    return { cursor: context.cursors.open(namespace(context, collection), results, batchSize, singleBatch), ok: 1 };
+    return { cursor: context.cursors.open(namespace(context, collection), planSource(execution, project), batchSize, singleBatch), ok: 1 };
   },
 };
 
@@ -88,19 +108,43 @@ const killCursors: CommandDefinition = {
   },
 };
 
+export const COUNT_FIELDS = ["query", "skip", "limit", "hint", "collation", "fields"];
+
+/** A count answered from the collection's size, as mongod's RECORD_STORE_FAST_COUNT: no query and no hint. */
+export function isFastCount(body: Document): boolean {
+  const query = body["query"];
+  return (query === undefined || (isDocument(query) && Object.keys(query).length === 0)) && body["hint"] === undefined;
+}
+
+/** mongod applies a count's skip, then its limit (either sign), to the number of matches. */
+export function applySkipLimit(matches: number, body: Document): number {
+  const skip = optionalNumberArg("count", "skip", body["skip"]) ?? 0;
+  if (skip < 0) throw new MongoCommandError(51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
+  const limit = Math.abs(optionalNumberArg("count", "limit", body["limit"]) ?? 0);
+  const afterSkip = Math.max(0, matches - skip);
+  return limit === 0 ? afterSkip : Math.min(afterSkip, limit);
+}
+
+/** The plan of a count with a query (no skip/limit: the count applies them to the matches). */
+export function planCount(body: Document, context: CommandContext): QueryExecution {
+  const collection = collectionName(body, "count");
+  refuseOptions(body, "count", ["collation"]);
+  return planRead(context, collection, "count", { filter: body["query"], hint: body["hint"] });
+}
+
 const count: CommandDefinition = {
   names: ["count"],
-  fields: ["query", "skip", "limit", "hint", "collation", "fields"],
+  fields: COUNT_FIELDS,
   run(body, context) {
     const collection = collectionName(body, "count");
-    refuseOptions(body, "count", ["collation"]);
-    const records = select(context, collection, "count", {
-      filter: body["query"],
-      skip: optionalNumberArg("count", "skip", body["skip"]),
-      limit: optionalNumberArg("count", "limit", body["limit"]),
-      hint: body["hint"],
-    });
-    return { n: records.length, ok: 1 };
+    if (isFastCount(body)) {
+      refuseOptions(body, "count", ["collation"]);
+      return { n: applySkipLimit(context.storage.existingCollection(context.db, collection)?.size ?? 0, body), ok: 1 };
+    }
+    let matches = 0;
+    const execution = planCount(body, context);
+    while (execution.next() !== undefined) matches++;
+    return { n: applySkipLimit(matches, body), ok: 1 };
   },
 };
 

@@ -1,0 +1,93 @@
+import type { Document } from "bson";
+import { compareValues, typeRank } from "./compare";
+import { valueAt, valuesAtPath } from "./paths";
+import { canonicalKey, toPlain } from "./values";
+
+/**
+ * A value that sorts just before (`after: false`) or just after (`after: true`) every value of one
+ * BSON type rank; rank ±Infinity are MinKey and MaxKey. Index bounds use these where mongod writes
+ * the smallest or largest value of a type (its bounds are "type bracketed").
+ */
+export class KeyBound {
+  constructor(readonly rank: number, readonly after: boolean) {}
+}
+
+export const MIN_KEY = new KeyBound(-Infinity, false);
+export const MAX_KEY = new KeyBound(Infinity, true);
+
+function rankOf(value: unknown): number {
+  return value instanceof KeyBound ? value.rank : typeRank(value);
+}
+
+/** mongod's index key order of two plain values, either of which may be a {@link KeyBound}. */
+export function compareKeyValues(a: unknown, b: unknown): number {
+  if (!(a instanceof KeyBound) && !(b instanceof KeyBound)) return compareValues(a, b);
+  const byRank = rankOf(a) - rankOf(b);
+  if (byRank !== 0 && !Number.isNaN(byRank)) return byRank;
+  const side = (value: unknown): number => (value instanceof KeyBound ? (value.after ? 1 : -1) : 0);
+  return side(a) - side(b);
+}
+
+/** One entry of an index's B-tree: the key's plain values, then the record id that makes it unique. */
+export type IndexKey = readonly unknown[];
+
+/** The tree's order: each field by mongod's key order times its direction, then the record id. */
+export function keyComparator(directions: readonly number[]): (a: IndexKey, b: IndexKey) => number {
+  const last = directions.length;
+  return (a, b) => {
+    for (let i = 0; i < last; i++) {
+      const order = compareKeyValues(a[i], b[i]);
+      if (order !== 0) return order * (directions[i] ?? 1);
+    }
+    return (a[last] as number) - (b[last] as number);
+  };
+}
+
+/**
+ * mongod's keys for a document: a missing field is null, an empty array is undefined, an array
+ * contributes one key per distinct element; two array fields in one compound key are refused by the caller.
+ */
+export function documentKeys(doc: Document, fields: readonly string[]): { perField: unknown[][]; arrayFields: number[] } {
+  /** Fields (by position) along whose path the document holds an array: they make the index multikey. */
+  const arrayFields: number[] = [];
+  const perField = fields.map((field, position) => {
+    const values = valuesAtPath(doc, field);
+    if (crossesArray(doc, field)) arrayFields.push(position);
+    if (values.length === 0) return [endsInEmptyArray(doc, field) ? undefined : null];
+    return values;
+  });
+  return { perField, arrayFields };
+}
+
+/** One key of a document: its plain values (for ordering) and the values as stored (for error messages). */
+export interface KeyTuple {
+  readonly plain: readonly unknown[];
+  readonly typed: readonly unknown[];
+}
+
+/** Every combination of one value per field, deduplicated by mongod's key equality. */
+export function keyTuples(perField: readonly unknown[][]): KeyTuple[] {
+  const combos = perField.reduce<unknown[][]>((acc, values) => acc.flatMap((prefix) => values.map((v) => [...prefix, v])), [[]]);
+  const distinct = new Map<string, unknown[]>();
+  for (const combo of combos) distinct.set(combo.map(canonicalKeyOrUndefined).join("|"), combo);
+  return [...distinct.values()].map((typed) => ({ typed, plain: typed.map(toPlain) }));
+}
+
+function canonicalKeyOrUndefined(value: unknown): string {
+  return value === undefined ? "u" : canonicalKey(value);
+}
+
+function crossesArray(doc: Document, field: string): boolean {
+  const segments = field.split(".");
+  let current: unknown = doc;
+  for (const segment of segments) {
+    if (Array.isArray(current)) return true;
+    current = typeof current === "object" && current !== null ? (current as Document)[segment] : undefined;
+  }
+  return Array.isArray(current);
+}
+
+function endsInEmptyArray(doc: Document, field: string): boolean {
+  const value = valueAt(doc, field.split("."));
+  return Array.isArray(value) && value.length === 0;
+}

@@ -1,0 +1,267 @@
+import type { Document } from "bson";
+import { ALL_VALUES, indexablePredicates, intersect, isAllValues, isPoint, type FieldBounds, type IndexablePredicates } from "./bounds";
+import { MongoCommandError } from "./errors";
+import type { Index } from "./indexes";
+import type { SortSpec } from "./query";
+import {
+  CollectionScan, EmptyPlan, Fetch, IdLookup, IndexScan, Limit, Or, Skip, Sort, total, type DocumentTest, type Stage, type WorkResult,
+} from "./stages";
+import type { Collection, StoredDocument } from "./storage";
+import { isDocument } from "./values";
+
+/** A read as the planner sees it: the typed filter, its compiled test, sort, skip, limit and hint. */
+export interface QueryRequest {
+  readonly filter: Document;
+  readonly test: DocumentTest;
+  readonly sort: SortSpec;
+  readonly skip: number;
+  /** Positive, or undefined for no limit. */
+  readonly limit: number | undefined;
+  /** An index found by name or key pattern, `"$natural"` for a forced collection scan, or undefined. */
+  readonly hint: Index | "$natural" | undefined;
+}
+
+export interface PlannerSettings {
+  /** mongod's `notablescan` parameter: a non-empty query that only a collection scan could answer fails. */
+  readonly notablescan: boolean;
+}
+
+/** mongod's internalQueryPlanEvaluationMaxResults and internalQueryPlanEvaluationWorks. */
+const TRIAL_MAX_RESULTS = 101;
+const TRIAL_MIN_WORKS = 10_000;
+/** mongod's internalQueryPlanEvaluationCollFraction. */
+const TRIAL_COLLECTION_FRACTION = 0.3;
+
+/** An index scan the planner may run: which index, its bounds per field, and its direction. */
+interface IndexAccess {
+  readonly index: Index;
+  readonly bounds: readonly FieldBounds[];
+  readonly forward: boolean;
+  /** True when walking the index yields the requested sort, so no SORT stage is needed. */
+  readonly providesSort: boolean;
+}
+
+/** An access path: one index scan, or one per `$or` branch. */
+type Access = { readonly kind: "index"; readonly scan: IndexAccess } | { readonly kind: "or"; readonly branches: readonly IndexAccess[] };
+
+/** The chosen plan, ready to run: results the trial already produced come first. */
+export class QueryExecution {
+  private readonly buffered: StoredDocument[];
+
+  constructor(
+    private readonly collection: Collection | undefined,
+    readonly root: Stage,
+    readonly rejected: readonly Stage[],
+    buffered: readonly StoredDocument[],
+  ) {
+    this.buffered = [...buffered];
+  }
+
+  /** The next result, or undefined once the plan is exhausted. */
+  next(): StoredDocument | undefined {
+    const early = this.buffered.shift();
+    if (early !== undefined) return early;
+    for (;;) {
+      const result = this.root.work();
+      if (result.state === "eof") return undefined;
+      if (result.state === "advanced") return recordOf(this.collection, result);
+    }
+  }
+
+  drain(): StoredDocument[] {
+    const out: StoredDocument[] = [];
+    for (let record = this.next(); record !== undefined; record = this.next()) out.push(record);
+    return out;
+  }
+
+  get exhausted(): boolean {
+    return this.buffered.length === 0 && this.root.isEOF;
+  }
+
+  get keysExamined(): number {
+    return total(this.root, (stage) => stage.keysExamined());
+  }
+
+  get docsExamined(): number {
+    return total(this.root, (stage) => stage.docsExamined());
+  }
+}
+
+function recordOf(collection: Collection | undefined, result: WorkResult & { state: "advanced" }): StoredDocument | undefined {
+  return result.record ?? collection?.record(result.id);
+}
+
+/**
+ * Plans a read as mongod's classic planner does for the shapes it serves here (see the README's
+ * "How a plan is chosen"), runs the multi-plan trial when several plans qualify, and returns the winner.
+ */
+export function planQuery(collection: Collection | undefined, request: QueryRequest, settings: PlannerSettings): QueryExecution {
+  if (collection === undefined) return new QueryExecution(undefined, new EmptyPlan(), [], []);
+  const idValue = idHackValue(request);
+  if (idValue !== undefined) return new QueryExecution(collection, new IdLookup(collection, idValue.value), [], []);
+  const accesses = request.hint === "$natural" ? [] : candidateAccesses(collection, request);
+  if (accesses.length === 0) {
+    if (settings.notablescan && Object.keys(request.filter).length > 0) {
+      throw new MongoCommandError(291, "error processing query: planner returned error :: caused by :: No indexed plans available, and running with 'notablescan'");
+    }
+    const scan = new CollectionScan(collection, request.test, request.filter);
+    return new QueryExecution(collection, finish(collection, scan, request, false), [], []);
+  }
+  const plans = accesses.map((access) => buildPlan(collection, access, request));
+  if (plans.length === 1) return new QueryExecution(collection, plans[0] as Stage, [], []);
+  return runTrial(collection, plans, request);
+}
+
+/** mongod's IDHACK: a filter that is exactly `{_id: <value>}` (no operators, regex or array), with no hint or skip. */
+function idHackValue(request: QueryRequest): { value: unknown } | undefined {
+  const keys = Object.keys(request.filter);
+  if (keys.length !== 1 || keys[0] !== "_id" || request.hint !== undefined || request.skip > 0) return undefined;
+  const value: unknown = request.filter["_id"];
+  if (value === null || Array.isArray(value) || (isDocument(value) && Object.keys(value).some((key) => key.startsWith("$")))) return undefined;
+  if (typeof value === "object" && value !== null && (value.constructor.name === "BSONRegExp" || value instanceof RegExp)) return undefined;
+  return { value };
+}
+
+function candidateAccesses(collection: Collection, request: QueryRequest): Access[] {
+  const predicates = indexablePredicates(request.filter);
+  const indexes = request.hint === undefined || request.hint === "$natural" ? collection.indexes : [request.hint];
+  const scans = indexes.flatMap((index) => indexAccess(index, predicates, request.sort, request.hint !== undefined) ?? []);
+  if (!scans.some((scan) => scan.providesSort) && request.sort.length > 0 && request.hint === undefined) {
+    const sorting = collection.indexes.map((index) => wholeIndexForSort(index, request.sort)).find((scan) => scan !== undefined);
+    if (sorting !== undefined) scans.push(sorting);
+  }
+  const accesses: Access[] = scans.map((scan) => ({ kind: "index", scan }));
+  if (accesses.length > 0 || predicates.orBranches === undefined || request.hint !== undefined) return accesses;
+  const branches = predicates.orBranches.map((branch) => bestBranchAccess(collection, branch));
+  return branches.every((branch) => branch !== undefined) ? [{ kind: "or", branches: branches as IndexAccess[] }] : [];
+}
+
+/** The bounds an index gets from the predicates; a multikey field takes only its first predicate's, as mongod cannot intersect them. */
+function boundsFor(index: Index, predicates: IndexablePredicates): FieldBounds[] {
+  return index.fields.map((field, i) => {
+    const found = predicates.byField.get(field);
+    if (found === undefined || found.length === 0) return ALL_VALUES;
+    if (index.multikeyFields.has(i)) return found[0] ?? ALL_VALUES;
+    return found.reduce((acc, bounds) => intersect(acc, bounds));
+  });
+}
+
+/** An index is a candidate when its leading field has a predicate (or it is hinted); sparse indexes only when null is not sought. */
+function indexAccess(index: Index, predicates: IndexablePredicates, sort: SortSpec, hinted: boolean): IndexAccess | undefined {
+  const bounds = boundsFor(index, predicates);
+  const leading = bounds[0] ?? ALL_VALUES;
+  if (!hinted && isAllValues(leading)) return undefined;
+  if (!hinted && index.spec.sparse && seeksNull(bounds)) return undefined;
+  const direction = sortDirection(index, bounds, sort);
+  return { index, bounds, forward: direction !== -1, providesSort: direction !== 0 };
+}
+
+function seeksNull(bounds: readonly FieldBounds[]): boolean {
+  return bounds.some((field) => field.some((interval) => interval.low === null || interval.low === undefined || isAllValues([interval])));
+}
+
+/**
+ * +1 or -1 when scanning the index forward or backward yields the sort, else 0: sort fields must
+ * follow the index's fields in order, skipping only fields bound to a single point, with every
+ * direction matching (or every one reversed), and none of them multikey.
+ */
+function sortDirection(index: Index, bounds: readonly FieldBounds[], sort: SortSpec): number {
+  if (sort.length === 0) return 0;
+  let matched = 0;
+  let direction = 0;
+  for (let i = 0; i < index.fields.length && matched < sort.length; i++) {
+    const [field, wanted] = sort[matched] ?? ["", 1];
+    if (index.fields[i] !== field) {
+      if (isPoint(bounds[i] ?? ALL_VALUES)) continue;
+      return 0;
+    }
+    if (index.multikeyFields.has(i)) return 0;
+    const needed = wanted * (index.directions[i] ?? 1);
+    if (direction !== 0 && needed !== direction) return 0;
+    direction = needed;
+    matched++;
+  }
+  return matched === sort.length ? direction : 0;
+}
+
+/** mongod adds a whole-index scan of the first index whose key pattern starts with the sort (or its reverse). */
+function wholeIndexForSort(index: Index, sort: SortSpec): IndexAccess | undefined {
+  if (index.spec.sparse) return undefined;
+  const bounds = index.fields.map(() => ALL_VALUES);
+  const direction = sortDirection(index, bounds, sort);
+  return direction === 0 ? undefined : { index, bounds, forward: direction === 1, providesSort: true };
+}
+
+/** Each `$or` branch is planned alone (mongod's subplanner); a branch no index serves makes the whole `$or` a collection scan. */
+function bestBranchAccess(collection: Collection, branch: Document): IndexAccess | undefined {
+  const predicates = indexablePredicates(branch);
+  const scans = collection.indexes.flatMap((index) => indexAccess(index, predicates, [], false) ?? []);
+  if (scans.length <= 1) return scans[0];
+  const request: QueryRequest = { filter: branch, test: () => true, sort: [], skip: 0, limit: undefined, hint: undefined };
+  const plans = scans.map((scan) => new IndexScan(scan.index, scan.bounds, scan.forward) as Stage);
+  const winner = chooseByTrial(collection, plans, request).winner;
+  return scans[plans.indexOf(plans[winner] as Stage)];
+}
+
+function buildPlan(collection: Collection, access: Access, request: QueryRequest): Stage {
+  if (access.kind === "index") {
+    const { index, bounds, forward, providesSort } = access.scan;
+    const fetch = new Fetch(collection, new IndexScan(index, bounds, forward), request.test, request.filter);
+    return finish(collection, fetch, request, providesSort);
+  }
+  const or = new Or(access.branches.map((branch) => new IndexScan(branch.index, branch.bounds, branch.forward)));
+  return finish(collection, new Fetch(collection, or, request.test, request.filter), request, false);
+}
+
+/** Adds mongod's SORT (top-k when limited), SKIP and LIMIT stages above an access path. */
+function finish(collection: Collection, input: Stage, request: QueryRequest, sortProvided: boolean): Stage {
+  const needsSort = request.sort.length > 0 && !sortProvided;
+  const limit = request.limit;
+  if (needsSort) {
+    const sorted = new Sort(collection, input, request.sort, limit === undefined ? undefined : request.skip + limit);
+    return request.skip > 0 ? new Skip(sorted, request.skip) : sorted;
+  }
+  const skipped = request.skip > 0 ? new Skip(input, request.skip) : input;
+  return limit === undefined ? skipped : new Limit(skipped, limit);
+}
+
+interface TrialOutcome {
+  readonly winner: number;
+  readonly results: ReadonlyArray<readonly StoredDocument[]>;
+}
+
+/**
+ * mongod's multi-planner: every candidate works in turn until one has produced 101 results (or the
+ * limit), one reaches its end, or each has had max(10,000, 30% of the collection) works; the score
+ * is results per work, plus a small bonus for needing no SORT; ties go to the earlier candidate.
+ */
+function chooseByTrial(collection: Collection, plans: readonly Stage[], request: QueryRequest): TrialOutcome {
+  const wanted = Math.min(TRIAL_MAX_RESULTS, request.limit ?? Infinity);
+  const maxWorks = Math.max(TRIAL_MIN_WORKS, Math.floor(TRIAL_COLLECTION_FRACTION * collection.size));
+  const results = plans.map(() => [] as StoredDocument[]);
+  let finished = false;
+  for (let round = 0; round < maxWorks && !finished; round++) {
+    plans.forEach((plan, i) => {
+      if (finished) return;
+      const result = plan.work();
+      if (result.state === "advanced") {
+        const record = recordOf(collection, result);
+        if (record !== undefined) results[i]?.push(record);
+      }
+      if (result.state === "eof" || (results[i]?.length ?? 0) >= wanted) finished = true;
+    });
+  }
+  const scores = plans.map((plan) => {
+    const works = Math.max(plan.works, 1);
+    const bonus = plan.hasStage("SORT") ? 0 : Math.min(1 / (10 * works), 1e-4);
+    return 1 + plan.advanced / works + bonus;
+  });
+  const winner = scores.reduce((best, score, i) => (score > (scores[best] ?? -Infinity) ? i : best), 0);
+  return { winner, results };
+}
+
+function runTrial(collection: Collection, plans: readonly Stage[], request: QueryRequest): QueryExecution {
+  const { winner, results } = chooseByTrial(collection, plans, request);
+  const rejected = plans.filter((_, i) => i !== winner);
+  return new QueryExecution(collection, plans[winner] as Stage, rejected, results[winner] ?? []);
+}
