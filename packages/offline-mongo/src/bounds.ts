@@ -76,12 +76,16 @@ function equalityBounds(value: unknown): FieldBounds {
 
 const STRING_RANK = typeRank("");
 
-/** mongod's simple-prefix rule: `^literal` without the i or m flags scans [prefix, next prefix); other regexes scan every string. */
+/**
+ * mongod's simple-prefix rule: `^literal` without the i or m flags and without `|` anywhere scans
+ * [prefix, next prefix); other regexes scan every string.
+ */
 function regexStringBounds(regex: RegExp): Interval[] {
   const literal = /^\^([\w\- ]*)/.exec(regex.source)?.[1] ?? "";
   const quantified = /^[?*{]/.test(regex.source.slice(1 + literal.length));
   const prefix = quantified ? literal.slice(0, -1) : literal;
-  if (regex.flags.includes("i") || regex.flags.includes("m") || !regex.source.startsWith("^") || prefix.length === 0) {
+  const simple = regex.source.startsWith("^") && !regex.source.includes("|") && !regex.flags.includes("i") && !regex.flags.includes("m");
+  if (!simple || prefix.length === 0) {
     return [{ low: "", lowInclusive: true, high: new KeyBound(STRING_RANK, true), highInclusive: false }];
   }
   const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
@@ -90,7 +94,10 @@ function regexStringBounds(regex: RegExp): Interval[] {
 
 /** Type-bracketed ranges as mongod builds them: `$gt: 5` scans (5, inf], never strings. */
 function rangeBounds(operator: string, value: unknown): FieldBounds | undefined {
-  if (value === null || value === undefined || value instanceof RegExp || (typeof value === "number" && Number.isNaN(value))) return undefined;
+  // An array operand compares whole arrays, which a multikey index does not hold: left to the filter.
+  if (value === null || value === undefined || value instanceof RegExp || Array.isArray(value) || (typeof value === "number" && Number.isNaN(value))) {
+    return undefined;
+  }
   const numeric = typeof value === "number";
   const rank = typeRank(value);
   const lowest = numeric ? -Infinity : new KeyBound(rank, false);

@@ -22,8 +22,27 @@ export interface QueryRequest {
 }
 
 export interface PlannerSettings {
-  /** mongod's `notablescan` parameter: a non-empty query that only a collection scan could answer fails. */
+  /**
+   * mongod's `notablescan`, already waived where mongod waives it: a query that only a collection
+   * scan could answer fails with 291 (see {@link refusesTableScan}).
+   */
   readonly notablescan: boolean;
+}
+
+/**
+ * mongod's NO_TABLE_SCAN rule (get_executor.cpp, fillOutPlannerParams): with `notablescan` set, a
+ * query may not scan the collection unless its filter is empty, or the collection is a `system.*`
+ * one, or lives in `admin`, `local` or `config`.
+ */
+export function refusesTableScan(notablescan: boolean, database: string, collection: string, filter: Document): boolean {
+  const exempt = Object.keys(filter).length === 0 || collection.startsWith("system.") || ["admin", "local", "config"].includes(database);
+  return notablescan && !exempt;
+}
+
+/** query_planner.cpp's two refusals under NO_TABLE_SCAN: a hinted `$natural`, and no indexed plan at all. */
+function refuseTableScan(hinted: boolean): MongoCommandError {
+  const reason = hinted ? "hint $natural is not allowed, because 'notablescan' is enabled" : "No indexed plans available, and running with 'notablescan'";
+  return new MongoCommandError(291, `error processing query: planner returned error :: caused by :: ${reason}`);
 }
 
 /** mongod's internalQueryPlanEvaluationMaxResults and internalQueryPlanEvaluationWorks. */
@@ -101,9 +120,7 @@ export function planQuery(collection: Collection | undefined, request: QueryRequ
   if (idValue !== undefined) return new QueryExecution(collection, new IdLookup(collection, idValue.value), [], []);
   const accesses = request.hint === "$natural" ? [] : candidateAccesses(collection, request);
   if (accesses.length === 0) {
-    if (settings.notablescan && Object.keys(request.filter).length > 0) {
-      throw new MongoCommandError(291, "error processing query: planner returned error :: caused by :: No indexed plans available, and running with 'notablescan'");
-    }
+    if (settings.notablescan) throw refuseTableScan(request.hint === "$natural");
     const scan = new CollectionScan(collection, request.test, request.filter);
     return new QueryExecution(collection, finish(collection, scan, request, false), [], []);
   }
@@ -131,9 +148,9 @@ function candidateAccesses(collection: Collection, request: QueryRequest): Acces
     if (sorting !== undefined) scans.push(sorting);
   }
   const accesses: Access[] = scans.map((scan) => ({ kind: "index", scan }));
-  if (accesses.length > 0 || predicates.orBranches === undefined || request.hint !== undefined) return accesses;
+  if (predicates.orBranches === undefined || request.hint !== undefined) return accesses;
   const branches = predicates.orBranches.map((branch) => bestBranchAccess(collection, branch));
-  return branches.every((branch) => branch !== undefined) ? [{ kind: "or", branches: branches as IndexAccess[] }] : [];
+  return branches.every((branch) => branch !== undefined) ? [...accesses, { kind: "or", branches: branches as IndexAccess[] }] : accesses;
 }
 
 /** The bounds an index gets from the predicates; a multikey field takes only its first predicate's, as mongod cannot intersect them. */
@@ -232,8 +249,10 @@ interface TrialOutcome {
 
 /**
  * mongod's multi-planner: every candidate works in turn until one has produced 101 results (or the
- * limit), one reaches its end, or each has had max(10,000, 30% of the collection) works; the score
- * is results per work, plus a small bonus for needing no SORT; ties go to the earlier candidate.
+ * limit), one reaches its end, or each has had max(10,000, 30% of the collection) works. The score
+ * (plan_ranker.h) is 1 + results per work, + 1 for a plan that reached its end, + a small bonus for
+ * needing no SORT (the fetch and index-intersection bonuses are the same for every plan here);
+ * ties go to the earlier candidate.
  */
 function chooseByTrial(collection: Collection, plans: readonly Stage[], request: QueryRequest): TrialOutcome {
   const wanted = Math.min(TRIAL_MAX_RESULTS, request.limit ?? Infinity);
@@ -254,7 +273,7 @@ function chooseByTrial(collection: Collection, plans: readonly Stage[], request:
   const scores = plans.map((plan) => {
     const works = Math.max(plan.works, 1);
     const bonus = plan.hasStage("SORT") ? 0 : Math.min(1 / (10 * works), 1e-4);
-    return 1 + plan.advanced / works + bonus;
+    return 1 + plan.advanced / works + (plan.isEOF ? 1 : 0) + bonus;
   });
   const winner = scores.reduce((best, score, i) => (score > (scores[best] ?? -Infinity) ? i : best), 0);
   return { winner, results };

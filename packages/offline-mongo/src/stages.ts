@@ -105,7 +105,7 @@ export class CollectionScan extends Stage {
   }
 
   describe(): Document {
-    return { filter: this.filter, direction: "forward" };
+    return { ...(Object.keys(this.filter).length === 0 ? {} : { filter: this.filter }), direction: "forward" };
   }
   override statistics(): Document {
     return { docsExamined: this.examined };
@@ -468,6 +468,46 @@ export class Limit extends Stage {
 
   describe(): Document {
     return { limitAmount: this.amount };
+  }
+}
+
+/** A running plan: its root stage, and its results (those the plan trial already produced first). */
+export interface PlanRun {
+  readonly root: Stage;
+  next(): StoredDocument | undefined;
+}
+
+/** mongod's COUNT: counts what its plan returns, after skipping `skip`, stopping at `limit`; it returns nothing itself. */
+export class Count extends Stage {
+  readonly name = "COUNT";
+  readonly children: readonly Stage[];
+  private counted = 0;
+  private skipped = 0;
+
+  constructor(private readonly run: PlanRun, private readonly skip: number, private readonly limit: number | undefined) {
+    super();
+    this.children = [run.root];
+  }
+
+  /** Runs to the end and answers the count. */
+  total(): number {
+    while (this.work().state !== "eof");
+    return this.counted;
+  }
+
+  protected doWork(): WorkResult {
+    if (this.limit !== undefined && this.counted >= this.limit) return EOF;
+    if (this.run.next() === undefined) return EOF;
+    if (this.skipped < this.skip) this.skipped++;
+    else this.counted++;
+    return NEED_TIME;
+  }
+
+  describe(): Document {
+    return {};
+  }
+  override statistics(): Document {
+    return { nCounted: this.counted, nSkipped: this.skipped };
   }
 }
 

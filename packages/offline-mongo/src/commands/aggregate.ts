@@ -34,15 +34,16 @@ function pushDown(pipeline: readonly Document[]): { selection: Selection; rest: 
   while (isDocument(pipeline[at]?.["$match"])) matches.push(pipeline[at++]?.["$match"] as Document);
   const sort = pipeline[at]?.["$sort"];
   if (isDocument(sort)) at++;
+  // Only a valid limit goes to the planner; mingo reports an invalid one as mongod would.
   const limit = pipeline[at]?.["$limit"];
-  const limited = typeof limit === "number" || (isDocument(sort) && limit !== undefined);
+  const limited = typeof limit === "number" && Number.isInteger(limit) && limit > 0;
   if (limited) at++;
   const filter = matches.length <= 1 ? matches[0] : { $and: matches };
   return {
     selection: {
       ...(filter === undefined ? {} : { filter }),
       ...(isDocument(sort) ? { sort } : {}),
-      ...(limited ? { limit: optionalNumberArg("aggregate", "$limit", limit) } : {}),
+      ...(limited ? { limit } : {}),
     },
     rest: pipeline.slice(at),
   };
@@ -78,7 +79,10 @@ function remember(typedOf: WeakMap<object, Document>, records: readonly StoredDo
 }
 
 /** An aggregate's plan (for its pushed-down prefix) and how to produce the rest of its results. */
-export function planAggregate(body: Document, context: CommandContext): { execution: QueryExecution; rest: Document[]; source: () => ResultSource; name: string } {
+export function planAggregate(
+  body: Document,
+  context: CommandContext,
+): { execution: QueryExecution; rest: Document[]; source: () => ResultSource; name: string; filter: Document } {
   if (typeof body["aggregate"] !== "string") throw notSupported("database-level aggregation ({aggregate: 1})");
   const name = collectionName(body, "aggregate");
   refuseOptions(body, "aggregate", ["collation", "let"]);
@@ -95,7 +99,7 @@ export function planAggregate(body: Document, context: CommandContext): { execut
     );
     return arraySource(typedResults(context.storage.existingCollection(context.db, name), typedOf, results));
   };
-  return { execution, rest, source, name };
+  return { execution, rest, source, name, filter: isDocument(selection.filter) ? selection.filter : {} };
 }
 
 const aggregate: CommandDefinition = {

@@ -1,52 +1,23 @@
 import type { Document } from "bson";
-import { MongoCommandError, unsupportedOption } from "../errors";
-import { isDocument } from "../values";
+import { MongoCommandError } from "../errors";
 import { aggregateCommands } from "./aggregate";
 import type { CommandContext, CommandDefinition } from "./context";
+import { explainCommands } from "./explain";
+import { checkGenericFields } from "./fields";
 import { handshakeCommands } from "./handshake";
 import { indexCommands } from "./indexes";
 import { namespaceCommands } from "./namespaces";
+import { parameterCommands } from "./parameters";
 import { readCommands } from "./read";
 import { writeCommands } from "./write";
 
 export type { CommandContext } from "./context";
 
 const COMMANDS = new Map<string, CommandDefinition>(
-  [...handshakeCommands, ...readCommands, ...writeCommands, ...aggregateCommands, ...indexCommands, ...namespaceCommands].flatMap(
+  [...handshakeCommands, ...readCommands, ...writeCommands, ...aggregateCommands, ...explainCommands, ...indexCommands, ...namespaceCommands, ...parameterCommands].flatMap(
     (definition) => definition.names.map((name) => [name, definition] as const),
   ),
 );
-
-/**
- * Fields the driver may put on any command. Sessions, cluster time, read preference, API version,
- * comments and time limits do not change what a single in-memory node answers.
- */
-const GENERIC_FIELDS = new Set([
-  "$db", "lsid", "$clusterTime", "$readPreference", "readConcern", "writeConcern", "comment", "maxTimeMS",
-  "apiVersion", "apiStrict", "apiDeprecationErrors", "$client", "mayBypassWriteBlocking",
-]);
-const TRANSACTION_FIELDS = ["txnNumber", "startTransaction", "autocommit"];
-/** Read concerns a standalone satisfies trivially by reading its only copy of the data. */
-const READ_CONCERN_LEVELS = new Set(["local", "available", "majority"]);
-
-function checkGenericFields(name: string, body: Document, definition: CommandDefinition): void {
-  if (TRANSACTION_FIELDS.some((field) => field in body)) {
-    throw new MongoCommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
-  }
-  for (const field of Object.keys(body).slice(1)) {
-    if (definition.fields !== "any" && !GENERIC_FIELDS.has(field) && !definition.fields.includes(field)) {
-      throw new MongoCommandError(40415, `BSON field '${name}.${field}' is an unknown field.`);
-    }
-  }
-  const readConcern = body["readConcern"];
-  if (isDocument(readConcern)) {
-    const level = readConcern["level"];
-    if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level))) throw unsupportedOption(name, `readConcern.level '${String(level)}'`);
-    if (readConcern["afterClusterTime"] !== undefined || readConcern["atClusterTime"] !== undefined) {
-      throw unsupportedOption(name, "readConcern with a cluster time");
-    }
-  }
-}
 
 /** Runs one command synchronously and returns its reply, errors included as `{ok: 0, ...}`. */
 export function runCommand(body: Document, context: CommandContext): Document {
@@ -54,7 +25,7 @@ export function runCommand(body: Document, context: CommandContext): Document {
   try {
     const definition = COMMANDS.get(name);
     if (!definition) throw new MongoCommandError(59, `no such command: '${name}'`);
-    checkGenericFields(name, body, definition);
+    checkGenericFields(name, body, definition.fields);
     return definition.run(body, context);
   } catch (error) {
     if (error instanceof MongoCommandError) return error.toReply();

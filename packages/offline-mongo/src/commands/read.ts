@@ -3,7 +3,8 @@ import { DEFAULT_FIRST_BATCH, type ResultSource } from "../cursors";
 import { MongoCommandError } from "../errors";
 import { valuesAtPath } from "../paths";
 import { compileProjection } from "../projection";
-import { planQuery, type QueryExecution } from "../planner";
+import { planQuery, refusesTableScan, type QueryExecution } from "../planner";
+import { Count } from "../stages";
 import { compileFilter, parseSort } from "../query";
 import type { StoredDocument } from "../storage";
 import { compareValues } from "../compare";
@@ -30,7 +31,8 @@ export function planRead(context: CommandContext, collection: string, command: s
   const skip = selection.skip ?? 0;
   if (skip < 0) throw new MongoCommandError(51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
   const limit = selection.limit === undefined || selection.limit === 0 ? undefined : Math.abs(selection.limit);
-  return planQuery(stored, { filter: compiled.filter, test: compiled.test, sort, skip, limit, hint }, context.parameters);
+  const notablescan = refusesTableScan(context.parameters.notablescan, context.db, collection, compiled.filter);
+  return planQuery(stored, { filter: compiled.filter, test: compiled.test, sort, skip, limit, hint }, { notablescan });
 }
 
 /** Every record a read selects, for commands that must see them all before acting (writes, distinct). */
@@ -116,35 +118,36 @@ export function isFastCount(body: Document): boolean {
   return (query === undefined || (isDocument(query) && Object.keys(query).length === 0)) && body["hint"] === undefined;
 }
 
-/** mongod applies a count's skip, then its limit (either sign), to the number of matches. */
-export function applySkipLimit(matches: number, body: Document): number {
+/** A count's skip (never negative) and limit (either sign; 0 is none), as mongod reads them. */
+export function countBounds(body: Document): { skip: number; limit: number | undefined } {
   const skip = optionalNumberArg("count", "skip", body["skip"]) ?? 0;
   if (skip < 0) throw new MongoCommandError(51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
   const limit = Math.abs(optionalNumberArg("count", "limit", body["limit"]) ?? 0);
-  const afterSkip = Math.max(0, matches - skip);
-  return limit === 0 ? afterSkip : Math.min(afterSkip, limit);
+  return { skip, limit: limit === 0 ? undefined : limit };
 }
 
-/** The plan of a count with a query (no skip/limit: the count applies them to the matches). */
-export function planCount(body: Document, context: CommandContext): QueryExecution {
+/** A count with a query: mongod's COUNT stage over the query's plan (skip and limit apply to the matches). */
+export function planCount(body: Document, context: CommandContext): Count {
   const collection = collectionName(body, "count");
   refuseOptions(body, "count", ["collation"]);
-  return planRead(context, collection, "count", { filter: body["query"], hint: body["hint"] });
+  const { skip, limit } = countBounds(body);
+  return new Count(planRead(context, collection, "count", { filter: body["query"], hint: body["hint"] }), skip, limit);
+}
+
+/** A count without a query or hint, answered from the collection's size as mongod's RECORD_STORE_FAST_COUNT. */
+export function fastCount(body: Document, context: CommandContext): number {
+  const collection = collectionName(body, "count");
+  refuseOptions(body, "count", ["collation"]);
+  const { skip, limit } = countBounds(body);
+  const afterSkip = Math.max(0, (context.storage.existingCollection(context.db, collection)?.size ?? 0) - skip);
+  return limit === undefined ? afterSkip : Math.min(afterSkip, limit);
 }
 
 const count: CommandDefinition = {
   names: ["count"],
   fields: COUNT_FIELDS,
   run(body, context) {
-    const collection = collectionName(body, "count");
-    if (isFastCount(body)) {
-      refuseOptions(body, "count", ["collation"]);
-      return { n: applySkipLimit(context.storage.existingCollection(context.db, collection)?.size ?? 0, body), ok: 1 };
-    }
-    let matches = 0;
-    const execution = planCount(body, context);
-    while (execution.next() !== undefined) matches++;
-    return { n: applySkipLimit(matches, body), ok: 1 };
+    return { n: isFastCount(body) ? fastCount(body, context) : planCount(body, context).total(), ok: 1 };
   },
 };
 

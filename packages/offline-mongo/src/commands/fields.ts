@@ -1,0 +1,39 @@
+import type { Document } from "bson";
+import { MongoCommandError, unsupportedOption } from "../errors";
+import { isDocument } from "../values";
+
+/**
+ * Fields the driver may put on any command. Sessions, cluster time, read preference, API version,
+ * comments and time limits do not change what a single in-memory node answers.
+ */
+const GENERIC_FIELDS = new Set([
+  "$db", "lsid", "$clusterTime", "$readPreference", "readConcern", "writeConcern", "comment", "maxTimeMS",
+  "apiVersion", "apiStrict", "apiDeprecationErrors", "$client", "mayBypassWriteBlocking",
+]);
+export function isGenericField(field: string): boolean {
+  return GENERIC_FIELDS.has(field);
+}
+
+const TRANSACTION_FIELDS = ["txnNumber", "startTransaction", "autocommit"];
+/** Read concerns a standalone satisfies trivially by reading its only copy of the data. */
+const READ_CONCERN_LEVELS = new Set(["local", "available", "majority"]);
+
+/** Refuses transactions, fields the command does not know (40415, as mongod's strict parsing) and read concerns not implemented. */
+export function checkGenericFields(name: string, body: Document, fields: readonly string[] | "any"): void {
+  if (TRANSACTION_FIELDS.some((field) => field in body)) {
+    throw new MongoCommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
+  }
+  for (const field of Object.keys(body).slice(1)) {
+    if (fields !== "any" && !GENERIC_FIELDS.has(field) && !fields.includes(field)) {
+      throw new MongoCommandError(40415, `BSON field '${name}.${field}' is an unknown field.`);
+    }
+  }
+  const readConcern = body["readConcern"];
+  if (isDocument(readConcern)) {
+    const level = readConcern["level"];
+    if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level))) throw unsupportedOption(name, `readConcern.level '${String(level)}'`);
+    if (readConcern["afterClusterTime"] !== undefined || readConcern["atClusterTime"] !== undefined) {
+      throw unsupportedOption(name, "readConcern with a cluster time");
+    }
+  }
+}
