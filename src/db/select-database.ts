@@ -33,7 +33,8 @@ export async function selectDatabase(mongodbUri: string | undefined): Promise<Se
     };
   }
   const { startOfflineServer } = await import("@bookstore/offline-mongo");
-  const offline = await startOfflineServer();
+  // A development switch of the stand-in: fail every query that only a collection scan could answer, as mongod's notablescan.
+  const offline = await startOfflineServer({ notablescan: process.env.OFFLINE_MONGO_NOTABLESCAN === "1" });
   return {
     kind: "offline-server",
     uri: offline.uri,

@@ -1,14 +1,15 @@
 import { parseArgs } from "node:util";
 import { startOfflineServer } from "./index";
 
-const USAGE = "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands]";
+const USAGE = "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan]";
 
-function parseOptions(): { host: string; port: number; logCommands: boolean } {
+function parseOptions(): { host: string; port: number; logCommands: boolean; notablescan: boolean } {
   const { values } = parseArgs({
     options: {
       port: { type: "string", default: "27017" },
       host: { type: "string", default: "127.0.0.1" },
       "log-commands": { type: "boolean", default: false },
+      notablescan: { type: "boolean", default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -17,7 +18,7 @@ function parseOptions(): { host: string; port: number; logCommands: boolean } {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`--port must be an integer from 0 to 65535, got '${values.port}'`);
   }
-  return { host: values.host, port, logCommands: values["log-commands"] };
+  return { host: values.host, port, logCommands: values["log-commands"], notablescan: values.notablescan };
 }
 
 async function main(): Promise<void> {
