@@ -1,4 +1,4 @@
-import type { Document } from "bson";
+import { ObjectId, type Document } from "bson";
 import { typeRank } from "./compare";
 import { compareKeyValues, KeyBound, MAX_KEY, MIN_KEY } from "./keys";
 import { isDocument, toPlain } from "./values";
@@ -125,6 +125,11 @@ function isOperatorObject(value: unknown): value is Document {
 /** What the planner can use from a filter: each field's indexable predicates in filter order, and a top-level $or. */
 export interface IndexablePredicates {
   readonly byField: ReadonlyMap<string, FieldBounds[]>;
+  /**
+   * Fields whose every condition the bounds answer exactly (mongod's EXACT tightness), when the
+   * filter is a plain conjunction of fields: an index scan over them needs no filter for them.
+   */
+  readonly exactFields: ReadonlySet<string>;
   /** The branches of the filter's top-level `$or`, if it has one. */
   readonly orBranches?: readonly Document[];
 }
@@ -144,7 +149,9 @@ export function indexablePredicates(filter: Document): IndexablePredicates {
     }
   };
   visit(filter);
-  return orBranches === undefined ? { byField } : { byField, orBranches };
+  const conjunction = Object.keys(filter).every((field) => !field.startsWith("$"));
+  const exactFields = new Set(conjunction ? Object.keys(filter).filter((field) => isExactCondition(filter[field])) : []);
+  return orBranches === undefined ? { byField, exactFields } : { byField, exactFields, orBranches };
 }
 
 function collectField(byField: Map<string, FieldBounds[]>, field: string, condition: unknown): void {
@@ -152,4 +159,25 @@ function collectField(byField: Map<string, FieldBounds[]>, field: string, condit
     ? Object.entries(condition).map(([operator, operand]) => operatorBounds(operator, operand)).filter((bounds) => bounds !== undefined)
     : [equalityBounds(toPlain(condition))];
   if (found.length > 0) byField.set(field, [...(byField.get(field) ?? []), ...found]);
+}
+
+/** Equality with a value the index holds as itself: not null (also matches missing), an array or a regex. */
+function isExactEquality(value: unknown): boolean {
+  const plain = toPlain(value);
+  return plain !== null && plain !== undefined && !Array.isArray(plain) && !(plain instanceof RegExp);
+}
+
+/** A range operand whose type-bracketed bounds are exactly the operator's matches. */
+function isExactRange(value: unknown): boolean {
+  const plain = toPlain(value);
+  return (typeof plain === "number" && !Number.isNaN(plain)) || ["string", "boolean"].includes(typeof plain) || plain instanceof Date || plain instanceof ObjectId;
+}
+
+function isExactCondition(condition: unknown): boolean {
+  if (!isOperatorObject(condition)) return isExactEquality(condition);
+  return Object.entries(condition).every(([operator, operand]) => {
+    if (operator === "$eq") return isExactEquality(operand);
+    if (operator === "$in") return Array.isArray(operand) && operand.every(isExactEquality);
+    return ["$gt", "$gte", "$lt", "$lte"].includes(operator) && isExactRange(operand);
+  });
 }

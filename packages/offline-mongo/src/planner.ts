@@ -3,8 +3,10 @@ import { ALL_VALUES, indexablePredicates, intersect, isAllValues, isPoint, type 
 import { MongoCommandError } from "./errors";
 import type { Index } from "./indexes";
 import type { SortSpec } from "./query";
+import { compareKeyValues } from "./keys";
 import {
-  CollectionScan, EmptyPlan, Fetch, IdLookup, IndexScan, Limit, Or, Skip, Sort, total, type DocumentTest, type Stage, type WorkResult,
+  CollectionScan, CountScan, EmptyPlan, Fetch, IdLookup, IndexScan, isSingleInterval, Limit, Or, Skip, Sort, total,
+  type DocumentTest, type Stage, type WorkResult,
 } from "./stages";
 import type { Collection, StoredDocument } from "./storage";
 import { isDocument } from "./values";
@@ -19,6 +21,8 @@ export interface QueryRequest {
   readonly limit: number | undefined;
   /** An index found by name or key pattern, `"$natural"` for a forced collection scan, or undefined. */
   readonly hint: Index | "$natural" | undefined;
+  /** A count's plan: an index scan whose bounds answer the whole filter counts keys (COUNT_SCAN) instead of fetching. */
+  readonly countOnly: boolean;
 }
 
 export interface PlannerSettings {
@@ -58,6 +62,8 @@ interface IndexAccess {
   readonly forward: boolean;
   /** True when walking the index yields the requested sort, so no SORT stage is needed. */
   readonly providesSort: boolean;
+  /** What of the filter the bounds do not answer exactly: the FETCH stage's filter in explain. */
+  readonly residual: Document;
 }
 
 /** An access path: one index scan, or one per `$or` branch. */
@@ -129,10 +135,10 @@ export function planQuery(collection: Collection | undefined, request: QueryRequ
   return runTrial(collection, plans, request);
 }
 
-/** mongod's IDHACK: a filter that is exactly `{_id: <value>}` (no operators, regex or array), with no hint or skip. */
+/** mongod's IDHACK: a filter that is exactly `{_id: <value>}` (no operators, regex or array), with no hint or skip, not a count. */
 function idHackValue(request: QueryRequest): { value: unknown } | undefined {
   const keys = Object.keys(request.filter);
-  if (keys.length !== 1 || keys[0] !== "_id" || request.hint !== undefined || request.skip > 0) return undefined;
+  if (keys.length !== 1 || keys[0] !== "_id" || request.hint !== undefined || request.skip > 0 || request.countOnly) return undefined;
   const value: unknown = request.filter["_id"];
   if (value === null || Array.isArray(value) || (isDocument(value) && Object.keys(value).some((key) => key.startsWith("$")))) return undefined;
   if (typeof value === "object" && value !== null && (value.constructor.name === "BSONRegExp" || value instanceof RegExp)) return undefined;
@@ -142,9 +148,9 @@ function idHackValue(request: QueryRequest): { value: unknown } | undefined {
 function candidateAccesses(collection: Collection, request: QueryRequest): Access[] {
   const predicates = indexablePredicates(request.filter);
   const indexes = request.hint === undefined || request.hint === "$natural" ? collection.indexes : [request.hint];
-  const scans = indexes.flatMap((index) => indexAccess(index, predicates, request.sort, request.hint !== undefined) ?? []);
+  const scans = indexes.flatMap((index) => indexAccess(index, predicates, request, request.hint !== undefined) ?? []);
   if (!scans.some((scan) => scan.providesSort) && request.sort.length > 0 && request.hint === undefined) {
-    const sorting = collection.indexes.map((index) => wholeIndexForSort(index, request.sort)).find((scan) => scan !== undefined);
+    const sorting = collection.indexes.map((index) => wholeIndexForSort(index, request)).find((scan) => scan !== undefined);
     if (sorting !== undefined) scans.push(sorting);
   }
   const accesses: Access[] = scans.map((scan) => ({ kind: "index", scan }));
@@ -164,17 +170,31 @@ function boundsFor(index: Index, predicates: IndexablePredicates): FieldBounds[]
 }
 
 /** An index is a candidate when its leading field has a predicate (or it is hinted); sparse indexes only when null is not sought. */
-function indexAccess(index: Index, predicates: IndexablePredicates, sort: SortSpec, hinted: boolean): IndexAccess | undefined {
+function indexAccess(index: Index, predicates: IndexablePredicates, request: Pick<QueryRequest, "filter" | "sort">, hinted: boolean): IndexAccess | undefined {
   const bounds = boundsFor(index, predicates);
   const leading = bounds[0] ?? ALL_VALUES;
   if (!hinted && isAllValues(leading)) return undefined;
-  if (!hinted && index.spec.sparse && seeksNull(bounds)) return undefined;
-  const direction = sortDirection(index, bounds, sort);
-  return { index, bounds, forward: direction !== -1, providesSort: direction !== 0 };
+  if (!hinted && index.spec.sparse && seeksMissing(index, predicates, bounds)) return undefined;
+  const direction = sortDirection(index, bounds, request.sort);
+  return { index, bounds, forward: direction !== -1, providesSort: direction !== 0, residual: residualFilter(index, predicates, request.filter) };
 }
 
-function seeksNull(bounds: readonly FieldBounds[]): boolean {
-  return bounds.some((field) => field.some((interval) => interval.low === null || interval.low === undefined || isAllValues([interval])));
+/** A sparse index lacks documents missing its fields, so it cannot answer a predicate that matches null (missing). */
+function seeksMissing(index: Index, predicates: IndexablePredicates, bounds: readonly FieldBounds[]): boolean {
+  return index.fields.some((field, i) => predicates.byField.has(field) && (bounds[i] ?? []).some((interval) => compareKeyValues(interval.low, null) <= 0));
+}
+
+/**
+ * The filter without the fields this index's bounds answer exactly (each exact and, on a multikey
+ * field, alone, since only one predicate bounds it), as mongod leaves them out of the FETCH filter.
+ */
+function residualFilter(index: Index, predicates: IndexablePredicates, filter: Document): Document {
+  const answered = (field: string): boolean => {
+    const position = index.fields.indexOf(field);
+    if (position < 0 || !predicates.exactFields.has(field)) return false;
+    return !index.multikeyFields.has(position) || predicates.byField.get(field)?.length === 1;
+  };
+  return Object.fromEntries(Object.entries(filter).filter(([field]) => !answered(field)));
 }
 
 /**
@@ -202,19 +222,19 @@ function sortDirection(index: Index, bounds: readonly FieldBounds[], sort: SortS
 }
 
 /** mongod adds a whole-index scan of the first index whose key pattern starts with the sort (or its reverse). */
-function wholeIndexForSort(index: Index, sort: SortSpec): IndexAccess | undefined {
+function wholeIndexForSort(index: Index, request: QueryRequest): IndexAccess | undefined {
   if (index.spec.sparse) return undefined;
   const bounds = index.fields.map(() => ALL_VALUES);
-  const direction = sortDirection(index, bounds, sort);
-  return direction === 0 ? undefined : { index, bounds, forward: direction === 1, providesSort: true };
+  const direction = sortDirection(index, bounds, request.sort);
+  return direction === 0 ? undefined : { index, bounds, forward: direction === 1, providesSort: true, residual: request.filter };
 }
 
 /** Each `$or` branch is planned alone (mongod's subplanner); a branch no index serves makes the whole `$or` a collection scan. */
 function bestBranchAccess(collection: Collection, branch: Document): IndexAccess | undefined {
   const predicates = indexablePredicates(branch);
-  const scans = collection.indexes.flatMap((index) => indexAccess(index, predicates, [], false) ?? []);
+  const scans = collection.indexes.flatMap((index) => indexAccess(index, predicates, { filter: branch, sort: [] }, false) ?? []);
   if (scans.length <= 1) return scans[0];
-  const request: QueryRequest = { filter: branch, test: () => true, sort: [], skip: 0, limit: undefined, hint: undefined };
+  const request: QueryRequest = { filter: branch, test: () => true, sort: [], skip: 0, limit: undefined, hint: undefined, countOnly: false };
   const plans = scans.map((scan) => new IndexScan(scan.index, scan.bounds, scan.forward) as Stage);
   const winner = chooseByTrial(collection, plans, request).winner;
   return scans[plans.indexOf(plans[winner] as Stage)];
@@ -222,12 +242,19 @@ function bestBranchAccess(collection: Collection, branch: Document): IndexAccess
 
 function buildPlan(collection: Collection, access: Access, request: QueryRequest): Stage {
   if (access.kind === "index") {
-    const { index, bounds, forward, providesSort } = access.scan;
-    const fetch = new Fetch(collection, new IndexScan(index, bounds, forward), request.test, request.filter);
+    const { index, bounds, forward, providesSort, residual } = access.scan;
+    if (request.countOnly && countsKeys(access.scan)) return new CountScan(index, bounds, forward);
+    const fetch = new Fetch(collection, new IndexScan(index, bounds, forward), request.test, residual);
     return finish(collection, fetch, request, providesSort);
   }
   const or = new Or(access.branches.map((branch) => new IndexScan(branch.index, branch.bounds, branch.forward)));
-  return finish(collection, new Fetch(collection, or, request.test, request.filter), request, false);
+  const exact = access.branches.every((branch) => Object.keys(branch.residual).length === 0);
+  return finish(collection, new Fetch(collection, or, request.test, exact ? {} : request.filter), request, false);
+}
+
+/** mongod's COUNT_SCAN conditions: the bounds answer the whole filter, form one interval, and the index is not multikey. */
+function countsKeys(scan: IndexAccess): boolean {
+  return Object.keys(scan.residual).length === 0 && !scan.index.isMultikey && isSingleInterval(scan.bounds);
 }
 
 /** Adds mongod's SORT (top-k when limited), SKIP and LIMIT stages above an access path. */

@@ -1,4 +1,4 @@
-import type { Document } from "bson";
+import { MaxKey, MinKey, type Document } from "bson";
 import type { FieldBounds, Interval } from "./bounds";
 import { compareKeyValues, KeyBound, MAX_KEY, MIN_KEY, type IndexKey } from "./keys";
 import type { Index } from "./indexes";
@@ -125,7 +125,7 @@ type KeyCheck = { readonly verdict: "valid" | "done" } | { readonly verdict: "se
  * past gaps, as mongod's. The position is the last key seen, so writes between batches are safe.
  */
 export class IndexScan extends Stage {
-  readonly name = "IXSCAN";
+  readonly name: string = "IXSCAN";
   readonly children = [];
   private examined = 0;
   private position: IndexKey | undefined;
@@ -141,6 +141,11 @@ export class IndexScan extends Stage {
     this.singleInterval = isSingleInterval(bounds);
     this.pendingSeek = bounds.some((field) => field.length === 0) ? undefined : this.startOf(0, []);
     if (this.pendingSeek === undefined) this.isEOF = true;
+  }
+
+  /** One field's intervals in the order the scan meets them. */
+  protected scanIntervals(field: number): readonly Interval[] {
+    return this.scanBounds[field] ?? [];
   }
 
   /** +1 when the scan meets this field's values in ascending order. */
@@ -244,12 +249,45 @@ export class IndexScan extends Stage {
   }
 }
 
+/**
+ * mongod's COUNT_SCAN: the index scan of a count whose bounds answer the whole filter, so it counts
+ * keys and fetches nothing. Its explain names its one interval by start and end key.
+ */
+export class CountScan extends IndexScan {
+  override readonly name = "COUNT_SCAN";
+
+  override describe(): Document {
+    const { direction: _direction, indexBounds: _bounds, ...index } = super.describe();
+    const ends = this.index.fields.map((_, i) => this.scanIntervals(i)[0]);
+    const keyOf = (side: "low" | "high"): Document =>
+      Object.fromEntries(this.index.fields.map((field, i) => [field, bsonBound(ends[i]?.[side])]));
+    return {
+      ...index,
+      indexBounds: {
+        startKey: keyOf("low"),
+        startKeyInclusive: ends.every((interval) => interval?.lowInclusive !== false),
+        endKey: keyOf("high"),
+        endKeyInclusive: ends.every((interval) => interval?.highInclusive !== false),
+      },
+    };
+  }
+  override statistics(): Document {
+    return { keysExamined: this.keysExamined() };
+  }
+}
+
+/** A bound as the BSON value mongod shows in a COUNT_SCAN's start and end keys. */
+function bsonBound(value: unknown): unknown {
+  if (value instanceof KeyBound) return value.after ? new MaxKey() : new MinKey();
+  return value;
+}
+
 function flip(interval: Interval): Interval {
   return { low: interval.high, lowInclusive: interval.highInclusive, high: interval.low, highInclusive: interval.lowInclusive };
 }
 
 /** mongod's isSingleInterval: point prefix, at most one other interval, then every field unbounded. */
-function isSingleInterval(bounds: readonly FieldBounds[]): boolean {
+export function isSingleInterval(bounds: readonly FieldBounds[]): boolean {
   let i = 0;
   while (i < bounds.length && bounds[i]?.length === 1 && isPointInterval(bounds[i]?.[0])) i++;
   if (i < bounds.length && bounds[i]?.length === 1) i++;

@@ -18,6 +18,8 @@ export interface Selection {
   readonly skip?: number;
   readonly limit?: number;
   readonly hint?: unknown;
+  /** For a count: a plan may count index keys without fetching documents. */
+  readonly countOnly?: boolean;
 }
 
 /** Plans a read; running the plan yields records in mongod's order (sorted, else the plan's own order). */
@@ -32,7 +34,7 @@ export function planRead(context: CommandContext, collection: string, command: s
   if (skip < 0) throw new MongoCommandError(51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
   const limit = selection.limit === undefined || selection.limit === 0 ? undefined : Math.abs(selection.limit);
   const notablescan = refusesTableScan(context.parameters.notablescan, context.db, collection, compiled.filter);
-  return planQuery(stored, { filter: compiled.filter, test: compiled.test, sort, skip, limit, hint }, { notablescan });
+  return planQuery(stored, { filter: compiled.filter, test: compiled.test, sort, skip, limit, hint, countOnly: selection.countOnly ?? false }, { notablescan });
 }
 
 /** Every record a read selects, for commands that must see them all before acting (writes, distinct). */
@@ -131,7 +133,7 @@ export function planCount(body: Document, context: CommandContext): Count {
   const collection = collectionName(body, "count");
   refuseOptions(body, "count", ["collation"]);
   const { skip, limit } = countBounds(body);
-  return new Count(planRead(context, collection, "count", { filter: body["query"], hint: body["hint"] }), skip, limit);
+  return new Count(planRead(context, collection, "count", { filter: body["query"], hint: body["hint"], countOnly: true }), skip, limit);
 }
 
 /** A count without a query or hint, answered from the collection's size as mongod's RECORD_STORE_FAST_COUNT. */
