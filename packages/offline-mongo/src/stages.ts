@@ -134,6 +134,7 @@ export class IndexScan extends Stage {
   private readonly singleInterval: boolean;
   private readonly seen = new Set<number>();
   private dupsDropped = 0;
+  private seeks = 0;
 
   constructor(readonly index: Index, readonly bounds: readonly FieldBounds[], readonly forward: boolean) {
     super();
@@ -201,6 +202,7 @@ export class IndexScan extends Stage {
   }
 
   protected doWork(): WorkResult {
+    if (this.pendingSeek !== undefined) this.seeks++;
     const key = this.pendingSeek !== undefined
       ? this.index.seek(this.pendingSeek, this.forward)
       : this.position === undefined ? undefined : this.index.next(this.position, this.forward);
@@ -242,7 +244,7 @@ export class IndexScan extends Stage {
     };
   }
   override statistics(): Document {
-    return { keysExamined: this.examined, seeks: 1, dupsTested: this.index.isMultikey ? this.advanced + this.dupsDropped : 0, dupsDropped: this.dupsDropped };
+    return { keysExamined: this.examined, seeks: this.seeks, dupsTested: this.index.isMultikey ? this.advanced + this.dupsDropped : 0, dupsDropped: this.dupsDropped };
   }
   override keysExamined(): number {
     return this.examined;

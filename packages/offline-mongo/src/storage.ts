@@ -15,6 +15,8 @@ export interface StoredDocument {
   readonly doc: Document;
   /** The same document with plain JS numbers, for mingo. */
   readonly plain: Document;
+  /** Its BSON size, summed into the collection's data size. */
+  readonly bytes: number;
 }
 
 const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 }, unique: true, sparse: false };
@@ -24,6 +26,7 @@ export class Collection {
   private readonly records = new Map<number, StoredDocument>();
   private readonly indexList: Index[];
   private nextId = 1;
+  private bytes = 0;
   readonly uuid = new UUID();
 
   constructor(readonly database: string, readonly name: string) {
@@ -40,6 +43,11 @@ export class Collection {
 
   get size(): number {
     return this.records.size;
+  }
+
+  /** The BSON size of every stored document, kept as they change so no command walks the data to learn it. */
+  get dataSize(): number {
+    return this.bytes;
   }
 
   all(): StoredDocument[] {
@@ -74,8 +82,9 @@ export class Collection {
     }
     validateId(doc["_id"]);
     this.checkIndexes(doc, undefined);
-    const record: StoredDocument = { id: this.nextId++, doc, plain: toPlain(doc) as Document };
+    const record: StoredDocument = { id: this.nextId++, doc, plain: toPlain(doc) as Document, bytes: size };
     this.records.set(record.id, record);
+    this.bytes += size;
     this.indexList.forEach((index) => index.add(record.id, doc));
     return record;
   }
@@ -84,7 +93,8 @@ export class Collection {
     const size = BSON.calculateObjectSize(doc);
     if (size > MAX_BSON_SIZE) throw new MongoCommandError(17419, `Resulting document after update is larger than ${MAX_BSON_SIZE}`);
     this.checkIndexes(doc, old.id);
-    const record: StoredDocument = { id: old.id, doc, plain: toPlain(doc) as Document };
+    const record: StoredDocument = { id: old.id, doc, plain: toPlain(doc) as Document, bytes: size };
+    this.bytes += size - old.bytes;
     this.indexList.forEach((index) => index.remove(old.id, old.doc));
     this.records.set(old.id, record);
     this.indexList.forEach((index) => index.add(old.id, doc));
@@ -93,7 +103,7 @@ export class Collection {
 
   remove(record: StoredDocument): void {
     this.indexList.forEach((index) => index.remove(record.id, record.doc));
-    this.records.delete(record.id);
+    if (this.records.delete(record.id)) this.bytes -= record.bytes;
   }
 
   private checkIndexes(doc: Document, self: number | undefined): void {

@@ -1,4 +1,4 @@
-import { BSON, type Document } from "bson";
+import type { Document } from "bson";
 import { arraySource } from "../cursors";
 import { Query } from "../mingo";
 import { mingoOptions, translateMingoErrors } from "../query";
@@ -86,9 +86,7 @@ const listDatabases: CommandDefinition = {
   run(body, context) {
     const nameOnly = isTruthy(body["nameOnly"]);
     const entries = context.storage.listDatabases().map((database) => {
-      const sizeOnDisk = [...database.collections.values()]
-        .flatMap((collection) => collection.all())
-        .reduce((total, record) => total + BSON.calculateObjectSize(record.doc), 0);
+      const sizeOnDisk = [...database.collections.values()].reduce((total, collection) => total + collection.dataSize, 0);
       return nameOnly ? { name: database.name } : { name: database.name, sizeOnDisk, empty: sizeOnDisk === 0 };
     });
     const databases = matching(entries, body["filter"], "listDatabases");
