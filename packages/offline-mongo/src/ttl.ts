@@ -1,4 +1,7 @@
-import { valuesAtPath } from "./paths";
+import { typeRank } from "./compare";
+import type { Index } from "./indexes";
+import { KeyBound } from "./keys";
+import { IndexScan } from "./stages";
 import type { Collection, Storage } from "./storage";
 
 /** How often mongod's TTL monitor runs by default (`ttlMonitorSleepSecs`). */
@@ -19,22 +22,26 @@ export function sweepExpiredDocuments(storage: Storage, now: Date): number {
 
 function sweepCollection(collection: Collection, now: number): number {
   let deleted = 0;
-  for (const { spec, fields } of collection.indexes) {
-    const [field] = fields;
-    if (spec.expireAfterSeconds === undefined || field === undefined) continue;
-    const cutoff = now - spec.expireAfterSeconds * 1000;
-    for (const record of collection.all()) {
-      const earliest = earliestDate(valuesAtPath(record.doc, field));
-      if (earliest !== undefined && earliest <= cutoff) {
-        collection.remove(record);
-        deleted += 1;
-      }
+  for (const index of collection.indexes) {
+    if (index.spec.expireAfterSeconds === undefined) continue;
+    for (const id of expiredIds(index, new Date(now - index.spec.expireAfterSeconds * 1000))) {
+      const record = collection.record(id);
+      if (record === undefined) continue;
+      collection.remove(record);
+      deleted += 1;
     }
   }
   return deleted;
 }
 
-function earliestDate(values: readonly unknown[]): number | undefined {
-  const times = values.filter((value): value is Date => value instanceof Date).map((date) => date.getTime());
-  return times.length === 0 ? undefined : Math.min(...times);
+/**
+ * Records holding a Date no later than the cutoff under the TTL index: a scan of the index's dates up
+ * to the cutoff (in an array, any such element means the earliest Date is expired).
+ */
+function expiredIds(index: Index, cutoff: Date): Set<number> {
+  const dates = [{ low: new KeyBound(typeRank(cutoff), false), lowInclusive: true, high: cutoff, highInclusive: true }];
+  const scan = new IndexScan(index, [dates], true);
+  const ids = new Set<number>();
+  for (let result = scan.work(); result.state !== "eof"; result = scan.work()) if (result.state === "advanced") ids.add(result.id);
+  return ids;
 }
