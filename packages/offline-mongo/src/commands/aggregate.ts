@@ -5,7 +5,7 @@ import { MongoCommandError, notSupported } from "../errors";
 import type { QueryExecution } from "../planner";
 import { mingoOptions, rejectScripts, translateMingoErrors } from "../query";
 import type { Collection, StoredDocument } from "../storage";
-import { assertComparable, documentArg, isDocument, optionalNumberArg, retype, toPlain } from "../values";
+import { assertComparable, defaultTyped, documentArg, isDocument, isNumeric, optionalNumberArg, retype, toNumber, toPlain } from "../values";
 import { collectionName, namespace, refuseOptions } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";
 import { planRead, planSource, type Selection } from "./read";
@@ -35,8 +35,9 @@ function pushDown(pipeline: readonly Document[]): { selection: Selection; rest: 
   const sort = pipeline[at]?.["$sort"];
   if (isDocument(sort)) at++;
   // Only a valid limit goes to the planner; mingo reports an invalid one as mongod would.
-  const limit = pipeline[at]?.["$limit"];
-  const limited = typeof limit === "number" && Number.isInteger(limit) && limit > 0;
+  const rawLimit: unknown = pipeline[at]?.["$limit"];
+  const limit = isNumeric(rawLimit) ? toNumber(rawLimit) : NaN;
+  const limited = Number.isInteger(limit) && limit > 0;
   if (limited) at++;
   const filter = matches.length <= 1 ? matches[0] : { $and: matches };
   return {
@@ -78,6 +79,27 @@ function remember(typedOf: WeakMap<object, Document>, records: readonly StoredDo
   });
 }
 
+/** `{$group: {_id: <constant>, <field>: {$sum: 1}}}`, the driver's countDocuments: its `_id` and field name. */
+function countingGroup(rest: readonly Document[]): { id: unknown; field: string } | undefined {
+  const [group, ...others] = rest;
+  const spec: unknown = group?.["$group"];
+  if (others.length > 0 || Object.keys(group ?? {}).length !== 1 || !isDocument(spec)) return undefined;
+  const { _id: id, ...accumulators } = spec;
+  const [entry, ...more] = Object.entries(accumulators);
+  if (entry === undefined || more.length > 0) return undefined;
+  const [field, accumulator] = entry;
+  const constant = id === null || isNumeric(id) || (typeof id === "string" && !id.startsWith("$"));
+  const countsOne = isDocument(accumulator) && Object.keys(accumulator).length === 1 && isNumeric(accumulator["$sum"]) && toNumber(accumulator["$sum"]) === 1;
+  return constant && countsOne ? { id, field } : undefined;
+}
+
+/** Counts the plan's results without handing them to mingo: one group, or none when nothing matched, as mongod's $group. */
+function countResults(execution: QueryExecution, group: { id: unknown; field: string }): Document[] {
+  let n = 0;
+  while (execution.next() !== undefined) n++;
+  return n === 0 ? [] : [{ _id: group.id, [group.field]: defaultTyped(n) }];
+}
+
 /** An aggregate's plan (for its pushed-down prefix) and how to produce the rest of its results. */
 export function planAggregate(
   body: Document,
@@ -91,6 +113,8 @@ export function planAggregate(
   const execution = planRead(context, name, "aggregate", { ...selection, hint: body["hint"] });
   const source = (): ResultSource => {
     if (rest.length === 0) return planSource(execution, (doc) => doc);
+    const counting = countingGroup(rest);
+    if (counting !== undefined) return arraySource(countResults(execution, counting));
     const typedOf = new WeakMap<object, Document>();
     const resolver = (other: string): Document[] => remember(typedOf, context.storage.existingCollection(context.db, other)?.all() ?? []);
     const input = remember(typedOf, execution.drain());
