@@ -78,16 +78,16 @@ function sortKey(plainDoc: Document, field: string, direction: 1 | -1): unknown 
   return values.reduce((best, value) => (compareValues(value, best) * direction < 0 ? value : best));
 }
 
-/** Stable sort: ties keep natural order, as mongod's in-memory sort does for our purposes. */
-export function sortDocuments<T>(items: readonly T[], spec: SortSpec, plainOf: (item: T) => Document): T[] {
-  if (spec.length === 0) return [...items];
-  const keyed = items.map((item) => ({ item, keys: spec.map(([field, direction]) => sortKey(plainOf(item), field, direction)) }));
-  keyed.sort((a, b) => {
-    for (let i = 0; i < spec.length; i++) {
-      const order = compareValues(a.keys[i], b.keys[i]) * (spec[i]?.[1] ?? 1);
-      if (order !== 0) return order;
-    }
-    return 0;
-  });
-  return keyed.map(({ item }) => item);
+/** A document's sort keys under a sort specification, one per sort field. */
+export function sortKeys(plainDoc: Document, spec: SortSpec): unknown[] {
+  return spec.map(([field, direction]) => sortKey(plainDoc, field, direction));
+}
+
+/** mongod's order of two documents' sort keys (from {@link sortKeys}). */
+export function compareSortKeys(a: readonly unknown[], b: readonly unknown[], spec: SortSpec): number {
+  for (let i = 0; i < spec.length; i++) {
+    const order = compareValues(a[i], b[i]) * (spec[i]?.[1] ?? 1);
+    if (order !== 0) return order;
+  }
+  return 0;
 }

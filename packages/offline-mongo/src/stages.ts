@@ -2,7 +2,7 @@ import { MaxKey, MinKey, type Document } from "bson";
 import type { FieldBounds, Interval } from "./bounds";
 import { compareKeyValues, KeyBound, MAX_KEY, MIN_KEY, type IndexKey } from "./keys";
 import type { Index } from "./indexes";
-import { sortDocuments, type SortSpec } from "./query";
+import { compareSortKeys, sortKeys, type SortSpec } from "./query";
 import type { Collection, StoredDocument } from "./storage";
 import { formatValue } from "./values";
 
@@ -413,11 +413,14 @@ export class Or extends Stage {
   }
 }
 
-/** A blocking sort; with a limit it keeps only the best `limit` records (mongod's top-k sort). */
+/**
+ * A blocking sort. With a limit it is mongod's top-k sort: it holds only the best `limit` records
+ * seen so far, in order (a record ties after those already held, so ties keep their input order).
+ */
 export class Sort extends Stage {
   readonly name = "SORT";
-  private buffer: StoredDocument[] = [];
-  private sorted: StoredDocument[] | undefined;
+  private held: Array<{ readonly record: StoredDocument; readonly keys: unknown[] }> = [];
+  private inputDone = false;
   private emitted = 0;
   readonly children: readonly Stage[];
 
@@ -427,25 +430,37 @@ export class Sort extends Stage {
   }
 
   protected doWork(): WorkResult {
-    if (this.sorted === undefined) {
+    if (!this.inputDone) {
       const result = this.input.work();
-      if (result.state === "needTime") return NEED_TIME;
       if (result.state === "advanced") {
         const record = result.record ?? this.collection.record(result.id);
-        if (record !== undefined) this.buffer.push(record);
-        if (this.limit !== undefined && this.buffer.length >= 2 * this.limit + 64) this.buffer = this.ordered().slice(0, this.limit);
-        return NEED_TIME;
+        if (record !== undefined) this.hold(record);
+      } else if (result.state === "eof") {
+        this.inputDone = true;
+        if (this.limit === undefined) this.held.sort((a, b) => compareSortKeys(a.keys, b.keys, this.spec));
       }
-      this.sorted = this.limit === undefined ? this.ordered() : this.ordered().slice(0, this.limit);
-      this.buffer = [];
       return NEED_TIME;
     }
-    const record = this.sorted[this.emitted++];
-    return record === undefined ? EOF : { state: "advanced", id: record.id, record };
+    const entry = this.held[this.emitted++];
+    return entry === undefined ? EOF : { state: "advanced", id: entry.record.id, record: entry.record };
   }
 
-  private ordered(): StoredDocument[] {
-    return sortDocuments(this.buffer, this.spec, (record) => record.plain);
+  private hold(record: StoredDocument): void {
+    const entry = { record, keys: sortKeys(record.plain, this.spec) };
+    if (this.limit === undefined) {
+      this.held.push(entry);
+      return;
+    }
+    let low = 0;
+    let high = this.held.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (compareSortKeys((this.held[middle] as typeof entry).keys, entry.keys, this.spec) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    if (low >= this.limit) return;
+    this.held.splice(low, 0, entry);
+    if (this.held.length > this.limit) this.held.pop();
   }
 
   describe(): Document {
