@@ -242,6 +242,19 @@ describe("count", () => {
   });
 });
 
+describe("aggregate with a leading $match, $sort and $limit", () => {
+  test("hands them to the planner, which walks the compound index and stops at the limit", async () => {
+    const pipeline = [{ $match: { genre: "essay" } }, { $sort: { year: -1 } }, { $limit: 5 }];
+    const expected = await shelves.aggregate(pipeline, { hint: { $natural: 1 } }).toArray();
+    expect(expected.map((doc) => doc["year"])).toEqual([2029, 2028, 2027, 2026, 2025]);
+    expect(await shelves.aggregate(pipeline).toArray()).toEqual(expected);
+    const run = await explainCommand(shelves, { aggregate: "shelves", pipeline, cursor: {} });
+    expect(planShape(run.winningPlan)).toBe("LIMIT > FETCH > IXSCAN");
+    expect(stageNamed(run.winningPlan, "IXSCAN")).toMatchObject({ indexName: "genre_1_year_-1", direction: "forward" });
+    expect(run).toMatchObject({ nReturned: 5, totalKeysExamined: 5, totalDocsExamined: 5 });
+  });
+});
+
 test("reads the same figures from the driver's own explain as from the explain command", async () => {
   const viaCursor = explainedRun(await books.find({ genre: "art" }).explain("executionStats"));
   expect(viaCursor).toMatchObject({ nReturned: 40, totalKeysExamined: 40, totalDocsExamined: 40 });
