@@ -18,6 +18,7 @@ import { isDatabaseReachable } from "../db/connection";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
 import { requestLogPlugin } from "../observability/request-log-plugin";
+import { accessPlugin } from "./access";
 import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, requestBodyErrors, requestTimeLimit } from "./limits/http";
@@ -61,7 +62,7 @@ export function createApolloServer(
     validationRules: armor.validationRules,
     // Off by default; said here because one batch of many operations would slip past every per-request limit.
     allowBatchedHttpRequests: false,
-    plugins: [...drain, landingPage, ...armor.plugins, costLimitPlugin<GraphQLContext>(), requestLogPlugin<GraphQLContext>(logger, metrics)],
+    plugins: [...drain, landingPage, ...armor.plugins, costLimitPlugin<GraphQLContext>(), accessPlugin<GraphQLContext>(), requestLogPlugin<GraphQLContext>(logger, metrics)],
     // The process owns its signals (src/cli/start.ts): Apollo's own handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,
   });
