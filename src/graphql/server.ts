@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
-import type { AddressInfo } from "node:net";
+import { isIPv6, type AddressInfo } from "node:net";
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
@@ -76,11 +76,12 @@ export interface RunningServer {
 }
 
 /**
- * Serves `/graphql`, `/healthz`, `/readyz` and `/metrics` on `port` (0 for any free port).
+ * Serves `/graphql`, `/healthz`, `/readyz` and `/metrics` on `port` (0 for any free port) of `host`
+ * (every interface when undefined).
  * Database commands are counted per request and in the metrics when `options.db`'s client was
  * created with `monitorCommands: true`.
  */
-export async function startHttpServer(options: ServerOptions, port: number): Promise<RunningServer> {
+export async function startHttpServer(options: ServerOptions, port: number, host?: string): Promise<RunningServer> {
   const app = express();
   const httpServer = http.createServer(app);
   const metrics = createServerMetrics(options.db);
@@ -116,11 +117,12 @@ export async function startHttpServer(options: ServerOptions, port: number): Pro
     dropLateAnswers,
   );
 
-  await new Promise<void>((resolve) => httpServer.listen(port, resolve));
+  await new Promise<void>((resolve) => httpServer.listen(port, host, resolve));
   const { port: boundPort } = httpServer.address() as AddressInfo;
+  const urlHost = host === undefined ? "localhost" : isIPv6(host) ? `[${host}]` : host;
   const stop = async () => {
     await apollo.stop();
     stopCounting();
   };
-  return { url: `http://localhost:${boundPort}/graphql`, httpServer, stop };
+  return { url: `http://${urlHost}:${boundPort}/graphql`, httpServer, stop };
 }

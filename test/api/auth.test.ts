@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { print } from "graphql";
@@ -217,7 +218,31 @@ describe("npm start", () => {
       await database.close();
     }
   });
+
+  it("listens on 127.0.0.1 only while the API is open, out of reach of other machines", async () => {
+    const database = await openTestDatabase();
+    const port = await freePort();
+    const child = start({ NODE_ENV: "development", MONGODB_URI: process.env.TEST_MONGODB_URI!, MONGODB_DB: database.db.databaseName, PORT: String(port) });
+    try {
+      await firstLine(child.stdout, /ready at http:\/\/127\.0\.0\.1:/);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      await expect(fetch(`http://${networkAddress()}:${port}/healthz`)).rejects.toMatchObject({ cause: { code: "ECONNREFUSED" } });
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      await database.close();
+    }
+  });
 });
+
+/** This machine's address on a network other machines can reach it through. */
+function networkAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((candidate) => candidate && !candidate.internal && candidate.family === "IPv4");
+  if (!address) throw new Error("this test needs a network interface besides loopback");
+  return address.address;
+}
 
 async function firstLine(output: NodeJS.ReadableStream, message: RegExp): Promise<Record<string, unknown>> {
   for await (const text of createInterface({ input: output })) {
