@@ -1,10 +1,12 @@
-import { cleanEnv, makeValidator, port, str, type ReporterOptions } from "envalid";
+import { cleanEnv, host, makeValidator, port, str, type ReporterOptions } from "envalid";
 import ConnectionString from "mongodb-connection-string-url";
 import { EXAMPLE as API_TOKENS_EXAMPLE, parseTokenSpecs, type ConfiguredToken } from "./auth/tokens";
 
 /** Everything the process reads from its environment, validated once at start-up. */
 export interface Config {
   readonly port: number;
+  /** The address to listen on; undefined means every interface. */
+  readonly host: string | undefined;
   /** Undefined means: start the embedded default database. */
   readonly mongodbUri: string | undefined;
   readonly mongodbDb: string;
@@ -76,6 +78,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env,
     {
       PORT: port({ default: 4000, desc: "HTTP port of the API" }),
+      HOST: host({ default: undefined, desc: "address to listen on; unset: 127.0.0.1 while the API is open (no API_TOKENS), every interface otherwise" }),
       MONGODB_URI: mongodbUri({ default: undefined, desc: "MongoDB connection string; unset starts an embedded database" }),
       MONGODB_DB: str({ default: "bookstore", desc: "database name" }),
       OUTLIER_THRESHOLD: positiveInteger(MAX_THRESHOLD)({ default: 50, desc: "purchases embedded in a book" }),
@@ -94,6 +97,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   );
   return {
     port: clean.PORT,
+    // An API open to anyone (development without tokens) is only reachable from this machine unless HOST says otherwise.
+    host: clean.HOST ?? (clean.API_TOKENS === undefined ? "127.0.0.1" : undefined),
     mongodbUri: clean.MONGODB_URI,
     mongodbDb: clean.MONGODB_DB,
     outlierThreshold: clean.OUTLIER_THRESHOLD,

@@ -27,6 +27,7 @@ async function main(): Promise<void> {
       indexesInPlace: connection.indexesInPlace,
     },
     config.port,
+    config.host,
   );
   logger.info(`Bookstore sales catalog ready at ${server.url}`);
   logAccess(config, logger);

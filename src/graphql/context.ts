@@ -8,7 +8,7 @@ export interface GraphQLContext {
   db: Db;
   loaders: SalesLoaders;
   settings: ApiSettings;
-  /** Who sent the request; resolvers of protected fields check it with `requireScope`. */
+  /** Who sent the request; `accessPlugin` checks it against every field an operation selects. */
   principal: Principal;
 }
 

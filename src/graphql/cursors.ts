@@ -1,5 +1,6 @@
 import { BSON, ObjectId } from "mongodb";
 import { cursorToOffset, offsetToCursor } from "graphql-relay";
+import { isAcceptableIdLength } from "../sales/book-ids";
 import type { BookId } from "../sales/documents";
 import { InvalidInputError } from "../sales/errors";
 
@@ -35,7 +36,9 @@ export function parseBookCursor(cursor: string | null | undefined): BookId | nul
   } catch {
     throw malformed("after");
   }
-  if (typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) || id instanceof ObjectId) return id;
+  // A string id is held to the limits of any id a client sends, however it arrives.
+  if (typeof id === "string" && isAcceptableIdLength(id)) return id;
+  if ((typeof id === "number" && Number.isFinite(id)) || id instanceof ObjectId) return id;
   throw malformed("after");
 }
 

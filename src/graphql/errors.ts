@@ -35,6 +35,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
+/**
+ * Apollo Server refuses these automatic persisted queries with a 400 but no code, which would make them
+ * INTERNAL_SERVER_ERROR; they get the codes Apollo gives the same refusals elsewhere (Apollo Router's hash
+ * mismatch, Apollo Server's own for a persisted query it cannot serve).
+ */
+const PERSISTED_QUERY_REFUSALS: Readonly<Record<string, string>> = {
+  "Unsupported persisted query version": "PERSISTED_QUERY_NOT_SUPPORTED",
+  "provided sha does not match query": "PERSISTED_QUERY_HASH_MISMATCH",
+};
+
 const DATABASE_UNAVAILABLE: Pick<GraphQLFormattedError, "message" | "extensions"> = {
   message: "The database is unavailable right now; try again shortly.",
   extensions: { code: "DATABASE_UNAVAILABLE" },
@@ -61,6 +71,8 @@ export function createErrorFormatter(logger: Logger, production: boolean) {
       return { ...DATABASE_UNAVAILABLE, path: formatted.path, locations: formatted.locations };
     }
     if (formatted.extensions?.code !== "INTERNAL_SERVER_ERROR") return formatted;
+    const persistedQueryRefusal = formatted.path === undefined ? PERSISTED_QUERY_REFUSALS[formatted.message] : undefined;
+    if (persistedQueryRefusal) return { ...formatted, extensions: { code: persistedQueryRefusal } };
     logger.error({ err: original, path: formatted.path }, "unexpected error while serving a request");
     if (!production) return formatted;
     return { message: "Internal server error.", path: formatted.path, locations: formatted.locations, extensions: { code: "INTERNAL_SERVER_ERROR" } };

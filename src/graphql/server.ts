@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
-import type { AddressInfo } from "node:net";
+import { isIPv6, type AddressInfo } from "node:net";
 import { ApolloServer } from "@apollo/server";
 import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
 import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
@@ -18,6 +18,7 @@ import { isDatabaseReachable } from "../db/connection";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
 import { requestLogPlugin } from "../observability/request-log-plugin";
+import { accessPlugin } from "./access";
 import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, requestBodyErrors, requestTimeLimit } from "./limits/http";
@@ -61,7 +62,7 @@ export function createApolloServer(
     validationRules: armor.validationRules,
     // Off by default; said here because one batch of many operations would slip past every per-request limit.
     allowBatchedHttpRequests: false,
-    plugins: [...drain, landingPage, ...armor.plugins, costLimitPlugin<GraphQLContext>(), requestLogPlugin<GraphQLContext>(logger, metrics)],
+    plugins: [...drain, landingPage, ...armor.plugins, costLimitPlugin<GraphQLContext>(), accessPlugin<GraphQLContext>(), requestLogPlugin<GraphQLContext>(logger, metrics)],
     // The process owns its signals (src/cli/start.ts): Apollo's own handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,
   });
@@ -75,11 +76,12 @@ export interface RunningServer {
 }
 
 /**
- * Serves `/graphql`, `/healthz`, `/readyz` and `/metrics` on `port` (0 for any free port).
+ * Serves `/graphql`, `/healthz`, `/readyz` and `/metrics` on `port` (0 for any free port) of `host`
+ * (every interface when undefined).
  * Database commands are counted per request and in the metrics when `options.db`'s client was
  * created with `monitorCommands: true`.
  */
-export async function startHttpServer(options: ServerOptions, port: number): Promise<RunningServer> {
+export async function startHttpServer(options: ServerOptions, port: number, host?: string): Promise<RunningServer> {
   const app = express();
   const httpServer = http.createServer(app);
   const metrics = createServerMetrics(options.db);
@@ -115,11 +117,12 @@ export async function startHttpServer(options: ServerOptions, port: number): Pro
     dropLateAnswers,
   );
 
-  await new Promise<void>((resolve) => httpServer.listen(port, resolve));
+  await new Promise<void>((resolve) => httpServer.listen(port, host, resolve));
   const { port: boundPort } = httpServer.address() as AddressInfo;
+  const urlHost = host === undefined ? "localhost" : isIPv6(host) ? `[${host}]` : host;
   const stop = async () => {
     await apollo.stop();
     stopCounting();
   };
-  return { url: `http://localhost:${boundPort}/graphql`, httpServer, stop };
+  return { url: `http://${urlHost}:${boundPort}/graphql`, httpServer, stop };
 }

@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
 import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse } from "@apollo/server";
+import type { OperationDefinitionNode } from "graphql";
 import type { Logger } from "pino";
 import type { RecordedPurchase } from "../sales/purchases";
 import type { ServerMetrics } from "./metrics";
@@ -19,8 +20,10 @@ export function requestLogPlugin<TContext extends object>(logger: Logger, metric
       // executeOperation (tests) runs outside any HTTP request: it gets an id, and no commands are attributed.
       const context = currentRequestContext() ?? newRequestContext();
       return {
-        async executionDidStart({ operation }) {
-          if (!metrics || operation.operation !== "mutation") return;
+        // Apollo starts execution even when the request names no operation of its document (typed as always
+        // present, the operation is then undefined); execution answers that 400 OPERATION_RESOLUTION_FAILURE.
+        async executionDidStart({ operation }: { operation: OperationDefinitionNode | undefined }) {
+          if (!metrics || operation?.operation !== "mutation") return;
           return {
             willResolveField({ info }) {
               if (info.parentType.name !== "Mutation" || info.fieldName !== "recordPurchase") return;

@@ -40,8 +40,12 @@ export function parsePurchaseId(id: string, argument = "purchaseId"): string {
   return id;
 }
 
+export function isAcceptableIdLength(id: string): boolean {
+  return id.length > 0 && id.length <= MAX_ID_LENGTH;
+}
+
 function checkIdLength(id: string, argument: string): void {
-  if (id.length === 0 || id.length > MAX_ID_LENGTH) {
+  if (!isAcceptableIdLength(id)) {
     throw new InvalidInputError(`${argument} must be 1 to ${MAX_ID_LENGTH} characters long.`, argument);
   }
 }

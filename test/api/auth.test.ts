@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { print } from "graphql";
@@ -9,6 +10,8 @@ import { openTestDatabase } from "../support/database";
 import { customers, RECORD_PURCHASE, seedBook, storedPurchases } from "../support/factories";
 import { freePort, startTestHttpServer } from "../support/http";
 import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
+
+const HTTP_STATUS: Record<string, number> = { UNAUTHENTICATED: 401, FORBIDDEN: 403 };
 
 const reader = tokenSpec("storefront", ["purchases:read"]);
 const writer = tokenSpec("checkout", ["catalog:write"]);
@@ -39,9 +42,10 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-/** What a refusal must look like: one error with the code at the protected field, and no trace of a buyer anywhere. */
-function expectRefused(result: ExecutionResult<unknown>, code: string, path: string[]): void {
-  expect(result.errors?.map((error) => [error.extensions?.code, error.path])).toEqual([[code, path]]);
+/** What a refusal must look like: one error with the code, no data at all, and no trace of a buyer anywhere. */
+function expectRefused(result: ExecutionResult<unknown>, code: string): void {
+  expect(result.errors?.map((error) => error.extensions?.code)).toEqual([code]);
+  expect(result.data).toBeUndefined();
   expect(JSON.stringify(result)).not.toMatch(/user0\d|storefront|checkout/);
 }
 
@@ -64,26 +68,41 @@ describe("Book.customersPurchased", () => {
 
   it.each(refusedReaders)("is refused to %s with %s, revealing no buyer", async (_caller, code, authorization) => {
     const result = await api.withAuthorization(authorization).execute(BUYERS, { id: "1" });
-    expectRefused(result, code, ["book", "customersPurchased"]);
+    expectRefused(result, code);
   });
 
-  it("leaves the other fields of the same query answered beside the refusal", async () => {
-    // customersPurchased is non-null, so its refusal nulls the book that holds it; sibling fields stand.
-    const result = await api.execute(`{ books { totalCount } salesStats { books } book(id: "1") { title customersPurchased { totalCount } } }`);
-    expectRefused(result, "UNAUTHENTICATED", ["book", "customersPurchased"]);
-    expect(result.data).toEqual({ books: { totalCount: 1 }, salesStats: { books: 1 }, book: null });
+  it("refuses the whole query that asks for it, before any database command, pointing at the field", async () => {
+    api.commands.reset();
+    const query = `{ books { totalCount } salesStats { books } book(id: "1") { title customersPurchased { totalCount } } }`;
+    const result = await api.execute(query);
+    expectRefused(result, "UNAUTHENTICATED");
+    expect(result.errors?.[0]?.locations).toEqual([{ line: 1, column: query.indexOf("customersPurchased") + 1 }]);
+    expect(api.commands.names()).toEqual([]);
+  });
+
+  it.each([
+    ["a fragment", `query { book(id: "1") { ...Buyers } } fragment Buyers on Book { customersPurchased { totalCount } }`, {}],
+    ["an inline fragment", `query { book(id: "1") { ... on Book { customersPurchased { totalCount } } } }`, {}],
+    ["an @include that variables turn on", `query ($all: Boolean!) { book(id: "1") { customersPurchased @include(if: $all) { totalCount } } }`, { all: true }],
+    ["salesStats' largest books", `{ salesStats { largestBooks { customersPurchased { totalCount } } } }`, {}],
+  ])("is found and refused through %s", async (_route, query, variables) => {
+    expectRefused(await api.execute(query, variables), "UNAUTHENTICATED");
+  });
+
+  it("is not needed where @skip or @include leave it out", async () => {
+    const result = await api.execute(`query ($all: Boolean!) { book(id: "1") { title customersPurchased @include(if: $all) { totalCount } } }`, { all: false });
+    expect(result).toEqual({ data: { book: { title: "Seeded 1" } } });
   });
 });
 
 describe.each([
   ["addBook", ADD_BOOK, { input: { id: "refused", title: "T", author: "A" } }],
   ["recordPurchase", print(RECORD_PURCHASE), { bookId: "1", customerId: "intruder" }],
-])("%s", (mutation, document, variables) => {
+])("%s", (_mutation, document, variables) => {
   it.each(refusedWriters)("is refused to %s with %s before any database command", async (_caller, code, authorization) => {
     api.commands.reset();
     const result = await api.withAuthorization(authorization).execute(document, variables);
-    expectRefused(result, code, [mutation]);
-    expect(result.data).toBeNull();
+    expectRefused(result, code);
     expect(api.commands.names()).toEqual([]);
   });
 
@@ -138,16 +157,34 @@ describe("over HTTP", () => {
     expect(JSON.stringify(body.data)).toContain("user02");
   });
 
-  it.each(refusedReaders)("refuses buyers to %s with %s and a 200 carrying the error", async (_caller, code, authorization) => {
+  it.each(refusedReaders)("refuses buyers to %s with %s and its HTTP status", async (_caller, code, authorization) => {
     const { status, body } = await post(BUYERS, { id: "1" }, authorization);
-    expect(status).toBe(200);
-    expectRefused(body, code, ["book", "customersPurchased"]);
+    expect(status).toBe(HTTP_STATUS[code]);
+    expectRefused(body, code);
   });
 
   it.each(refusedWriters)("refuses recordPurchase to %s with %s and stores nothing", async (_caller, code, authorization) => {
-    const { body } = await post(print(RECORD_PURCHASE), { bookId: "1", customerId: "intruder" }, authorization);
-    expectRefused(body, code, ["recordPurchase"]);
+    const { status, body } = await post(print(RECORD_PURCHASE), { bookId: "1", customerId: "intruder" }, authorization);
+    expect(status).toBe(HTTP_STATUS[code]);
+    expectRefused(body, code);
     expect(await storedPurchases(api.db, "1")).toEqual(customers(3));
+  });
+
+  // Issue 13: the mutation ran, and only its answer was refused; a client retrying on FORBIDDEN doubled the write.
+  it("stores nothing when a catalog:write token's mutation also asks for buyers, however often it is sent", async () => {
+    const mutation = `mutation { recordPurchase(input: {bookId: "1", customerId: "x"}) { storedIn book { customersPurchased(first: 1) { totalCount } } } }`;
+    for (const _attempt of [1, 2]) {
+      const { status, body } = await post(mutation, {}, bearer(writer));
+      expect(status).toBe(403);
+      expectRefused(body, "FORBIDDEN");
+    }
+    expect(await storedPurchases(api.db, "1")).toEqual(customers(3));
+  });
+
+  it("adds no book when a catalog:write token's addBook also asks for buyers", async () => {
+    const mutation = `mutation { addBook(input: {id: "behind-a-refusal", title: "T", author: "A"}) { id customersPurchased { totalCount } } }`;
+    for (const _attempt of [1, 2]) expectRefused((await post(mutation, {}, bearer(writer))).body, "FORBIDDEN");
+    expect(await api.db.collection("sales").countDocuments({ _id: "behind-a-refusal" as never })).toBe(0);
   });
 });
 
@@ -181,7 +218,31 @@ describe("npm start", () => {
       await database.close();
     }
   });
+
+  it("listens on 127.0.0.1 only while the API is open, out of reach of other machines", async () => {
+    const database = await openTestDatabase();
+    const port = await freePort();
+    const child = start({ NODE_ENV: "development", MONGODB_URI: process.env.TEST_MONGODB_URI!, MONGODB_DB: database.db.databaseName, PORT: String(port) });
+    try {
+      await firstLine(child.stdout, /ready at http:\/\/127\.0\.0\.1:/);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      await expect(fetch(`http://${networkAddress()}:${port}/healthz`)).rejects.toMatchObject({ cause: { code: "ECONNREFUSED" } });
+    } finally {
+      child.kill("SIGTERM");
+      await once(child, "exit");
+      await database.close();
+    }
+  });
 });
+
+/** This machine's address on a network other machines can reach it through. */
+function networkAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((candidate) => candidate && !candidate.internal && candidate.family === "IPv4");
+  if (!address) throw new Error("this test needs a network interface besides loopback");
+  return address.address;
+}
 
 async function firstLine(output: NodeJS.ReadableStream, message: RegExp): Promise<Record<string, unknown>> {
   for await (const text of createInterface({ input: output })) {

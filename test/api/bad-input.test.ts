@@ -1,3 +1,4 @@
+import { bookCursor } from "../../src/graphql/cursors";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook, storedPurchases } from "../support/factories";
@@ -44,6 +45,8 @@ const cases: [string, BadRequest][] = [
   ["a 1 MB title", { body: { query: ADD_BOOK, variables: { input: { title: "t".repeat(1024 * 1024), author: "A" } } }, code: "PAYLOAD_TOO_LARGE" }],
   ["a title over 500 characters", { body: { query: ADD_BOOK, variables: { input: { title: "t".repeat(501), author: "A" } } }, code: "BAD_USER_INPUT" }],
   ["a customer id over 128 characters", { body: { query: RECORD, variables: { input: { bookId: "1", customerId: "c".repeat(129) } } }, code: "BAD_USER_INPUT" }],
+  ["a book id over 128 characters", { body: { query: `query ($id: ID!) { book(id: $id) { title } }`, variables: { id: "b".repeat(129) } }, code: "BAD_USER_INPUT" }],
+  ["a books cursor carrying a 50,000-character id", { body: { query: `query ($after: String) { books(after: $after) { totalCount } }`, variables: { after: bookCursor("b".repeat(50_000)) } }, code: "BAD_USER_INPUT" }],
   ["an operator object as a book id", { body: { query: `query ($id: ID!) { book(id: $id) { title } }`, variables: { id: { $gt: "" } } }, code: "BAD_USER_INPUT" }],
   ["an operator object as a customer id", { body: { query: RECORD, variables: { input: { bookId: "1", customerId: { $ne: null } } } }, code: "BAD_USER_INPUT" }],
   ["an operator smuggled into an input object", { body: { query: RECORD, variables: { input: { bookId: "1", customerId: "u", $set: { purchase_count: 0 } } } }, code: "BAD_USER_INPUT" }],

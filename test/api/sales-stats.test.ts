@@ -70,3 +70,21 @@ describe("the salesStats query", () => {
     expect(result.errors?.[0]?.extensions).toEqual({ code: "BAD_USER_INPUT", argumentName: "top" });
   });
 });
+
+describe("salesStats under load", () => {
+  // Issue 13: 15 aliases of salesStats(top: 100) in one anonymous request sent 75 commands at once and emptied the pool.
+  const FLOOD = `{ ${Array.from({ length: 15 }, (_, index) => `a${index}: salesStats(top: 100) { books largestBooks { id } }`).join(" ")} }`;
+
+  it("answers 15 aliases in one request with one round of its five commands, and a repeat within seconds with none", async () => {
+    await seedBook(api.db, "x", customers(3), settings);
+    api.commands.reset();
+    const first = await api.execute(FLOOD);
+    expect(first.errors).toBeUndefined();
+    expect(Object.values(first.data!)).toEqual(Array(15).fill({ books: 1, largestBooks: [{ id: "x" }] }));
+    expect(api.commands.names()).toHaveLength(5);
+
+    api.commands.reset();
+    expect((await api.execute(FLOOD)).errors).toBeUndefined();
+    expect(api.commands.names()).toEqual([]);
+  });
+});

@@ -4,6 +4,7 @@ describe("configuration", () => {
   it("works out of the box with the documented defaults", () => {
     expect(readConfig({})).toEqual({
       port: 4000,
+      host: "127.0.0.1",
       mongodbUri: undefined,
       mongodbDb: "bookstore",
       outlierThreshold: 50,
@@ -12,6 +13,18 @@ describe("configuration", () => {
       requestTimeoutMs: 10_000,
       purchaseIdLifetimeHours: 24,
     });
+  });
+
+  it.each<[string, Record<string, string>, string | undefined]>([
+    ["127.0.0.1 while the API is open to anyone", {}, "127.0.0.1"],
+    ["every interface once tokens guard it", { API_TOKENS: JSON.stringify([{ name: "a", token: "t".repeat(32), scopes: ["catalog:write"] }]) }, undefined],
+    ["the HOST given, even while open", { HOST: "0.0.0.0" }, "0.0.0.0"],
+  ])("listens on %s", (_case, env, expected) => {
+    expect(readConfig(env).host).toBe(expected);
+  });
+
+  it("rejects a HOST that is no address or host name", () => {
+    expect(() => readConfig({ HOST: "not a host!" })).toThrow(/HOST/);
   });
 
   it("accepts a replica-set connection string", () => {

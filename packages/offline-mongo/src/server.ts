@@ -7,7 +7,7 @@ import { CursorRegistry } from "./cursors";
 import { MongoCommandError } from "./errors";
 import { Storage } from "./storage";
 import { sweepExpiredDocuments } from "./ttl";
-import { decodeRequest, encodeMsg, encodeReply, type Request } from "./wire";
+import { decodeRequest, encodeMsg, encodeReply, MessageFrames, WireProtocolError, type Request } from "./wire";
 
 export interface ServerConfig {
   readonly host: string;
@@ -17,7 +17,15 @@ export interface ServerConfig {
   readonly ttlMonitorIntervalMs: number;
   /** Runtime parameters (`setParameter`), shared by every connection. */
   readonly parameters: ServerParameters;
+  /** Connections open at once past which new ones are closed on arrival, as mongod's `net.maxIncomingConnections`; default 1,000. */
+  readonly maxIncomingConnections?: number;
 }
+
+/**
+ * mongod's default is a million, bounded by the process's file descriptors; the stand-in shares its
+ * process (and descriptors) with the API under `npm start`, so it stops well before those run out.
+ */
+export const DEFAULT_MAX_INCOMING_CONNECTIONS = 1_000;
 
 const MAX_LOGGED_CHARS = 500;
 
@@ -31,7 +39,12 @@ export class OfflineServer {
   private nextRequestId = 1;
   private ttlMonitor: NodeJS.Timeout | undefined;
 
-  constructor(private readonly config: ServerConfig) {}
+  constructor(private readonly config: ServerConfig) {
+    this.listener.maxConnections = config.maxIncomingConnections ?? DEFAULT_MAX_INCOMING_CONNECTIONS;
+    this.listener.on("drop", () =>
+      process.stderr.write(`[offline-mongo] connection refused because too many open connections: ${this.listener.maxConnections}\n`),
+    );
+  }
 
   /** Listens on `port` (by default the configured one); after `stop()`, listening again keeps the stored data. */
   listen(port = this.config.port): Promise<number> {
@@ -63,19 +76,17 @@ export class OfflineServer {
     const connectionId = this.nextConnectionId++;
     this.sockets.add(socket);
     socket.setNoDelay(true);
-    let pending: Buffer = Buffer.alloc(0);
+    const frames = new MessageFrames(MAX_MESSAGE_SIZE);
     socket.on("data", (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= 4) {
-        const length = pending.readInt32LE(0);
-        if (length < 16 || length > MAX_MESSAGE_SIZE) {
-          socket.destroy();
-          return;
+      try {
+        for (const message of frames.push(chunk)) {
+          if (socket.destroyed) return;
+          this.handle(socket, message, connectionId);
         }
-        if (pending.length < length) break;
-        const message = pending.subarray(0, length);
-        pending = pending.subarray(length);
-        this.handle(socket, message, connectionId);
+      } catch (error) {
+        if (!(error instanceof WireProtocolError)) throw error;
+        process.stderr.write(`[offline-mongo] conn${connectionId} closed: ${error.message}\n`);
+        socket.destroy();
       }
     });
     // A client vanishing mid-conversation only ends its own connection.

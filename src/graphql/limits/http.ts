@@ -10,24 +10,30 @@ function refuse(response: Response, status: number, code: HttpRefusalCode, messa
 
 interface BodyParserError {
   status: number;
-  type: string;
+  /** body-parser's own refusals say what went wrong here; an error of the decompressing stream (zlib) has none. */
+  type?: string;
   expose: boolean;
   message: string;
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === "object" && error !== null && "type" in error && "status" in error && "expose" in error;
+  return typeof error === "object" && error !== null && "status" in error && "expose" in error;
 }
 
 /**
- * Turns `express.json`'s refusals (a body over its limit, unparsable JSON, an unknown charset) into
- * coded JSON errors instead of Express's HTML pages. Its messages are marked safe to show (`expose`).
+ * Turns `express.json`'s refusals (a body over its limit, unparsable JSON, an unknown charset, a
+ * gzip, deflate or brotli body that does not decompress) into coded JSON errors instead of Express's
+ * HTML pages. Its messages are marked safe to show (`expose`).
  */
 export function requestBodyErrors(limit: string): ErrorRequestHandler {
-  return (error: unknown, _request, response, next) => {
+  return (error: unknown, request, response, next) => {
     if (!isBodyParserError(error) || !error.expose) return next(error);
     if (error.type === "entity.too.large") {
       return refuse(response, 413, "PAYLOAD_TOO_LARGE", `The request body is larger than the limit of ${limit}.`);
+    }
+    if (error.type === undefined) {
+      const encoding = request.headers["content-encoding"] ?? "";
+      return refuse(response, error.status, "BAD_REQUEST", `The request body is not valid ${encoding} (${error.message}).`);
     }
     refuse(response, error.status, "BAD_REQUEST", error.message);
   };

@@ -1,5 +1,4 @@
 import type { BookResolvers } from "../__generated__/resolvers-types";
-import { requireScope } from "../../auth/guard";
 import { formatBookId } from "../../sales/book-ids";
 import { retrieveCustomersPage } from "../../sales/customers";
 import { parseCustomerCursor } from "../cursors";
@@ -11,9 +10,8 @@ export const Book: BookResolvers = {
   purchaseCount: (book) => book.purchase_count,
   hasExtras: (book) => book.has_extras,
 
-  customersPurchased: async (book, { first, after }, context) => {
-    requireScope(context, "purchases:read");
-    const { loaders } = context;
+  // Needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
+  customersPurchased: async (book, { first, after }, { loaders }) => {
     const afterPosition = parseCustomerCursor(after);
     const start = afterPosition === null ? 0 : afterPosition + 1;
     const loadPage = loaders.extraSalesPage.load.bind(loaders.extraSalesPage);

@@ -1,22 +1,15 @@
 import type { MutationResolvers } from "../__generated__/resolvers-types";
-import { requireScope } from "../../auth/guard";
 import type { RecordPurchaseInput } from "../__generated__/resolvers-types";
 import { parseBookId, parseCustomerId, parsePurchaseId } from "../../sales/book-ids";
 import { createBook } from "../../sales/books";
 import { recordPurchaseRequest, type PurchaseRequest } from "../../sales/purchase-requests";
 
+// Both need catalog:write, checked for the whole operation before any resolver runs (../access.ts).
 export const Mutation: MutationResolvers = {
-  addBook: (_parent, { input }, context) => {
-    requireScope(context, "catalog:write");
-    const { db, settings } = context;
-    return createBook(db, { ...input, id: input.id == null ? null : parseBookId(input.id, "input.id") }, settings);
-  },
+  addBook: (_parent, { input }, { db, settings }) =>
+    createBook(db, { ...input, id: input.id == null ? null : parseBookId(input.id, "input.id") }, settings),
 
-  recordPurchase: (_parent, { input }, context) => {
-    requireScope(context, "catalog:write");
-    const { db, settings } = context;
-    return recordPurchaseRequest(db, parsePurchaseRequest(input), settings);
-  },
+  recordPurchase: (_parent, { input }, { db, settings }) => recordPurchaseRequest(db, parsePurchaseRequest(input), settings),
 };
 
 function parsePurchaseRequest(input: RecordPurchaseInput): PurchaseRequest {

@@ -1,7 +1,7 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
 import { parseBookId } from "../../sales/book-ids";
 import { retrieveBooksPage } from "../../sales/books";
-import { DEFAULT_LARGEST_BOOKS, retrieveSalesStats } from "../../sales/stats";
+import { DEFAULT_LARGEST_BOOKS, retrieveRecentSalesStats } from "../../sales/stats";
 import { parseBookCursor } from "../cursors";
 import { DEFAULT_PAGE_SIZE } from "./pagination";
 
@@ -14,5 +14,5 @@ export const Query: QueryResolvers = {
     return { ...page, hasPreviousPage: afterId !== null };
   },
 
-  salesStats: (_parent, { top }, { db, settings }) => retrieveSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS),
+  salesStats: (_parent, { top }, { db, settings }) => retrieveRecentSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS),
 };

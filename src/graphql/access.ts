@@ -1,0 +1,127 @@
+import type { ApolloServerPlugin } from "@apollo/server";
+import {
+  getDirectiveValues,
+  getNamedType,
+  getVariableValues,
+  GraphQLError,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isAbstractType,
+  isCompositeType,
+  Kind,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type SelectionSetNode,
+} from "graphql";
+import type { AccessErrorCode } from "../auth/errors";
+import { refusal } from "../auth/guard";
+import type { Principal } from "../auth/principal";
+import type { Scope } from "../auth/scopes";
+import type { Resolvers } from "./__generated__/resolvers-types";
+
+type FieldScopes = { readonly [Type in keyof Resolvers]?: { readonly [Field in keyof NonNullable<Resolvers[Type]>]?: Scope } };
+
+/** The scope each protected field needs; every field not listed is public. SECURITY.md "Who may do what" explains them. */
+export const FIELD_SCOPES: FieldScopes = {
+  Mutation: { addBook: "catalog:write", recordPurchase: "catalog:write" },
+  Book: { customersPurchased: "purchases:read" },
+};
+
+const HTTP_STATUS: Record<AccessErrorCode, number> = { UNAUTHENTICATED: 401, FORBIDDEN: 403 };
+
+/**
+ * Refuses the whole operation, before any resolver runs, when it selects a field the caller may not
+ * use: a mutation refused for one of its fields then writes nothing at all, where refusing field by
+ * field would run the mutation and refuse only what it returns.
+ */
+export function accessPlugin<TContext extends { principal: Principal }>(): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, request, contextValue }) {
+          if (!operation) return;
+          const fragments = Object.fromEntries(
+            document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+          );
+          for (const [scope, field] of scopesNeeded(schema, operation, fragments, request.variables ?? {})) {
+            const refused = refusal(contextValue.principal, scope);
+            if (refused) {
+              throw new GraphQLError(refused.message, { nodes: [field], originalError: refused, extensions: { code: refused.code, http: { status: HTTP_STATUS[refused.code] } } });
+            }
+          }
+        },
+      };
+    },
+  };
+}
+
+/**
+ * The scopes of every field `operation` would resolve, each with the first field that needs it:
+ * through fragments, on every type an abstract type may be, and leaving out what `@skip` or
+ * `@include` leave out with these variables.
+ */
+export function scopesNeeded(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Readonly<Record<string, FragmentDefinitionNode>>,
+  variables: Record<string, unknown>,
+): Map<Scope, FieldNode> {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+  // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
+  if (coerced.errors) return new Map();
+  const rootType = schema.getRootType(operation.operation);
+  const needed = new Map<Scope, FieldNode>();
+  if (rootType) collectScopes({ schema, fragments, variables: coerced.coerced, needed, visited: new Set() }, rootType, operation.selectionSet);
+  return needed;
+}
+
+interface Walk {
+  schema: GraphQLSchema;
+  fragments: Readonly<Record<string, FragmentDefinitionNode>>;
+  variables: Record<string, unknown>;
+  needed: Map<Scope, FieldNode>;
+  /** Fragments already walked; validation has refused cycles, this keeps a fragment spread twice from being walked twice. */
+  visited: Set<string>;
+}
+
+function collectScopes(walk: Walk, type: GraphQLCompositeType, selectionSet: SelectionSetNode): void {
+  for (const selection of selectionSet.selections) {
+    if (!isIncluded(selection, walk.variables)) continue;
+    if (selection.kind === Kind.FIELD) {
+      collectFieldScopes(walk, type, selection);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      collectScopes(walk, conditionType(walk.schema, selection.typeCondition?.name.value) ?? type, selection.selectionSet);
+    } else if (!walk.visited.has(selection.name.value)) {
+      walk.visited.add(selection.name.value);
+      const fragment = walk.fragments[selection.name.value];
+      const fragmentType = conditionType(walk.schema, fragment?.typeCondition.name.value);
+      if (fragment && fragmentType) collectScopes(walk, fragmentType, fragment.selectionSet);
+    }
+  }
+}
+
+function collectFieldScopes(walk: Walk, type: GraphQLCompositeType, node: FieldNode): void {
+  const fieldName = node.name.value;
+  const concreteTypes = isAbstractType(type) ? walk.schema.getPossibleTypes(type) : [type];
+  for (const concrete of concreteTypes) {
+    const scope = (FIELD_SCOPES[concrete.name as keyof Resolvers] as Readonly<Record<string, Scope>> | undefined)?.[fieldName];
+    if (scope && !walk.needed.has(scope)) walk.needed.set(scope, node);
+  }
+  const field = "getFields" in type ? type.getFields()[fieldName] : undefined;
+  const fieldType = field && getNamedType(field.type);
+  if (node.selectionSet && fieldType && isCompositeType(fieldType)) collectScopes(walk, fieldType, node.selectionSet);
+}
+
+function conditionType(schema: GraphQLSchema, name: string | undefined): GraphQLCompositeType | undefined {
+  const type = name === undefined ? undefined : schema.getType(name);
+  return type && isCompositeType(type) ? type : undefined;
+}
+
+function isIncluded(selection: SelectionNode, variables: Record<string, unknown>): boolean {
+  if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.["if"] === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.["if"] !== false;
+}
