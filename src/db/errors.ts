@@ -74,13 +74,21 @@ const UNAVAILABLE_LABELS = [
 // Driver errors the driver does not export as classes (src/cmap/errors.ts), known by their stable names.
 const UNEXPORTED_UNAVAILABLE = new Set(["MongoWaitQueueTimeoutError", "MongoPoolClosedError"]);
 
+// Node's own socket errors, which the driver lets through unwrapped when the server ends a socket under a write.
+const SOCKET_ERROR_CODES = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+
+function isSocketError(error: unknown): boolean {
+  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" && SOCKET_ERROR_CODES.has(error.code);
+}
+
 /**
  * True when `error` says the database could not be reached, is overloaded or is going away (network
- * errors and timeouts, a cleared or closed pool, no pooled connection within waitQueueTimeoutMS, no
+ * errors and timeouts, Node's socket errors, a cleared or closed pool, no pooled connection within waitQueueTimeoutMS, no
  * server selected, shutting down, stepping down, not primary): the request may succeed if retried
  * later, rather than being refused for what it asks.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (isSocketError(error)) return true;
   if (!(error instanceof MongoError)) return false;
   if (UNAVAILABLE_LABELS.some((label) => error.hasErrorLabel(label))) return true;
   if (error instanceof MongoServerError) return typeof error.code === "number" && SERVER_UNAVAILABLE.has(error.code);

@@ -31,7 +31,7 @@ export function createErrorFormatter(logger: Logger, production: boolean) {
       logger.warn({ err: original, path: formatted.path }, "write refused while an index is missing");
       return { message: original.message, path: formatted.path, locations: formatted.locations, extensions: { code: original.code } };
     }
-    if (isDatabaseUnavailable(original)) {
+    if (isDatabaseUnavailable(thrownValue(original))) {
       logger.warn({ err: original, path: formatted.path }, "database unavailable while serving a request");
       return { ...DATABASE_UNAVAILABLE, path: formatted.path, locations: formatted.locations };
     }
@@ -40,4 +40,9 @@ export function createErrorFormatter(logger: Logger, production: boolean) {
     if (!production) return formatted;
     return { message: "Internal server error.", path: formatted.path, locations: formatted.locations, extensions: { code: "INTERNAL_SERVER_ERROR" } };
   };
+}
+
+// graphql-js wraps a thrown value that is not an Error of its realm (a Node socket error under jest's vm) in NonErrorThrown.
+function thrownValue(error: unknown): unknown {
+  return error instanceof Error && "thrownValue" in error ? error.thrownValue : error;
 }

@@ -24,6 +24,7 @@ describe("isDatabaseUnavailable", () => {
     ["a network timeout", new MongoNetworkTimeoutError("timed out")],
     ["a closed topology", new MongoTopologyClosedError()],
     ["a closed client", new MongoClientClosedError()],
+    ["Node's EPIPE, which the driver lets through when the server ends a socket under a write", Object.assign(new Error("This socket has been ended by the other party"), { code: "EPIPE" })],
     ["NotWritablePrimary (10107)", serverError(10107, "not primary")],
     ["PrimarySteppedDown (189)", serverError(189)],
     ["ShutdownInProgress (91)", serverError(91)],
@@ -45,6 +46,7 @@ describe("isDatabaseUnavailable", () => {
     ["a refused document", serverError(121, "Document failed validation")],
     ["a misused driver API", new MongoInvalidArgumentError("bad option")],
     ["an error that is not the driver's", new Error("boom")],
+    ["a file system error", Object.assign(new Error("no such file"), { code: "ENOENT" })],
     ["something that is not an error", "connection reset"],
   ])("is false for %s, which retrying would not change", (_case, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
