@@ -1,3 +1,5 @@
+import type { Db } from "mongodb";
+import type { Config } from "../config";
 import { findViolations, repairViolations, type RepairOutcome, type Violation } from "../sales/reconcile";
 import { withBookProgress } from "./book-progress";
 import { parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
@@ -5,16 +7,19 @@ import { parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefiniti
 const USAGE = `Usage: npm run reconcile -- [--fix] [--json]
 
 Checks every book in the database MONGODB_URI and MONGODB_DB name against the outlier pattern's
-invariants and prints each violation with the book id and the numbers. Exits 1 when any is found
-(with --fix: when any is left unrepaired). --fix repairs purchase_count, page counts and has_extras
-with guarded updates; it never moves or deletes a purchase, and leaves orphan pages in place.
+invariants and prints each violation with the book id and the numbers, and each missing index. Exits 1
+when any is found (with --fix: when any is left unrepaired). --fix repairs purchase_count, page counts
+and has_extras with guarded updates, rewrites the pages of a book that repeat a page number (while the
+unique page index is missing, keeping every purchase), then creates the missing indexes; it never
+deletes a purchase, and leaves orphan pages in place.
 --json prints one JSON object instead of lines.`;
 
 const FLAGS = { fix: { type: "boolean", default: false }, json: { type: "boolean", default: false } } as const;
 
 export interface CheckedViolation {
   kind: Violation["kind"];
-  bookId: string;
+  /** Absent for what concerns the whole database (a missing index). */
+  bookId?: string;
   message: string;
   numbers: Violation["numbers"];
   fixable: boolean;
@@ -26,21 +31,24 @@ export const reconcileTool: ToolDefinition = {
   usage: USAGE,
   async run(args, env, output) {
     const flags = parseFlags(args, FLAGS);
-    const checked = await withDatabase(env, "npm run reconcile", async ({ db }, config) => {
-      const violations = await withBookProgress("Checking |{bar}| {value}/{total} books | {violations} violations", (bar) =>
-        findViolations(db, config, (progress) => bar.update(progress.booksChecked, progress.booksTotal, { violations: progress.violations })),
-      );
-      const outcomes = flags.fix ? await repairViolations(db, violations) : new Map<Violation, RepairOutcome>();
-      return violations.map((violation) => describe(violation, outcomes.get(violation)));
-    });
+    // Without creating the indexes first: duplicate pages would make that fail, and repairing them is this command's job.
+    const checked = await withDatabase(env, "npm run reconcile", (connection, config) => checkAndRepair(connection.db, config, flags.fix), { withIndexes: false });
     const left = checked.filter((violation) => violation.repair !== "repaired").length;
     output.out(flags.json ? JSON.stringify({ found: checked.length, left, violations: checked }, null, 2) : formatViolations(checked, left));
     if (left > 0) throw new ToolFailure(`${left} violations ${flags.fix ? "left unrepaired" : "found"}.`);
   },
 };
 
+async function checkAndRepair(db: Db, config: Config, fix: boolean): Promise<CheckedViolation[]> {
+  const violations = await withBookProgress("Checking |{bar}| {value}/{total} books | {violations} violations", (bar) =>
+    findViolations(db, config, (progress) => bar.update(progress.booksChecked, progress.booksTotal, { violations: progress.violations })),
+  );
+  const outcomes = fix ? await repairViolations(db, violations) : new Map<Violation, RepairOutcome>();
+  return violations.map((violation) => describe(violation, outcomes.get(violation)));
+}
+
 function describe({ kind, bookId, message, numbers, repair }: Violation, outcome: RepairOutcome | undefined): CheckedViolation {
-  return { kind, bookId, message, numbers, fixable: repair !== undefined, ...(outcome ? { repair: outcome } : {}) };
+  return { kind, ...(bookId === undefined ? {} : { bookId }), message, numbers, fixable: repair !== undefined, ...(outcome ? { repair: outcome } : {}) };
 }
 
 const OUTCOME_TEXT: Record<RepairOutcome, string> = {
@@ -49,7 +57,9 @@ const OUTCOME_TEXT: Record<RepairOutcome, string> = {
 };
 
 function formatViolations(checked: CheckedViolation[], left: number): string {
-  const lines = checked.map(({ kind, bookId, message, repair }) => `book ${bookId}: ${kind}: ${message}${repair ? OUTCOME_TEXT[repair] : ""}`);
+  const lines = checked.map(
+    ({ kind, bookId, message, repair }) => `${bookId === undefined ? "" : `book ${bookId}: `}${kind}: ${message}${repair ? OUTCOME_TEXT[repair] : ""}`,
+  );
   return [...lines, `${checked.length} violations found, ${left} left.`].join("\n");
 }
 

@@ -75,19 +75,20 @@ export function wholeNumberFlag(value: string | undefined, flag: string, fallbac
 }
 
 /**
- * Reads the configuration and connects to the database MONGODB_URI names. Tools never start the
- * embedded database: data written there would vanish when they exit.
+ * Reads the configuration and connects to the database MONGODB_URI names, creating the indexes unless
+ * told not to. Tools never start the embedded database: data written there would vanish when they exit.
  */
 export async function withDatabase<T>(
   env: NodeJS.ProcessEnv,
   command: string,
   work: (connection: DatabaseConnection, config: Config) => Promise<T>,
+  { withIndexes = true }: { withIndexes?: boolean } = {},
 ): Promise<T> {
   const config = readToolConfig(env);
   if (!config.mongodbUri) {
     throw new UsageError(`MONGODB_URI is not set: ${command} works on an existing MongoDB. Set it, e.g. MONGODB_URI=mongodb://localhost:27017 ${command}`);
   }
-  const connection = await connectToDatabase(config.mongodbUri, config.mongodbDb);
+  const connection = await connectToDatabase(config.mongodbUri, config.mongodbDb, {}, { withIndexes });
   try {
     return await work(connection, config);
   } finally {

@@ -1,7 +1,9 @@
+import { AsyncResource } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
 import type { Logger } from "pino";
-import { ensureIndexes } from "./indexes";
+import { isDuplicateKeyError } from "./errors";
+import { ensureIndexes, indexLabel } from "./indexes";
 
 export interface DatabaseConnection {
   client: MongoClient;
@@ -9,17 +11,22 @@ export interface DatabaseConnection {
   close(): Promise<void>;
 }
 
-/** Connects, checks the server answers, and makes sure the indexes exist before anything is served. */
+/**
+ * Connects and checks the server answers; with `withIndexes` (the default) also makes sure the indexes
+ * exist before anything is served. `npm run reconcile` connects without, so it can start (and repair
+ * duplicate pages) when the unique page index is missing and cannot be created.
+ */
 export async function connectToDatabase(
   uri: string,
   dbName: string,
   options: MongoClientOptions = {},
+  { withIndexes = true }: { withIndexes?: boolean } = {},
 ): Promise<DatabaseConnection> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000, ...options });
   try {
     await client.connect();
     const db = client.db(dbName);
-    await ensureIndexes(db);
+    if (withIndexes) await ensureIndexes(db);
     return { client, db, close: () => client.close() };
   } catch (error) {
     await client.close();
@@ -28,14 +35,16 @@ export async function connectToDatabase(
 }
 
 export interface LiveDatabase extends DatabaseConnection {
-  /** True once the indexes the pattern relies on are in place; until then the service is not ready. */
+  /** True once the indexes the pattern relies on are known to be in place; false again from a lost connection until they are checked. */
   indexesInPlace(): boolean;
 }
 
 export interface OpenDatabaseOptions extends MongoClientOptions {
-  logger: Pick<Logger, "info" | "warn">;
-  /** How long to wait between attempts to create the indexes while the database does not answer. */
+  logger: Pick<Logger, "info" | "warn" | "error">;
+  /** How long to wait between attempts to connect and create the indexes while the database does not answer. */
   retryMs?: number;
+  /** How often to look for indexes lost without a reconnection (a dropped index or collection), and to retry creating an index that duplicates block. */
+  indexCheckMs?: number;
 }
 
 /**
@@ -44,30 +53,59 @@ export interface OpenDatabaseOptions extends MongoClientOptions {
  * and creating the indexes are retried until they succeed. The driver only reconnects by itself
  * once it has connected once: a first `connect()` that fails leaves the client closed, and every
  * operation then fails at once (MongoTopologyClosedError) until the next attempt succeeds.
+ *
+ * The indexes are checked again, and re-created when missing, whenever the driver's pool becomes ready
+ * after being cleared (the database came back, perhaps as a fresh instance without them) and every
+ * `indexCheckMs` (an index or collection dropped while connected). From a cleared pool until the check
+ * passes the service is not ready; purchases meanwhile refuse to open pages (see `UNIQUE_PAGE_INDEX`).
  */
-export function openDatabase(uri: string, dbName: string, { logger, retryMs = 1_000, ...options }: OpenDatabaseOptions): LiveDatabase {
+export function openDatabase(
+  uri: string,
+  dbName: string,
+  { logger, retryMs = 1_000, indexCheckMs = 10_000, ...options }: OpenDatabaseOptions,
+): LiveDatabase {
   const client = new MongoClient(uri, options);
   const db = client.db(dbName);
   const closing = new AbortController();
   let inPlace = false;
-  const prepareUntilDone = async () => {
-    for (let attempt = 1; !closing.signal.aborted; attempt += 1) {
+  let checkDue = false;
+  let checking: Promise<void> | undefined;
+
+  const checkUntilInPlace = async () => {
+    for (let attempt = 1; checkDue && !closing.signal.aborted; attempt += 1) {
+      checkDue = false;
       try {
         await client.connect();
-        await ensureIndexes(db);
+        const created = await ensureIndexes(db);
+        if (created.length > 0) logger.warn({ created: created.map(indexLabel), attempt }, "database indexes were missing and have been created");
         inPlace = true;
-        logger.info({ attempt }, "database indexes in place");
-        return;
       } catch (error) {
+        inPlace = false;
         if (closing.signal.aborted) return;
-        logger.warn({ err: error, attempt }, `MongoDB at ${redact(uri)} is not usable yet (${(error as Error).message}); trying again in ${retryMs} ms`);
-        await sleep(retryMs, undefined, { signal: closing.signal }).catch(() => undefined);
+        checkDue = true;
+        const blocked = isDuplicateKeyError(error);
+        if (blocked) logger.error({ err: error, attempt }, "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`");
+        else logger.warn({ err: error, attempt }, `MongoDB at ${redact(uri)} is not usable yet (${(error as Error).message}); trying again in ${retryMs} ms`);
+        await sleep(blocked ? indexCheckMs : retryMs, undefined, { signal: closing.signal }).catch(() => undefined);
       }
     }
   };
-  void prepareUntilDone();
+  // The check runs outside any request's async context, so its commands are not counted as the request's.
+  const check = AsyncResource.bind(() => {
+    checkDue = true;
+    checking ??= checkUntilInPlace().finally(() => {
+      checking = undefined;
+      if (checkDue && !closing.signal.aborted) check();
+    });
+  });
+
+  client.on("connectionPoolCleared", () => void (inPlace = false));
+  client.on("connectionPoolReady", check);
+  const periodic = setInterval(check, indexCheckMs).unref();
+  check();
   const close = async () => {
     closing.abort();
+    clearInterval(periodic);
     await client.close();
   };
   return { client, db, indexesInPlace: () => inPlace, close };

@@ -1,19 +1,82 @@
-import type { Db } from "mongodb";
-import { extraSalesCollection, salesCollection } from "../sales/documents";
-import { purchaseRequestsCollection } from "../sales/purchase-requests";
+import { MongoServerError, type Db, type IndexDescriptionInfo } from "mongodb";
+import { EXTRA_SALES, SALES } from "../sales/documents";
+import { PURCHASE_REQUESTS } from "../sales/purchase-requests";
 
 /**
- * Creates the indexes the pattern relies on; safe to run at every start-up, since creating an
- * index that already exists with the same options is a no-op.
+ * The unique index that lets exactly one of two requests racing to open the same page succeed. The
+ * upsert that opens a page names it as its hint, so without it the upsert fails instead of inserting a duplicate.
+ */
+export const UNIQUE_PAGE_INDEX = "book_id_1_page_1";
+
+export interface RequiredIndex {
+  collection: string;
+  name: string;
+  key: Record<string, 1>;
+  unique?: true;
+  expireAfterSeconds?: number;
+}
+
+/**
+ * The indexes the pattern relies on.
  * `(book_id, page)` is unique so that two requests racing to open the same page cannot both succeed,
  * and it serves every overflow read, which always names a book and its pages.
  * `has_extras` is indexed so that counting outliers (every metrics scrape, salesStats) reads the few
  * flagged books, not the catalog; the flag changes once per book, so the index adds nothing to the cost of a purchase.
  * `purchase_requests` expires each claim at its own `expires_at` (expireAfterSeconds 0), so a changed
  * PURCHASE_ID_LIFETIME_HOURS applies to new claims without ever changing the index (which would need collMod).
+ * A function rather than a constant: purchases.ts imports this module, which imports purchase-requests.ts, which imports purchases.ts.
  */
-export async function ensureIndexes(db: Db): Promise<void> {
-  await extraSalesCollection(db).createIndex({ book_id: 1, page: 1 }, { unique: true, name: "book_id_1_page_1" });
-  await salesCollection(db).createIndex({ has_extras: 1 }, { name: "has_extras_1" });
-  await purchaseRequestsCollection(db).createIndex({ expires_at: 1 }, { expireAfterSeconds: 0, name: "expires_at_1" });
+export function requiredIndexes(): RequiredIndex[] {
+  return [
+    { collection: EXTRA_SALES, name: UNIQUE_PAGE_INDEX, key: { book_id: 1, page: 1 }, unique: true },
+    { collection: SALES, name: "has_extras_1", key: { has_extras: 1 } },
+    { collection: PURCHASE_REQUESTS, name: "expires_at_1", key: { expires_at: 1 }, expireAfterSeconds: 0 },
+  ];
+}
+
+const NAMESPACE_NOT_FOUND = 26;
+
+/**
+ * Checks that every required index exists and creates those that do not, returning what it created
+ * (none when all were there). Safe to run at any time: when all are in place it only lists them.
+ * A collection holding what an index forbids (duplicate pages) makes creating it fail with E11000.
+ */
+export async function ensureIndexes(db: Db): Promise<RequiredIndex[]> {
+  const missing = await findMissingIndexes(db);
+  for (const { collection, name, key, ...options } of missing) await db.collection(collection).createIndex(key, { name, ...options });
+  return missing;
+}
+
+/** The required indexes missing from the database; writes nothing. */
+export async function findMissingIndexes(db: Db): Promise<RequiredIndex[]> {
+  const missing: RequiredIndex[] = [];
+  for (const index of requiredIndexes()) {
+    if (!isInPlace(index, await listIndexes(db, index.collection))) missing.push(index);
+  }
+  return missing;
+}
+
+/** How logs and reports name an index: `collection.index`. */
+export function indexLabel({ collection, name }: RequiredIndex): string {
+  return `${collection}.${name}`;
+}
+
+async function listIndexes(db: Db, collection: string): Promise<IndexDescriptionInfo[]> {
+  try {
+    return await db.collection(collection).indexes();
+  } catch (error) {
+    // A dropped (or never created) collection has no indexes; creating the index creates it.
+    if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return [];
+    throw error;
+  }
+}
+
+function isInPlace(wanted: RequiredIndex, existing: IndexDescriptionInfo[]): boolean {
+  return existing.some(
+    (index) =>
+      index.name === wanted.name &&
+      JSON.stringify(index.key) === JSON.stringify(wanted.key) &&
+      (index.unique === true) === (wanted.unique === true) &&
+      index.expireAfterSeconds === wanted.expireAfterSeconds,
+  );
 }

@@ -1,39 +1,9 @@
 import { unwrapResolverError } from "@apollo/server/errors";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
-import {
-  MongoNetworkError,
-  MongoOperationTimeoutError,
-  MongoServerClosedError,
-  MongoServerError,
-  MongoServerSelectionError,
-  MongoTopologyClosedError,
-} from "mongodb";
 import type { Logger } from "pino";
+import { isDatabaseUnavailable, MissingIndexError } from "../db/errors";
 import { ClientError } from "../errors";
 import { RequestLimitError } from "./limits/operation";
-
-// Server errors that mean "this server is going away or cannot take this now", as a stopping or stepping-down mongod answers.
-const SERVER_GOING_AWAY = new Set([
-  91, // ShutdownInProgress
-  189, // PrimarySteppedDown
-  10107, // NotWritablePrimary
-  11600, // InterruptedAtShutdown
-  11602, // InterruptedDueToReplStateChange
-  13435, // NotPrimaryNoSecondaryOk
-  13436, // NotPrimaryOrSecondary
-]);
-
-/** True when `error` says the database could not be reached or went away, rather than refusing the request. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof MongoServerError) return typeof error.code === "number" && SERVER_GOING_AWAY.has(error.code);
-  return (
-    error instanceof MongoNetworkError ||
-    error instanceof MongoServerSelectionError ||
-    error instanceof MongoOperationTimeoutError ||
-    error instanceof MongoServerClosedError ||
-    error instanceof MongoTopologyClosedError
-  );
-}
 
 /**
  * Apollo Server refuses these automatic persisted queries with a 400 but no code, which would make them
@@ -53,7 +23,8 @@ const DATABASE_UNAVAILABLE: Pick<GraphQLFormattedError, "message" | "extensions"
 /**
  * Gives every error a stable `extensions.code`: the domain's own codes for what the client can fix,
  * UNAUTHENTICATED and FORBIDDEN for fields refused to the caller,
- * the request limits' codes, DATABASE_UNAVAILABLE while MongoDB cannot be reached, Apollo's for what
+ * the request limits' codes, DATABASE_UNAVAILABLE while MongoDB cannot be reached or is overloaded,
+ * DATABASE_NOT_READY for a write refused while an index it relies on is missing, Apollo's for what
  * GraphQL rejects, and INTERNAL_SERVER_ERROR for the rest, logged in full here and, in production,
  * shown to the client without its message.
  */
@@ -66,7 +37,11 @@ export function createErrorFormatter(logger: Logger, production: boolean) {
     // Apollo reports every validation rule's refusal as GRAPHQL_VALIDATION_FAILED; a limit keeps its own code.
     const limit = error instanceof GraphQLError && error.originalError instanceof RequestLimitError ? error.originalError : original;
     if (limit instanceof RequestLimitError) return { ...formatted, extensions: { code: limit.code } };
-    if (isDatabaseUnavailable(original)) {
+    if (original instanceof MissingIndexError) {
+      logger.warn({ err: original, path: formatted.path }, "write refused while an index is missing");
+      return { message: original.message, path: formatted.path, locations: formatted.locations, extensions: { code: original.code } };
+    }
+    if (isDatabaseUnavailable(thrownValue(original))) {
       logger.warn({ err: original, path: formatted.path }, "database unavailable while serving a request");
       return { ...DATABASE_UNAVAILABLE, path: formatted.path, locations: formatted.locations };
     }
@@ -77,4 +52,9 @@ export function createErrorFormatter(logger: Logger, production: boolean) {
     if (!production) return formatted;
     return { message: "Internal server error.", path: formatted.path, locations: formatted.locations, extensions: { code: "INTERNAL_SERVER_ERROR" } };
   };
+}
+
+// graphql-js wraps a thrown value that is not an Error of its realm (a Node socket error under jest's vm) in NonErrorThrown.
+function thrownValue(error: unknown): unknown {
+  return error instanceof Error && "thrownValue" in error ? error.thrownValue : error;
 }

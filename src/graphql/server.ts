@@ -36,7 +36,7 @@ export interface ServerOptions {
   apiTokens?: readonly ConfiguredToken[];
   /** How long a request may run before it is answered with REQUEST_TIMEOUT; default 10 s. */
   requestTimeoutMs?: number;
-  /** False until the database's indexes are in place (see `openDatabase`); /readyz answers 503 until then. Absent: they are. */
+  /** False while the database's indexes are not known to be in place (see `openDatabase`); /readyz answers 503 then. Absent: they are. */
   indexesInPlace?: () => boolean;
   /** Only the benchmark turns this off, to measure the N+1 queries that batching avoids. */
   batchLoads?: boolean;
@@ -91,8 +91,8 @@ export async function startHttpServer(options: ServerOptions, port: number, host
 
   app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));
   app.get("/readyz", async (_request, response) => {
-    const ready = (options.indexesInPlace?.() ?? true) && (await isDatabaseReachable(options.db));
-    response.status(ready ? 200 : 503).json({ status: ready ? "ready" : "database unreachable" });
+    const status = !(await isDatabaseReachable(options.db)) ? "database unreachable" : (options.indexesInPlace?.() ?? true) ? "ready" : "indexes not in place";
+    response.status(status === "ready" ? 200 : 503).json({ status });
   });
   app.get("/metrics", async (_request, response) => {
     try {

@@ -1,5 +1,5 @@
 import type { OutlierSettings } from "../config";
-import type { ExtraSalesDocument, SalesDocument } from "./documents";
+import type { BookId, ExtraSalesDocument, SalesDocument } from "./documents";
 
 export interface LaidOutBook {
   book: SalesDocument;
@@ -17,13 +17,8 @@ export function layOutPurchases(
   settings: Pick<OutlierSettings, "outlierThreshold">,
 ): LaidOutBook {
   const threshold = settings.outlierThreshold;
-  const pageSize = emptyBook.extra_page_size;
   const overflow = customers.slice(threshold);
-  const pages: ExtraSalesDocument[] = [];
-  for (let start = 0; start < overflow.length; start += pageSize) {
-    const entries = overflow.slice(start, start + pageSize);
-    pages.push({ book_id: emptyBook._id, page: start / pageSize, count: entries.length, customers_purchased_extra: entries });
-  }
+  const pages = paginateOverflow(emptyBook._id, overflow, emptyBook.extra_page_size);
   return {
     book: {
       ...emptyBook,
@@ -33,4 +28,14 @@ export function layOutPurchases(
     },
     pages,
   };
+}
+
+/** A book's overflow purchases, in order, as the full pages (and one last, possibly partial page) recordPurchase fills. */
+export function paginateOverflow(bookId: BookId, overflow: readonly string[], pageSize: number): ExtraSalesDocument[] {
+  const pages: ExtraSalesDocument[] = [];
+  for (let start = 0; start < overflow.length; start += pageSize) {
+    const entries = overflow.slice(start, start + pageSize);
+    pages.push({ book_id: bookId, page: start / pageSize, count: entries.length, customers_purchased_extra: entries });
+  }
+  return pages;
 }

@@ -1,6 +1,7 @@
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
-import { isDuplicateKeyError } from "../db/errors";
+import { isDuplicateKeyError, isMissingHintedIndexError, MissingIndexError } from "../db/errors";
+import { UNIQUE_PAGE_INDEX } from "../db/indexes";
 import { extraSalesCollection, pageSizeOf, salesCollection, type BookId, type SalesDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookNotFoundError } from "./errors";
@@ -68,6 +69,8 @@ async function flagAsOutlier(db: Db, bookId: BookId): Promise<OutlierShape> {
  * Starts at the page the (possibly lagging) count points to, which is never past the open page,
  * and moves forward past full pages. A duplicate key means the page exists: either it is full,
  * or a racer created it a moment ago, which the plain guarded update below tells apart.
+ * The upsert names the unique page index as its hint: without that index (a database restored without
+ * it, a dropped collection) racing upserts could open the same page twice, so mongod refuses the upsert instead.
  */
 async function appendToExtraSales(db: Db, bookId: BookId, customerId: string, book: OutlierShape): Promise<void> {
   const pageSize = pageSizeOf(book);
@@ -78,9 +81,10 @@ async function appendToExtraSales(db: Db, bookId: BookId, customerId: string, bo
   for (let page = Math.floor(overflowCounted / pageSize); ; page += 1) {
     const openPage = { book_id: bookId, page, count: { $lt: pageSize } };
     try {
-      await extraSales.updateOne(openPage, append, { upsert: true });
+      await extraSales.updateOne(openPage, append, { upsert: true, hint: UNIQUE_PAGE_INDEX });
       return;
     } catch (error) {
+      if (isMissingHintedIndexError(error)) throw new MissingIndexError("A purchase into extra_sales", UNIQUE_PAGE_INDEX, { cause: error });
       if (!isDuplicateKeyError(error)) throw error;
     }
     const { matchedCount } = await extraSales.updateOne(openPage, append);

@@ -1,9 +1,12 @@
 import type { Db, Document } from "mongodb";
 import type { OutlierSettings } from "../config";
+import { isDuplicateKeyError } from "../db/errors";
+import { findMissingIndexes, indexLabel, UNIQUE_PAGE_INDEX, type RequiredIndex } from "../db/indexes";
 import { bookIdKey, formatBookId } from "./book-ids";
 import { EXTRA_SALES, SALES, extraSalesCollection, hasValidPageSize, salesCollection, type BookId } from "./documents";
 import { stillHolds } from "./guards";
 import { LEGACY_COLLECTIONS, legacyCollection, legacyOverflowFilter } from "./legacy-overflow";
+import { interruptedRelayouts, relayOutPages } from "./page-relayout";
 
 export type ViolationKind =
   | "purchase-count"
@@ -15,25 +18,41 @@ export type ViolationKind =
   | "embedded-over-threshold"
   | "orphan-page"
   | "not-migrated"
-  | "legacy-overflow";
+  | "legacy-overflow"
+  | "duplicate-pages"
+  | "missing-index";
+
+export type Repair = GuardedUpdate | PageRelayout | IndexCreation;
 
 /**
  * A guarded update that repairs a derived field: its filter holds every value the check read, so
  * it applies only if nothing changed since, and a purchase recorded meanwhile is never overwritten.
  */
-export interface Repair {
+export interface GuardedUpdate {
   collection: typeof SALES | typeof EXTRA_SALES;
   filter: Document;
   set: Document;
 }
 
+/** Rewrites a book's duplicated pages (see `relayOutPages`); applied only while the unique page index is missing. */
+export interface PageRelayout {
+  relayout: BookId;
+  pageSize: number;
+}
+
+/** Creates a missing index; fails (and is reported "changed") while duplicates it forbids remain. */
+export interface IndexCreation {
+  index: RequiredIndex;
+}
+
 export interface Violation {
   kind: ViolationKind;
-  bookId: string;
+  /** The book at fault; absent for what concerns the whole database (a missing index). */
+  bookId?: string;
   message: string;
   /** The numbers behind the message, for machines. */
   numbers: Record<string, number | string | boolean | null>;
-  /** Present when `--fix` may repair it: counts and flags only, never a purchase. */
+  /** Present when `--fix` may repair it: counts, flags, missing indexes, and duplicated pages (rewritten, every purchase kept). */
   repair?: Repair;
 }
 
@@ -70,17 +89,22 @@ export async function findViolations(
   onProgress: (progress: CheckProgress) => void = () => {},
 ): Promise<Violation[]> {
   const pagesByBook = await readPageSummaries(db);
+  // A book whose page rewrite was cut off is checked once it is finished: its pages and count are mid-way.
+  const interrupted = await interruptedRelayouts(db);
+  const rewriting = new Set(interrupted.map(bookIdKey));
   const violations: Violation[] = [];
   const progress: CheckProgress = { booksChecked: 0, booksTotal: await salesCollection(db).countDocuments(), violations: 0 };
   for await (const book of salesCollection(db).aggregate<BookSummary>(BOOK_SUMMARY)) {
     const key = bookIdKey(book._id);
-    violations.push(...checkBook(book, pagesByBook.get(key) ?? [], settings));
+    if (!rewriting.has(key)) violations.push(...checkBook(book, pagesByBook.get(key) ?? [], settings));
     pagesByBook.delete(key);
     progress.booksChecked += 1;
     progress.violations = violations.length;
     onProgress({ ...progress });
   }
   violations.push(...[...pagesByBook.values()].flat().map(orphanPage), ...(await legacyOverflowViolations(db)));
+  // Last, so that --fix creates the indexes once the duplicates that would block them are repaired.
+  violations.push(...(await interruptedRelayoutViolations(db, interrupted)), ...(await missingIndexViolations(db)));
   return violations;
 }
 
@@ -129,6 +153,28 @@ async function legacyOverflowViolations(db: Db): Promise<Violation[]> {
   return violations;
 }
 
+async function interruptedRelayoutViolations(db: Db, books: BookId[]): Promise<Violation[]> {
+  const sizes = await salesCollection(db)
+    .find({ _id: { $in: books } }, { projection: { extra_page_size: 1 } })
+    .toArray();
+  return sizes.filter(hasValidPageSize).map((book) => ({
+    kind: "duplicate-pages",
+    bookId: formatBookId(book._id),
+    message: "a repair of duplicate pages was cut off half-way; --fix finishes it from its journal",
+    numbers: {},
+    repair: { relayout: book._id, pageSize: book.extra_page_size as number },
+  }));
+}
+
+async function missingIndexViolations(db: Db): Promise<Violation[]> {
+  return (await findMissingIndexes(db)).map((index) => ({
+    kind: "missing-index",
+    message: `index ${indexLabel(index)} is missing` + (index.name === UNIQUE_PAGE_INDEX ? ": purchases into extra_sales are refused until it is back" : ""),
+    numbers: { index: indexLabel(index) },
+    repair: { index },
+  }));
+}
+
 function legacyOverflow(bookId: BookId, collection: string): Violation {
   return {
     kind: "legacy-overflow",
@@ -155,11 +201,29 @@ export function checkBook(book: BookSummary, pages: PageSummary[], settings: Pic
   }
   const pageSize = book.extra_page_size as number;
   const overflow = pages.reduce((sum, page) => sum + page.entries, 0);
+  const duplicates = duplicatePages(book, bookId, pages, pageSize);
   return [
     ...checkEmbedded(bookId, book.embedded, settings.outlierThreshold),
-    ...pages.flatMap((page, index) => checkPage(bookId, page, index, pageSize, index === pages.length - 1)),
+    // Pages sharing a number would each be reported as gaps and partial pages: the relayout repairs them all at once.
+    ...(duplicates.length > 0 ? duplicates : pages.flatMap((page, index) => checkPage(bookId, page, index, pageSize, index === pages.length - 1))),
     ...checkCount(book, bookId, book.embedded, overflow),
     ...checkFlag(book, bookId, overflow),
+  ];
+}
+
+/** Pages sharing a number, as racing purchases leave them while the unique page index is missing. */
+function duplicatePages(book: BookSummary, bookId: string, pages: PageSummary[], pageSize: number): Violation[] {
+  const numbers = pages.map((page) => String(page.page));
+  const duplicated = numbers.filter((number, index) => numbers.indexOf(number) !== index);
+  if (duplicated.length === 0) return [];
+  return [
+    {
+      kind: "duplicate-pages",
+      bookId,
+      message: `${duplicated.length} extra_sales documents repeat a page number (${[...new Set(duplicated)].join(", ")}), so readers miss their purchases; --fix rewrites the pages, keeping every purchase`,
+      numbers: { documents: pages.length, duplicates: duplicated.length },
+      repair: { relayout: book._id, pageSize },
+    },
   ];
 }
 
@@ -247,14 +311,34 @@ function flagValue(value: unknown): boolean | string | null {
 
 export type RepairOutcome = "repaired" | "changed";
 
-/** Applies each violation's guarded repair; "changed" means the data moved on since it was checked, so nothing was written. */
+/** Applies each violation's repair; "changed" means the data moved on since it was checked, so nothing was written. */
 export async function repairViolations(db: Db, violations: readonly Violation[]): Promise<Map<Violation, RepairOutcome>> {
   const outcomes = new Map<Violation, RepairOutcome>();
   for (const violation of violations) {
-    if (!violation.repair) continue;
-    const { collection, filter, set } = violation.repair;
-    const { matchedCount } = await db.collection(collection).updateOne(filter, { $set: set });
-    outcomes.set(violation, matchedCount === 1 ? "repaired" : "changed");
+    if (violation.repair) outcomes.set(violation, await applyRepair(db, violation.repair));
   }
   return outcomes;
+}
+
+async function applyRepair(db: Db, repair: Repair): Promise<RepairOutcome> {
+  if ("relayout" in repair) {
+    // With the index back, the API appends to pages again and would race the rewrite: then it is too late.
+    const pageIndexMissing = (await findMissingIndexes(db)).some((index) => index.name === UNIQUE_PAGE_INDEX);
+    if (!pageIndexMissing) return "changed";
+    await relayOutPages(db, repair.relayout, repair.pageSize);
+    return "repaired";
+  }
+  if ("index" in repair) return createIndex(db, repair.index);
+  const { matchedCount } = await db.collection(repair.collection).updateOne(repair.filter, { $set: repair.set });
+  return matchedCount === 1 ? "repaired" : "changed";
+}
+
+async function createIndex(db: Db, { collection, name, key, ...options }: RequiredIndex): Promise<RepairOutcome> {
+  try {
+    await db.collection(collection).createIndex(key, { name, ...options });
+    return "repaired";
+  } catch (error) {
+    if (isDuplicateKeyError(error)) return "changed";
+    throw error;
+  }
 }

@@ -1,5 +1,8 @@
+import { MongoClient } from "mongodb";
+import type { RunningServer } from "../../src/graphql/server";
 import { openTestApi, type TestApi } from "../support/api";
 import { addBook } from "../support/factories";
+import { errorCodes, send, startTestHttpServer } from "../support/http";
 
 let api: TestApi;
 let bookId: string;
@@ -55,5 +58,27 @@ describe("in production", () => {
     expect(result.errors).toEqual([
       { message: "Internal server error.", path: ["book", "title"], locations: [{ line: 1, column: 25 }], extensions: { code: "INTERNAL_SERVER_ERROR" } },
     ]);
+  });
+});
+
+describe("with the connection pool exhausted", () => {
+  let crowded: MongoClient;
+  let server: RunningServer;
+  beforeAll(async () => {
+    // One pooled connection, and a wait for it far shorter than a round trip: most of a burst cannot get one.
+    crowded = new MongoClient(process.env.TEST_MONGODB_URI ?? "", { maxPoolSize: 1, waitQueueTimeoutMS: 1 });
+    server = await startTestHttpServer(crowded.db(api.db.databaseName), { production: true });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await crowded.close();
+  });
+
+  it("answers the requests that got no connection with DATABASE_UNAVAILABLE, never INTERNAL_SERVER_ERROR", async () => {
+    const answers = await Promise.all(Array.from({ length: 30 }, () => send(server.url, { query: `{ books(first: 5) { totalCount } }` })));
+    const codes = answers.flatMap(errorCodes);
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    expect(codes.length).toBeGreaterThan(0);
+    expect(new Set(codes)).toEqual(new Set(["DATABASE_UNAVAILABLE"]));
   });
 });

@@ -1,4 +1,4 @@
-import { ensureIndexes } from "../../src/db/indexes";
+import { ensureIndexes, findMissingIndexes, indexLabel } from "../../src/db/indexes";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 
 let database: TestDatabase;
@@ -16,8 +16,26 @@ describe("ensureIndexes", () => {
 
   it("changes nothing when run again at the next start-up", async () => {
     const before = await Promise.all(["extra_sales", "sales", "purchase_requests"].map((name) => database.db.collection(name).indexes()));
-    await ensureIndexes(database.db);
+    expect(await ensureIndexes(database.db)).toEqual([]);
     const after = await Promise.all(["extra_sales", "sales", "purchase_requests"].map((name) => database.db.collection(name).indexes()));
     expect(after).toEqual(before);
+  });
+
+  it("finds an index that was dropped, or whose collection was, and creates only what is missing", async () => {
+    await database.db.collection("extra_sales").drop();
+    await database.db.collection("sales").dropIndex("has_extras_1");
+    expect((await findMissingIndexes(database.db)).map(indexLabel)).toEqual(["extra_sales.book_id_1_page_1", "sales.has_extras_1"]);
+    expect((await ensureIndexes(database.db)).map(indexLabel)).toEqual(["extra_sales.book_id_1_page_1", "sales.has_extras_1"]);
+    expect(await findMissingIndexes(database.db)).toEqual([]);
+    expect(await indexNames("extra_sales")).toEqual(["_id_", "book_id_1_page_1"]);
+  });
+
+  it("takes an index of the right name but without its uniqueness as missing, and fails to create it over the impostor", async () => {
+    await database.db.collection("extra_sales").dropIndex("book_id_1_page_1");
+    await database.db.collection("extra_sales").createIndex({ book_id: 1, page: 1 }, { name: "book_id_1_page_1" });
+    expect((await findMissingIndexes(database.db)).map(indexLabel)).toEqual(["extra_sales.book_id_1_page_1"]);
+    await expect(ensureIndexes(database.db)).rejects.toMatchObject({ code: 85 });
+    await database.db.collection("extra_sales").dropIndex("book_id_1_page_1");
+    await ensureIndexes(database.db);
   });
 });

@@ -1,5 +1,7 @@
+import { ensureIndexes, findMissingIndexes } from "../../src/db/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection, salesCollection, type BookId } from "../../src/sales/documents";
+import { RECONCILE_JOURNAL } from "../../src/sales/page-relayout";
 import { recordPurchase } from "../../src/sales/purchases";
 import { findViolations, repairViolations, type Violation } from "../../src/sales/reconcile";
 import { openTestDatabase, type TestDatabase } from "../support/database";
@@ -139,5 +141,78 @@ describe("npm run reconcile as a command", () => {
       ],
     });
     expect(await salesCollection(database.db).findOne({ _id: "count" })).toMatchObject({ purchase_count: 12 });
+  });
+});
+
+describe("npm run reconcile with the unique page index missing", () => {
+  const target = () => ({ uri: process.env.TEST_MONGODB_URI, name: database.db.databaseName });
+  const pages = () => extraSalesCollection(database.db);
+
+  /** What racing purchases leave without the index: page 1 opened three times, the purchase count right. */
+  async function duplicatedPages(): Promise<void> {
+    await extraSalesCollection(database.db).dropIndex("book_id_1_page_1");
+    await insertBoundedBook(database.db, "dup", customers(11));
+    await pages().insertMany([
+      { book_id: "dup", page: 1, count: 1, customers_purchased_extra: ["racer1"] },
+      { book_id: "dup", page: 1, count: 2, customers_purchased_extra: ["racer2", "racer3"] },
+    ]);
+    await salesCollection(database.db).updateOne({ _id: "dup" }, { $set: { purchase_count: 14 } });
+  }
+  const expectedPurchases = [...customers(11), "racer1", "racer2", "racer3"];
+
+  afterEach(async () => {
+    await database.db.collection(RECONCILE_JOURNAL).deleteMany({});
+    await emptyCollections(database.db);
+    await ensureIndexes(database.db);
+  });
+
+  it("reports the duplicated pages and the missing index, and with --fix rewrites the pages keeping every purchase in order, then creates the index", async () => {
+    await duplicatedPages();
+
+    const violations = await check();
+    expect(summary(violations)).toEqual([
+      { kind: "duplicate-pages", bookId: "dup", numbers: { documents: 4, duplicates: 2 }, fixable: true },
+      { kind: "missing-index", bookId: undefined, numbers: { index: "extra_sales.book_id_1_page_1" }, fixable: true },
+    ]);
+    const outcomes = await repairViolations(database.db, violations);
+
+    expect([...outcomes.values()]).toEqual(["repaired", "repaired"]);
+    expect(await storedPurchases(database.db, "dup")).toEqual(expectedPurchases);
+    expect((await pages().find({ book_id: "dup" }).sort({ page: 1 }).toArray()).map(({ page, count }) => [page, count])).toEqual([[0, 4], [1, 4], [2, 1]]);
+    expect(await check()).toEqual([]);
+    expect(await findMissingIndexes(database.db)).toEqual([]);
+  });
+
+  it("finishes a page rewrite cut off half-way from its journal, losing no purchase", async () => {
+    await duplicatedPages();
+    const old = await pages().find({ book_id: "dup" }).sort({ page: 1, _id: 1 }).toArray();
+    // Cut off after the journal and the deletion of the old pages, before any new page was written.
+    await database.db.collection(RECONCILE_JOURNAL).insertOne({
+      _id: "dup" as never,
+      replaces: old.map((page) => page._id),
+      purchases: old.flatMap((page) => page.customers_purchased_extra),
+    });
+    await pages().deleteMany({ book_id: "dup" });
+
+    const violations = await check();
+    expect(summary(violations).map(({ kind, bookId }) => `${kind} ${String(bookId)}`)).toEqual(["duplicate-pages dup", "missing-index undefined"]);
+    await repairViolations(database.db, violations);
+
+    expect(await storedPurchases(database.db, "dup")).toEqual(expectedPurchases);
+    expect(await check()).toEqual([]);
+    expect(await database.db.collection(RECONCILE_JOURNAL).countDocuments()).toBe(0);
+  });
+
+  it("starts although the index cannot be created, exits 1 listing what is wrong, and 0 once --fix has repaired it", async () => {
+    await duplicatedPages();
+
+    const found = await runCommand("src/cli/reconcile.ts", [], target());
+    expect(found.status).toBe(1);
+    expect(found.stdout).toContain("book dup: duplicate-pages: 2 extra_sales documents repeat a page number (1)");
+    expect(found.stdout).toContain("missing-index: index extra_sales.book_id_1_page_1 is missing");
+
+    const fixed = await runCommand("src/cli/reconcile.ts", ["--fix"], target());
+    expect(fixed).toMatchObject({ status: 0, stdout: expect.stringContaining("2 violations found, 0 left.") });
+    expect(await storedPurchases(database.db, "dup")).toEqual(expectedPurchases);
   });
 });

@@ -107,6 +107,16 @@ test("refuses a hint naming an index that does not exist", async () => {
   await expect(pages.find({}).hint("book_id_1_page_1").toArray()).resolves.toHaveLength(1);
 });
 
+test("refuses an upsert whose hint names a missing index, even on a collection that does not exist yet, which it creates as mongod does", async () => {
+  const pages = target.freshCollection("q");
+  const upsert = () => pages.updateOne({ book_id: "b", page: 0 }, { $inc: { count: 1 } }, { upsert: true, hint: "book_id_1_page_1" });
+  await expect(upsert()).rejects.toMatchObject({ code: 2, message: expect.stringMatching(/hint provided does not correspond to an existing index/) });
+  expect((await pages.listIndexes().toArray()).map((index) => index.name)).toEqual(["_id_"]);
+  expect(await pages.countDocuments()).toBe(0);
+  await pages.createIndex({ book_id: 1, page: 1 }, { unique: true });
+  await expect(upsert()).resolves.toMatchObject({ upsertedCount: 1 });
+});
+
 describe("TTL indexes", () => {
   test("lists a TTL index with its expireAfterSeconds", async () => {
     const sessions = target.freshCollection("ttl");

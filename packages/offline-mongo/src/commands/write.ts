@@ -65,6 +65,8 @@ const update: CommandDefinition = {
       const spec = parseUpdate(statement["u"], multi);
       const filter = documentArg("update", "q", statement["q"] ?? {});
       const options = { filter, arrayFilters: documentList("update", "arrayFilters", statement["arrayFilters"] ?? []) };
+      // mongod creates an upsert's collection before planning it, so a hint naming a missing index fails even then.
+      if (isTruthy(statement["upsert"])) context.storage.collection(context.db, name);
       const records = select(context, name, "update", { filter, limit: multi ? 0 : 1, hint: statement["hint"] });
       const collection = context.storage.collection(context.db, name);
       if (records.length === 0 && isTruthy(statement["upsert"])) {
