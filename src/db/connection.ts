@@ -30,6 +30,8 @@ export async function connectToDatabase(
 export interface LiveDatabase extends DatabaseConnection {
   /** True once the indexes the pattern relies on are in place; until then the service is not ready. */
   indexesInPlace(): boolean;
+  /** Resolves once connected with the indexes in place, for start-up steps that need the database; rejects if closed first. */
+  ready(): Promise<void>;
 }
 
 export interface OpenDatabaseOptions extends MongoClientOptions {
@@ -59,18 +61,21 @@ export function openDatabase(uri: string, dbName: string, { logger, retryMs = 1_
         logger.info({ attempt }, "database indexes in place");
         return;
       } catch (error) {
-        if (closing.signal.aborted) return;
+        if (closing.signal.aborted) break;
         logger.warn({ err: error, attempt }, `MongoDB at ${redact(uri)} is not usable yet (${(error as Error).message}); trying again in ${retryMs} ms`);
         await sleep(retryMs, undefined, { signal: closing.signal }).catch(() => undefined);
       }
     }
+    throw new Error(`The connection to MongoDB at ${redact(uri)} was closed before it was ready.`);
   };
-  void prepareUntilDone();
+  const prepared = prepareUntilDone();
+  // Nobody need wait for it: /readyz reads indexesInPlace, and a start-up step that needs the database calls ready().
+  prepared.catch(() => undefined);
   const close = async () => {
     closing.abort();
     await client.close();
   };
-  return { client, db, indexesInPlace: () => inPlace, close };
+  return { client, db, indexesInPlace: () => inPlace, ready: () => prepared, close };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
@@ -115,7 +116,8 @@ export async function startHttpServer(options: ServerOptions, port: number): Pro
     dropLateAnswers,
   );
 
-  await new Promise<void>((resolve) => httpServer.listen(port, resolve));
+  // once() rejects on "error", so a port in use fails start-up with EADDRINUSE instead of an unhandled event.
+  await once(httpServer.listen(port), "listening");
   const { port: boundPort } = httpServer.address() as AddressInfo;
   const stop = async () => {
     await apollo.stop();

@@ -82,14 +82,30 @@ describe("start-up while the database is down", () => {
     expect(answer.json?.errors?.[0]?.message).toMatch(/database is unavailable/);
   });
 
+  it("keeps the start-up steps that need the database waiting, instead of failing them", async () => {
+    const waited = await Promise.race([service.live.ready().then(() => "ready"), sleep(500).then(() => "still waiting")]);
+    expect(waited).toBe("still waiting");
+  });
+
   it("becomes ready by itself once the database is back, with its indexes in place", async () => {
     await database.restart();
+    await service.live.ready();
     await untilReady(service.origin);
     const indexes = await service.live.db.collection("extra_sales").indexes();
     expect(indexes.map((index) => index.name)).toContain("book_id_1_page_1");
     const answer = await send(service.server.url, { query: `{ books { totalCount } }` });
     expect(answer.json).toEqual({ data: { books: { totalCount: 0 } } });
   });
+});
+
+it("tells the start-up steps waiting for the database when it is closed before it ever answered", async () => {
+  const database = await startRestartableDatabase();
+  await database.stop();
+  const live = openDatabase(database.uri, "outage", { logger, retryMs: 50, ...driverTimeouts(REQUEST_TIMEOUT_MS) });
+  const ready = live.ready();
+  await live.close();
+  await expect(ready).rejects.toThrow(/closed before it was ready/);
+  await database.close();
 });
 
 describe("losing the database while purchases stream in", () => {
