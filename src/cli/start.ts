@@ -19,13 +19,17 @@ async function main(): Promise<void> {
   // Command monitoring lets each request's log line and /metrics count the database commands it sent.
   // The server starts even while MongoDB is down: /readyz says 503 until it answers and the indexes are in place.
   const connection = openDatabase(database.uri, config.mongodbDb, { monitorCommands: true, logger, ...driverTimeouts(config.requestTimeoutMs) });
+  // From here on a signal stops the process cleanly, even while it still waits for the database.
+  let server: RunningServer | undefined;
+  const stopping = stopOnSignals(() => server, connection, database, logger);
   try {
     if (database.kind !== "external") await loadDemoData(connection, config, logger);
-    const server = await listen(connection, config, logger);
+    server = await listen(connection, config, logger);
     logger.info(`Bookstore sales catalog ready at ${server.url}`);
     logAccess(config, logger);
-    stopOnSignals(server, connection, database, logger);
   } catch (error) {
+    // A signal's stop closed the database under the step that failed, and exits by itself.
+    if (stopping()) return;
     // An embedded database is a process of ours: leave none behind.
     await connection.close();
     await database.stop();
@@ -93,19 +97,25 @@ async function loadDemoData(connection: LiveDatabase, config: Config, logger: Lo
 }
 
 /**
- * On SIGTERM or SIGINT: stop accepting connections, let requests in flight finish (Apollo's drain
- * plugin gives them up to 10 s), then close the database and exit 0.
- * Later signals are ignored rather than taken as "force": npm and tsx each relay the signal they
- * receive, so one SIGTERM to `npm start` often arrives here twice. SIGKILL remains for forcing.
+ * On SIGTERM or SIGINT: stop accepting connections (if the server is up yet), let requests in flight
+ * finish (Apollo's drain plugin gives them up to 10 s), then close the database and exit 0.
+ * Later signals are ignored rather than taken as "force": npm relays the signal its pid receives to the
+ * server it runs, and a terminal's Ctrl-C reaches both, so one stop often arrives here twice. SIGKILL
+ * remains for forcing. Returns whether a stop has begun.
  */
-function stopOnSignals(server: RunningServer, connection: LiveDatabase, database: SelectedDatabase, logger: Logger): void {
+function stopOnSignals(
+  server: () => RunningServer | undefined,
+  connection: LiveDatabase,
+  database: SelectedDatabase,
+  logger: Logger,
+): () => boolean {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, `${signal}: no longer accepting connections, finishing requests in flight`);
     try {
-      await server.stop();
+      await server()?.stop();
       await connection.close();
       await database.stop();
       logger.info("shutdown complete");
@@ -117,6 +127,7 @@ function stopOnSignals(server: RunningServer, connection: LiveDatabase, database
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  return () => stopping;
 }
 
 // The pretty transport writes from a worker thread; exiting before it flushes would lose the last lines.
