@@ -1,15 +1,34 @@
+// CommonJS for jest, so the lazy import() of a development-only package compiles to require().
+const transform = { "^.+\\.ts$": ["ts-jest", { tsconfig: { module: "commonjs", moduleResolution: "node10" } }] };
+
 /**
- * Unit tests (test/unit) never touch a database; everything else runs against the one database
- * chosen once for the whole run by test/support/global-setup.ts.
+ * Two projects, one `jest` command. Unit tests (test/unit) never touch a database and start at once,
+ * with no global set-up. Integration tests run against the one database chosen for the whole run by
+ * test/support/global-setup.ts; their time limit is what their heaviest work (hundreds of racing
+ * purchases, building and starting the server) takes on a busy 2-core machine, several times over,
+ * and no test starts while the previous one's operations are still in flight (settle-in-flight.ts).
  * @type {import('jest').Config}
  */
 module.exports = {
-  testEnvironment: "node",
-  roots: ["<rootDir>/test", "<rootDir>/packages/offline-mongo/test"],
-  // CommonJS for jest, so the lazy import() of a development-only package compiles to require().
-  transform: { "^.+\\.ts$": ["ts-jest", { tsconfig: { module: "commonjs", moduleResolution: "node10" } }] },
-  globalSetup: "<rootDir>/test/support/global-setup.ts",
-  globalTeardown: "<rootDir>/test/support/global-teardown.ts",
-  testTimeout: 30_000,
+  // A global option in jest: the unit tests take milliseconds and never come near it.
+  testTimeout: 180_000,
   reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
+  projects: [
+    {
+      displayName: "unit",
+      testEnvironment: "node",
+      roots: ["<rootDir>/test/unit"],
+      transform,
+    },
+    {
+      displayName: "integration",
+      testEnvironment: "node",
+      roots: ["<rootDir>/test", "<rootDir>/packages/offline-mongo/test"],
+      testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/unit/"],
+      transform,
+      globalSetup: "<rootDir>/test/support/global-setup.ts",
+      globalTeardown: "<rootDir>/test/support/global-teardown.ts",
+      setupFilesAfterEnv: ["<rootDir>/test/support/settle-in-flight.ts"],
+    },
+  ],
 };

@@ -50,7 +50,7 @@ const mongodbUri = makeValidator<string>((input) => {
   try {
     return new ConnectionString(input).toString();
   } catch (error) {
-    throw new Error(`not a MongoDB connection string (${(error as Error).message}); expected mongodb://host:port/`);
+    throw new Error(`not a MongoDB connection string (${(error as Error).message}); expected mongodb://host:port/`, { cause: error });
   }
 });
 
@@ -79,7 +79,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     {
       PORT: port({ default: 4000, desc: "HTTP port of the API" }),
       HOST: host({ default: undefined, desc: "address to listen on; unset: 127.0.0.1 while the API is open (no API_TOKENS), every interface otherwise" }),
-      MONGODB_URI: mongodbUri({ default: undefined, desc: "MongoDB connection string; unset starts an embedded database" }),
+      MONGODB_URI: mongodbUri({
+        default: undefined,
+        // The embedded database holds everything in memory: a deployment that forgot this variable would lose every order at restart.
+        requiredWhen: (env) => env.NODE_ENV === "production",
+        desc: "must be set when NODE_ENV=production, which refuses to keep the catalog in an embedded in-memory database; set it to your MongoDB's connection string",
+        example: "mongodb://db1:27017,db2:27017/?replicaSet=rs0",
+      }),
       MONGODB_DB: str({ default: "bookstore", desc: "database name" }),
       OUTLIER_THRESHOLD: positiveInteger(MAX_THRESHOLD)({ default: 50, desc: "purchases embedded in a book" }),
       EXTRA_SALES_PAGE_SIZE: positiveInteger(MAX_PAGE_SIZE)({ default: 1000, desc: "purchases per extra_sales page" }),

@@ -11,3 +11,12 @@ export abstract class ClientError extends Error {
     return {};
   }
 }
+
+/** A start-up step that cannot succeed by waiting: its message names the cause and what the operator should do. */
+export class StartupError extends Error {
+  override readonly name = "StartupError";
+
+  constructor(cause: string, fix: string, options?: ErrorOptions) {
+    super(`${cause}: ${fix}.`, options);
+  }
+}

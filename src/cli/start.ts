@@ -1,11 +1,16 @@
 import { ConfigError, readConfig, type Config } from "../config";
-import { driverTimeouts, openDatabase, type DatabaseConnection } from "../db/connection";
+import { driverTimeouts, openDatabase, type LiveDatabase } from "../db/connection";
 import { selectDatabase, type SelectedDatabase } from "../db/select-database";
+import { StartupError } from "../errors";
 import { createLogger, type Logger } from "../logger";
 import { DEMO_CATALOG, catalogSize, loadCatalog } from "../sales/demo-catalog";
 import { startHttpServer, type RunningServer } from "../graphql/server";
 
-/** `npm start`: the API on MONGODB_URI, or on an embedded database filled with demo data. */
+/**
+ * `npm start`: the API on MONGODB_URI, or on an embedded database filled with demo data. Each step
+ * either retries until it succeeds (connecting, creating the indexes) or stops the process with a
+ * message that names the cause and the fix (a StartupError).
+ */
 async function main(): Promise<void> {
   const config = readConfigOrExit();
   const logger = createLogger(config.nodeEnv);
@@ -14,24 +19,42 @@ async function main(): Promise<void> {
   // Command monitoring lets each request's log line and /metrics count the database commands it sent.
   // The server starts even while MongoDB is down: /readyz says 503 until it answers and the indexes are in place.
   const connection = openDatabase(database.uri, config.mongodbDb, { monitorCommands: true, logger, ...driverTimeouts(config.requestTimeoutMs) });
-  if (database.kind !== "external") await loadDemoData(connection, config, logger);
+  // From here on a signal stops the process cleanly, even while it still waits for the database.
+  let server: RunningServer | undefined;
+  const stopping = stopOnSignals(() => server, connection, database, logger);
+  try {
+    if (database.kind !== "external") await loadDemoData(connection, config, logger);
+    server = await listen(connection, config, logger);
+    logger.info(`Bookstore sales catalog ready at ${server.url}`);
+    logAccess(config, logger);
+  } catch (error) {
+    // A signal's stop closed the database under the step that failed, and exits by itself.
+    if (stopping()) return;
+    // An embedded database is a process of ours: leave none behind.
+    await connection.close();
+    await database.stop();
+    throw error;
+  }
+}
 
-  const server = await startHttpServer(
-    {
-      db: connection.db,
-      settings: config,
-      logger,
-      production: config.nodeEnv === "production",
-      apiTokens: config.apiTokens,
-      requestTimeoutMs: config.requestTimeoutMs,
-      indexesInPlace: connection.indexesInPlace,
-    },
-    config.port,
-    config.host,
-  );
-  logger.info(`Bookstore sales catalog ready at ${server.url}`);
-  logAccess(config, logger);
-  stopOnSignals(server, connection, database, logger);
+async function listen(connection: LiveDatabase, config: Config, logger: Logger): Promise<RunningServer> {
+  const options = {
+    db: connection.db,
+    settings: config,
+    logger,
+    production: config.nodeEnv === "production",
+    apiTokens: config.apiTokens,
+    requestTimeoutMs: config.requestTimeoutMs,
+    indexesInPlace: connection.indexesInPlace,
+  };
+  try {
+    return await startHttpServer(options, config.port, config.host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new StartupError(`Port ${config.port} is already in use`, "stop what listens there, or set PORT to a free port", { cause: error });
+    if (code === "EACCES") throw new StartupError(`Port ${config.port} needs privileges this process lacks`, "set PORT to 1024 or above", { cause: error });
+    throw error;
+  }
 }
 
 function readConfigOrExit(): Config {
@@ -53,30 +76,46 @@ function logAccess({ apiTokens }: Config, logger: Logger): void {
   }
 }
 
-async function loadDemoData(connection: DatabaseConnection, config: Config, logger: Logger): Promise<void> {
+/** The embedded database starts empty: wait until it answers (a first connection on a busy machine can take several tries), then fill it. */
+async function loadDemoData(connection: LiveDatabase, config: Config, logger: Logger): Promise<void> {
+  await connection.ready();
   const started = Date.now();
   logger.info(`Loading demo data: the manual's 2 example books and ${DEMO_CATALOG.books} generated ones...`);
-  const loaded = await loadCatalog(connection.db, DEMO_CATALOG, config, (progress) =>
-    logger.debug(`demo data: ${progress.books}/${catalogSize(DEMO_CATALOG)} books`),
-  );
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  logger.info(`Demo data loaded: ${loaded.books} books, ${loaded.purchases} purchases in ${seconds} s`);
+  try {
+    const loaded = await loadCatalog(connection.db, DEMO_CATALOG, config, (progress) =>
+      logger.debug(`demo data: ${progress.books}/${catalogSize(DEMO_CATALOG)} books`),
+    );
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    logger.info(`Demo data loaded: ${loaded.books} books, ${loaded.purchases} purchases in ${seconds} s`);
+  } catch (error) {
+    throw new StartupError(
+      `Loading the demo catalog into the embedded database failed (${(error as Error).message})`,
+      "start again, since the embedded database begins empty each time; or set MONGODB_URI to use a MongoDB of your own",
+      { cause: error },
+    );
+  }
 }
 
 /**
- * On SIGTERM or SIGINT: stop accepting connections, let requests in flight finish (Apollo's drain
- * plugin gives them up to 10 s), then close the database and exit 0.
- * Later signals are ignored rather than taken as "force": npm and tsx each relay the signal they
- * receive, so one SIGTERM to `npm start` often arrives here twice. SIGKILL remains for forcing.
+ * On SIGTERM or SIGINT: stop accepting connections (if the server is up yet), let requests in flight
+ * finish (Apollo's drain plugin gives them up to 10 s), then close the database and exit 0.
+ * Later signals are ignored rather than taken as "force": npm relays the signal its pid receives to the
+ * server it runs, and a terminal's Ctrl-C reaches both, so one stop often arrives here twice. SIGKILL
+ * remains for forcing. Returns whether a stop has begun.
  */
-function stopOnSignals(server: RunningServer, connection: DatabaseConnection, database: SelectedDatabase, logger: Logger): void {
+function stopOnSignals(
+  server: () => RunningServer | undefined,
+  connection: LiveDatabase,
+  database: SelectedDatabase,
+  logger: Logger,
+): () => boolean {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, `${signal}: no longer accepting connections, finishing requests in flight`);
     try {
-      await server.stop();
+      await server()?.stop();
       await connection.close();
       await database.stop();
       logger.info("shutdown complete");
@@ -88,6 +127,7 @@ function stopOnSignals(server: RunningServer, connection: DatabaseConnection, da
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  return () => stopping;
 }
 
 // The pretty transport writes from a worker thread; exiting before it flushes would lose the last lines.
@@ -96,6 +136,7 @@ function exitAfterFlush(logger: Logger, status: number): void {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
+  // A StartupError says what to do; anything else is a bug, whose stack is what helps.
+  console.error(error instanceof StartupError ? error.message : error);
   process.exit(1);
 });

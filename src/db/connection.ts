@@ -37,6 +37,8 @@ export async function connectToDatabase(
 export interface LiveDatabase extends DatabaseConnection {
   /** True once the indexes the pattern relies on are known to be in place; false again from a lost connection until they are checked. */
   indexesInPlace(): boolean;
+  /** Resolves once connected with the indexes in place, for start-up steps that need the database; rejects if closed first. */
+  ready(): Promise<void>;
 }
 
 export interface OpenDatabaseOptions extends MongoClientOptions {
@@ -70,6 +72,12 @@ export function openDatabase(
   let inPlace = false;
   let checkDue = false;
   let checking: Promise<void> | undefined;
+  // Settles once: the first time the indexes are in place, or when the connection is closed before that.
+  let markReady = () => {};
+  let markClosed = (_reason: Error) => {};
+  const firstReady = new Promise<void>((resolve, reject) => ([markReady, markClosed] = [resolve, reject]));
+  // Nobody need wait for it: /readyz reads indexesInPlace, and a start-up step that needs the database calls ready().
+  firstReady.catch(() => undefined);
 
   const checkUntilInPlace = async () => {
     for (let attempt = 1; checkDue && !closing.signal.aborted; attempt += 1) {
@@ -79,6 +87,7 @@ export function openDatabase(
         const created = await ensureIndexes(db);
         if (created.length > 0) logger.warn({ created: created.map(indexLabel), attempt }, "database indexes were missing and have been created");
         inPlace = true;
+        markReady();
       } catch (error) {
         inPlace = false;
         if (closing.signal.aborted) return;
@@ -106,9 +115,10 @@ export function openDatabase(
   const close = async () => {
     closing.abort();
     clearInterval(periodic);
+    markClosed(new Error(`The connection to MongoDB at ${redact(uri)} was closed before it was ready.`));
     await client.close();
   };
-  return { client, db, indexesInPlace: () => inPlace, close };
+  return { client, db, indexesInPlace: () => inPlace, ready: () => firstReady, close };
 }
 
 /**

@@ -1,4 +1,6 @@
+import type { RunningOfflineServer } from "@bookstore/offline-mongo";
 import type { MongoMemoryServer } from "mongodb-memory-server";
+import { StartupError } from "../errors";
 import { redact } from "./connection";
 
 export type DatabaseKind = "external" | "mongodb-memory-server" | "offline-server";
@@ -14,9 +16,10 @@ export interface SelectedDatabase {
 
 /**
  * Chooses the database for a test run or for `npm start` without configuration, in order:
- * the one MONGODB_URI names; a real mongod from mongodb-memory-server (already downloaded,
- * MONGOMS_SYSTEM_BINARY, or a download that succeeds); else the offline stand-in server.
- * The embedded databases are development dependencies, loaded only when MONGODB_URI is unset.
+ * the one MONGODB_URI names; a real mongod from mongodb-memory-server (already downloaded, or
+ * MONGOMS_SYSTEM_BINARY; downloaded only when MONGOMS_RUNTIME_DOWNLOAD=true, since package.json turns
+ * its downloads off); else the offline stand-in server. The embedded databases are development
+ * dependencies, loaded only when MONGODB_URI is unset.
  */
 export async function selectDatabase(mongodbUri: string | undefined): Promise<SelectedDatabase> {
   if (mongodbUri) {
@@ -32,17 +35,30 @@ export async function selectDatabase(mongodbUri: string | undefined): Promise<Se
       stop: async () => void (await server.stop()),
     };
   }
-  const { startOfflineServer } = await import("@bookstore/offline-mongo");
-  // A development switch of the stand-in: fail every query that only a collection scan could answer, as mongod's notablescan.
-  const offline = await startOfflineServer({ notablescan: process.env.OFFLINE_MONGO_NOTABLESCAN === "1" });
+  const offline = await startStandIn(memoryServer.reason);
   return {
     kind: "offline-server",
     uri: offline.uri,
     description:
-      `the offline MongoDB stand-in at ${offline.uri}, because no mongod could be had (${memoryServer.reason}). ` +
-      "Set MONGODB_URI to use a real MongoDB.",
+      `the offline MongoDB stand-in at ${offline.uri}, because no mongod could be had (${memoryServer.reason}; ` +
+      "MONGOMS_RUNTIME_DOWNLOAD=true lets mongodb-memory-server download one). Set MONGODB_URI to use a real MongoDB.",
     stop: () => offline.stop(),
   };
+}
+
+async function startStandIn(mongodReason: string | undefined): Promise<RunningOfflineServer> {
+  try {
+    const { startOfflineServer } = await import("@bookstore/offline-mongo");
+    // A development switch of the stand-in: fail every query that only a collection scan could answer, as mongod's notablescan.
+    return await startOfflineServer({ notablescan: process.env.OFFLINE_MONGO_NOTABLESCAN === "1" });
+  } catch (error) {
+    // Typically a production install (npm ci --omit=dev) or the compiled build, neither of which carries the embedded databases.
+    throw new StartupError(
+      `No embedded database could be started (mongod: ${mongodReason}; the offline stand-in: ${firstLine((error as Error).message)})`,
+      "set MONGODB_URI to your MongoDB, or run npm start from a development install (npm ci)",
+      { cause: error },
+    );
+  }
 }
 
 async function startMemoryServer(): Promise<{ server?: MongoMemoryServer; reason?: string }> {

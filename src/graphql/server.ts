@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
@@ -117,7 +118,8 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     dropLateAnswers,
   );
 
-  await new Promise<void>((resolve) => httpServer.listen(port, host, resolve));
+  // once() rejects on "error", so a port in use fails start-up with EADDRINUSE instead of an unhandled event.
+  await once(httpServer.listen(port, host), "listening");
   const { port: boundPort } = httpServer.address() as AddressInfo;
   const urlHost = host === undefined ? "localhost" : isIPv6(host) ? `[${host}]` : host;
   const stop = async () => {

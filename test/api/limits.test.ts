@@ -111,6 +111,56 @@ describe("requests over a limit", () => {
   });
 });
 
+/** `__type` nested `levels` fields deep, the chain below `fields { type` cut into named fragments and inline fragments. */
+function typeChainThroughFragments(levels: number): string {
+  const chain = (count: number, innermost: string) => `${"ofType { ".repeat(count)}${innermost}${" }".repeat(count)}`;
+  // __type, fields, type: 3 levels; then ofType levels down to `name`, split across two named fragments and an inline one.
+  const ofTypes = levels - 4;
+  const upper = Math.floor(ofTypes / 2);
+  return `
+    query Deep { __type(name: "Book") { fields { type { ...Upper } } } }
+    fragment Upper on __Type { ${chain(upper, "...Lower")} }
+    fragment Lower on __Type { ... on __Type { ${chain(ofTypes - upper, "name")} } }
+  `;
+}
+
+describe("the depth limit", () => {
+  // The catalog page as Relay composes it from components: 7 levels of fields, two fragment spreads.
+  const relayCatalogPage = `
+    query CatalogPage($first: Int!, $buyers: Int!) { books(first: $first) { ...BookList_books } }
+    fragment BookList_books on BookConnection { totalCount edges { node { ...BookCard_book } } }
+    fragment BookCard_book on Book { id title customersPurchased(first: $buyers) { edges { node { id } } } }
+  `;
+
+  it("counts levels of fields, so the catalog page composed of Relay fragments passes", async () => {
+    const answer = await send(server.url, { query: relayCatalogPage, variables: { first: 2, buyers: 2 } });
+    expect(answer.json?.errors).toBeUndefined();
+    expect(answer.json?.data).toMatchObject({ books: { totalCount: 2, edges: [{ node: { id: "1" } }, { node: { id: "2" } }] } });
+  });
+
+  it("passes a query exactly at the limit however its fragments split it", async () => {
+    const answer = await send(server.url, { query: typeChainThroughFragments(REQUEST_LIMITS.maxDepth) });
+    expect(answer.json?.errors).toBeUndefined();
+  });
+
+  it("refuses a query one level over the limit with QUERY_TOO_DEEP before any resolver runs, fragments or not", async () => {
+    database.commands.reset();
+    const answer = await send(server.url, { query: typeChainThroughFragments(REQUEST_LIMITS.maxDepth + 1) });
+    expect([answer.status, errorCodes(answer)]).toEqual([400, ["QUERY_TOO_DEEP"]]);
+    expect(database.commands.names()).toEqual([]);
+  });
+
+  it("counts a fragment spread twice in one operation at the depth of each spread", async () => {
+    // Shallow first, deep second: a depth remembered from the first spread must not hide the second.
+    const query = `
+      query Twice { shallow: __type(name: "Book") { ...Chain } deep: __type(name: "Book") { fields { type { ofType { ofType { ofType { ofType { ...Chain } } } } } } } }
+      fragment Chain on __Type { ofType { ofType { ofType { name } } } }
+    `;
+    const answer = await send(server.url, { query });
+    expect([answer.status, errorCodes(answer)]).toEqual([400, ["QUERY_TOO_DEEP"]]);
+  });
+});
+
 describe("the request time limit", () => {
   // A peer that accepts connections and never answers: every database operation waits.
   let blackHole: net.Server;

@@ -2,11 +2,13 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import http from "node:http";
 import net from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { randomBytes } from "node:crypto";
 import { MongoClient } from "mongodb";
 import { freePort } from "../support/http";
+import { tokenSpec } from "../support/tokens";
 
 const ROOT = join(__dirname, "..", "..");
 
@@ -18,31 +20,70 @@ interface RunningProcess {
   exited: Promise<number | null>;
 }
 
+/** How operators start the API: what a supervisor runs, and so the one process it holds and signals. */
+interface Launcher {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
 const databaseNames: string[] = [];
 const children: ChildProcess[] = [];
+// The compiled build the production command runs, in a folder of the tests' own beside src/ (so the build finds schema.graphql where dist/ does).
+const buildDir = mkdtempSync(join(ROOT, ".test-build-"));
+beforeAll(async () => {
+  const build = spawn(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", buildDir], {
+    stdio: "inherit",
+  });
+  const [status] = await once(build, "exit");
+  expect(status).toBe(0);
+}, 300_000);
 afterEach(() => {
-  // A failed assertion must not leave a server running past the test.
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  // A failed assertion must not leave a server running past the test: kill its whole process group.
+  for (const child of children.splice(0)) if (isGroupAlive(child.pid!)) process.kill(-child.pid!, "SIGKILL");
 });
 afterAll(async () => {
+  rmSync(buildDir, { recursive: true, force: true });
   const client = await MongoClient.connect(process.env.TEST_MONGODB_URI!);
   for (const name of databaseNames) await client.db(name).dropDatabase();
   await client.close();
 });
 
-/** `npm start` as operators run it, on the test database (MONGODB_URI set, so no demo data is loaded). */
-async function startApi(): Promise<RunningProcess> {
+/** True while any process of the group `leader` started is left, its children included (they inherit the group). */
+function isGroupAlive(leader: number): boolean {
+  try {
+    process.kill(-leader, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const launchers: Record<string, Launcher> = {
+  "npm start": { command: "npm", args: ["start", "--silent"], env: { NODE_ENV: "development" } },
+  "the production command": {
+    command: process.execPath,
+    args: ["--enable-source-maps", join(buildDir, "cli", "start.js")],
+    env: { NODE_ENV: "production", API_TOKENS: JSON.stringify([tokenSpec("shutdown", ["purchases:read"])]) },
+  },
+};
+
+/** Starts the API as `launcher` does, on the test database (MONGODB_URI set, so no demo data is loaded), in a process group of its own. */
+async function startApi({ command, args, env }: Launcher): Promise<RunningProcess> {
   const port = await freePort();
   const database = `test_${randomBytes(6).toString("hex")}`;
   databaseNames.push(database);
-  const child = spawn(join(ROOT, "node_modules", ".bin", "tsx"), [join(ROOT, "src", "cli", "start.ts")], {
-    env: { ...process.env, MONGODB_URI: process.env.TEST_MONGODB_URI, MONGODB_DB: database, PORT: String(port), NODE_ENV: "development", LOG_LEVEL: "info" },
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, MONGODB_URI: process.env.TEST_MONGODB_URI, MONGODB_DB: database, PORT: String(port), LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
   });
   children.push(child);
   const lines: Record<string, unknown>[] = [];
   const waiting: { message: RegExp; resolve: (line: Record<string, unknown>) => void }[] = [];
   createInterface({ input: child.stdout! }).on("line", (text) => {
+    if (!text.startsWith("{")) return; // npm's own lines
     const line = JSON.parse(text) as Record<string, unknown>;
     lines.push(line);
     for (const waiter of waiting.filter(({ message }) => message.test(String(line.msg)))) waiter.resolve(line);
@@ -91,11 +132,11 @@ async function refusesConnections(port: number): Promise<boolean> {
   return false;
 }
 
-describe("graceful shutdown of npm start", () => {
+describe.each(Object.keys(launchers))("graceful shutdown of %s", (launcher) => {
   it.each(["SIGTERM", "SIGINT"] as const)(
-    "on %s stops accepting connections, finishes the request in flight, closes the database and exits 0",
+    "on %s to the process it leaves, stops accepting connections, finishes the request in flight, closes the database, exits 0 and leaves no process",
     async (signal) => {
-      const api = await startApi();
+      const api = await startApi(launchers[launcher]!);
       const inFlight = await openRequest(api.port, JSON.stringify({ query: "{ books(first: 1) { totalCount } }" }));
 
       api.child.kill(signal);
@@ -107,6 +148,7 @@ describe("graceful shutdown of npm start", () => {
       expect(await api.logged(/^graphql request$/)).toMatchObject({ requestId: "in-flight", errors: 0 });
       await api.logged(/^shutdown complete$/);
       expect(await api.exited).toBe(0);
+      expect(isGroupAlive(api.child.pid!)).toBe(false);
     },
   );
 });

@@ -7,6 +7,7 @@ import type { OutlierSettings } from "../../src/config";
 import { createContext } from "../../src/graphql/context";
 import { createApolloServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "./database";
+import { track } from "./in-flight";
 
 export interface TestApi extends TestDatabase {
   /**
@@ -47,9 +48,11 @@ export async function openTestApi(
   const bind = (resolvedSettings: OutlierSettings, authorization: string | undefined): TestApi => ({
     ...database,
     async execute(query: string | TypedDocumentNode, variables?: Variables) {
-      const response = await apollo.executeOperation(
-        { query, variables },
-        { contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization)) },
+      const response = await track(
+        apollo.executeOperation(
+          { query, variables },
+          { contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization)) },
+        ),
       );
       if (response.body.kind !== "single") throw new Error("incremental delivery is not used by this API");
       return response.body.singleResult;

@@ -5,6 +5,7 @@ import type { Db } from "mongodb";
 import pino from "pino";
 import { startHttpServer, type RunningServer, type ServerOptions } from "../../src/graphql/server";
 import { TEST_SETTINGS } from "./api";
+import { track } from "./in-flight";
 
 export interface HttpAnswer {
   status: number;
@@ -14,15 +15,19 @@ export interface HttpAnswer {
 }
 
 /** Sends `body` as it is (a string) or as JSON, with the headers given; by default as a JSON POST. */
-export async function send(url: string, body?: unknown, init: { method?: string; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
-  const response = await fetch(url, {
-    method: init.method ?? "POST",
-    headers: init.headers ?? { "content-type": "application/json" },
-    body: body === undefined || typeof body === "string" ? body : JSON.stringify(body),
-  });
-  const text = await response.text();
-  const contentType = response.headers.get("content-type") ?? "";
-  return { status: response.status, contentType, json: contentType.includes("json") ? JSON.parse(text) : undefined };
+export function send(url: string, body?: unknown, init: { method?: string; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+  return track(
+    (async () => {
+      const response = await fetch(url, {
+        method: init.method ?? "POST",
+        headers: init.headers ?? { "content-type": "application/json" },
+        body: body === undefined || typeof body === "string" ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      const contentType = response.headers.get("content-type") ?? "";
+      return { status: response.status, contentType, json: contentType.includes("json") ? JSON.parse(text) : undefined };
+    })(),
+  );
 }
 
 /** The `extensions.code` of every error in the answer. */

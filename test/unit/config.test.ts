@@ -45,6 +45,17 @@ describe("configuration", () => {
     expect(() => readConfig({ REQUEST_TIMEOUT_MS: milliseconds })).toThrow(/REQUEST_TIMEOUT_MS: must be a whole number from 1 to 120000/);
   });
 
+  it("refuses production without MONGODB_URI, naming the variable and how to fix it", () => {
+    const attempt = () => readConfig({ NODE_ENV: "production" });
+    expect(attempt).toThrow(ConfigError);
+    expect(attempt).toThrow(/MONGODB_URI: must be set when NODE_ENV=production.*set it to your MongoDB's connection string \(eg\. "mongodb:\/\/db1/);
+  });
+
+  it("starts development and tests without MONGODB_URI, on the embedded database", () => {
+    expect(readConfig({ NODE_ENV: "development" }).mongodbUri).toBeUndefined();
+    expect(readConfig({ NODE_ENV: "test" }).mongodbUri).toBeUndefined();
+  });
+
   it("rejects an unknown NODE_ENV", () => {
     expect(() => readConfig({ NODE_ENV: "staging" })).toThrow(/NODE_ENV/);
   });

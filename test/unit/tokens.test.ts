@@ -67,7 +67,7 @@ describe("API_TOKENS in the configuration", () => {
   });
 
   it("starts production with tokens configured", () => {
-    const config = readConfig({ NODE_ENV: "production", API_TOKENS: specs(reader, writer) });
+    const config = readConfig({ NODE_ENV: "production", MONGODB_URI: "mongodb://db:27017", API_TOKENS: specs(reader, writer) });
     expect(config.apiTokens?.map((token) => token.name)).toEqual(["reader", "writer"]);
   });
 
