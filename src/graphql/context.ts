@@ -1,6 +1,7 @@
 import type { Db } from "mongodb";
 import type { Principal } from "../auth/principal";
 import type { ApiSettings } from "../config";
+import type { FlaggedBooks } from "../sales/flagged-books";
 import { createSalesLoaders, type SalesLoaders } from "../sales/loaders";
 
 /** Built afresh for every request, so DataLoader caches never leak between requests. */
@@ -10,8 +11,16 @@ export interface GraphQLContext {
   settings: ApiSettings;
   /** Who sent the request; `accessPlugin` checks it against every field an operation selects. */
   principal: Principal;
+  /** Shared by every request of one server: the outliers it has seen, whose purchases go straight to their pages. */
+  flaggedBooks: FlaggedBooks;
 }
 
-export function createContext(db: Db, settings: ApiSettings, principal: Principal, batchLoads = true): GraphQLContext {
-  return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings, principal };
+export function createContext(
+  db: Db,
+  settings: ApiSettings,
+  principal: Principal,
+  flaggedBooks: FlaggedBooks,
+  batchLoads = true,
+): GraphQLContext {
+  return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings, principal, flaggedBooks };
 }

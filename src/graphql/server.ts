@@ -16,6 +16,7 @@ import { identifyCaller } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type ApiSettings } from "../config";
 import { isDatabaseReachable } from "../db/connection";
+import { FlaggedBooks } from "../sales/flagged-books";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
 import { requestLogPlugin } from "../observability/request-log-plugin";
@@ -88,6 +89,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const metrics = createServerMetrics(options.db);
   const apollo = createApolloServer(options, httpServer, metrics);
   await apollo.start();
+  const flaggedBooks = new FlaggedBooks();
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));
@@ -112,7 +114,13 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     requestContextMiddleware(),
     expressMiddleware(apollo, {
       context: async ({ req }) =>
-        createContext(options.db, options.settings, identifyCaller(options.apiTokens, req.headers.authorization), options.batchLoads),
+        createContext(
+          options.db,
+          options.settings,
+          identifyCaller(options.apiTokens, req.headers.authorization),
+          flaggedBooks,
+          options.batchLoads,
+        ),
     }),
     requestBodyErrors(REQUEST_LIMITS.maxBodySize),
     dropLateAnswers,

@@ -64,6 +64,22 @@ export function checkPageSize(first: number, argument = "first"): void {
   }
 }
 
+/** A find projection that sends back a book with only the first buyers of its embedded array; see `embeddedBuyersProjection`. */
+export interface BookProjection {
+  customers_purchased: { $slice: number };
+}
+
+/**
+ * Every field of a book but the embedded buyers, of which only the first `embeddedBuyers` (all of
+ * them when the array is shorter). The other fields are a few small scalars; the array is most of a
+ * book's bytes. A book read this way answers any window of buyers ending before `embeddedBuyers`:
+ * when the array comes back shorter than asked, it is the whole array, so where the overflow starts
+ * is still known; when it comes back full, the window lies inside it.
+ */
+export function embeddedBuyersProjection(embeddedBuyers: number): BookProjection {
+  return { customers_purchased: { $slice: embeddedBuyers } };
+}
+
 export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<SalesDocument[]> {
   return salesCollection(db).find({ _id: { $in: [...ids] } }).toArray();
 }

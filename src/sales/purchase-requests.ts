@@ -4,9 +4,10 @@ import type { Collection, Db } from "mongodb";
 import { DEFAULT_PURCHASE_ID_LIFETIME_HOURS, type OutlierSettings, type PurchaseIdSettings } from "../config";
 import { isDuplicateKeyError } from "../db/errors";
 import { formatBookId } from "./book-ids";
+import { embeddedBuyersProjection } from "./books";
 import { salesCollection, type BookId } from "./documents";
 import { BookNotFoundError, PurchaseIdConflictError, PurchaseInProgressError } from "./errors";
-import { recordPurchase, type PurchaseStorage, type RecordedPurchase } from "./purchases";
+import { recordPurchase, type PurchaseOptions, type PurchaseStorage, type RecordedPurchase } from "./purchases";
 
 /** One purchase a client asks for; `purchaseId`, when given, makes retries of it record nothing new. */
 export interface PurchaseRequest {
@@ -95,16 +96,17 @@ export async function recordPurchaseRequest(
   request: PurchaseRequest,
   settings: Pick<OutlierSettings, "outlierThreshold"> & Partial<PurchaseIdSettings>,
   timing: PurchaseIdTiming = PURCHASE_ID_TIMING,
+  options: PurchaseOptions = {},
 ): Promise<PurchaseOutcome> {
   const { purchaseId } = request;
-  if (purchaseId === undefined) return { ...(await recordPurchase(db, request.bookId, request.customerId, settings)), replayed: false };
+  if (purchaseId === undefined) return { ...(await recordPurchase(db, request.bookId, request.customerId, settings, options)), replayed: false };
 
   const id = { book_id: request.bookId, purchase_id: purchaseId };
   const lifetimeHours = settings.purchaseIdLifetimeHours ?? DEFAULT_PURCHASE_ID_LIFETIME_HOURS;
   const giveUpAt = Date.now() + timing.waitMs;
   let claim = await claimOrFind(db, id, request.customerId, lifetimeHours);
   for (;;) {
-    if (claim.kind === "owned") return recordAsOwner(db, request, id, claim.owner, settings);
+    if (claim.kind === "owned") return recordAsOwner(db, request, id, claim.owner, settings, options);
     if (claim.kind === "vanished") {
       // Released by an owner whose recording failed (or expired): this request claims it afresh.
       claim = await claimOrFind(db, id, request.customerId, lifetimeHours);
@@ -112,7 +114,7 @@ export async function recordPurchaseRequest(
     }
     const held = claim.claim;
     if (held.customer_id !== request.customerId) throw new PurchaseIdConflictError(purchaseId);
-    if (held.stored_in !== undefined) return replay(db, request.bookId, held.stored_in);
+    if (held.stored_in !== undefined) return replay(db, request.bookId, held.stored_in, options.embeddedBuyers ?? 0);
     if (Date.now() - held.claimed_at.getTime() >= timing.leaseMs) {
       const owner = await takeOver(db, held);
       claim = owner === undefined ? await findClaim(db, id) : { kind: "owned", owner };
@@ -148,11 +150,12 @@ async function recordAsOwner(
   id: ClaimId,
   owner: string,
   settings: Pick<OutlierSettings, "outlierThreshold">,
+  options: PurchaseOptions,
 ): Promise<PurchaseOutcome> {
   const claims = purchaseRequestsCollection(db);
   let purchase: RecordedPurchase;
   try {
-    purchase = await recordPurchase(db, request.bookId, request.customerId, settings);
+    purchase = await recordPurchase(db, request.bookId, request.customerId, settings, options);
   } catch (error) {
     // The client needs the original error; a claim that cannot be released now is taken over after its lease.
     await claims.deleteOne({ _id: id, owner }).catch(() => undefined);
@@ -173,8 +176,8 @@ async function takeOver(db: Db, stale: PurchaseRequestDocument): Promise<string 
 }
 
 /** The book as it stands now (it includes the purchase), with where the purchase went. */
-async function replay(db: Db, bookId: BookId, storedIn: PurchaseStorage): Promise<PurchaseOutcome> {
-  const book = await salesCollection(db).findOne({ _id: bookId });
+async function replay(db: Db, bookId: BookId, storedIn: PurchaseStorage, embeddedBuyers: number): Promise<PurchaseOutcome> {
+  const book = await salesCollection(db).findOne({ _id: bookId }, { projection: embeddedBuyersProjection(embeddedBuyers) });
   // Books are never deleted by this API, so a recorded purchase's book is there.
   if (!book) throw new BookNotFoundError(formatBookId(bookId));
   return { book, storedIn, replayed: true };

@@ -5,14 +5,23 @@ import { UNIQUE_PAGE_INDEX } from "../db/indexes";
 import { extraSalesCollection, pageSizeOf, salesCollection, type BookId, type SalesDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookNotFoundError } from "./errors";
+import { embeddedBuyersProjection, type BookProjection } from "./books";
+import type { FlaggedBook, FlaggedBooks } from "./flagged-books";
 
 /** Where a purchase landed; the names match the GraphQL enum `PurchaseStorage`. */
 export type PurchaseStorage = "EMBEDDED" | "EXTRA_SALES";
 
 export interface RecordedPurchase {
-  /** The book as it stands after the purchase. */
+  /** The book as it stands after the purchase, holding only the first `embeddedBuyers` of its embedded buyers. */
   book: SalesDocument;
   storedIn: PurchaseStorage;
+}
+
+export interface PurchaseOptions {
+  /** Flagged books this process has seen: with it, a known outlier's purchase takes two round trips instead of four. */
+  flaggedBooks?: FlaggedBooks;
+  /** How many of the book's embedded buyers the caller's answer shows (see `embeddedBuyersProjection`); none by default. */
+  embeddedBuyers?: number;
 }
 
 /**
@@ -24,19 +33,25 @@ export interface RecordedPurchase {
  * 3. append to the open page, creating the next page only once the open one is full;
  * 4. count the purchase last, so the stored count may lag behind the entries but never lead them.
  * A crash between steps leaves at most a flag or a count to repair, never a purchase readers cannot reach.
+ * A book `flaggedBooks` knows is flagged skips steps 1 and 2, which could only miss and repeat the flag.
  */
 export async function recordPurchase(
   db: Db,
   bookId: BookId,
   customerId: string,
   settings: Pick<OutlierSettings, "outlierThreshold">,
+  { flaggedBooks, embeddedBuyers = 0 }: PurchaseOptions = {},
 ): Promise<RecordedPurchase> {
-  const embedded = await pushIntoEmbeddedArray(db, bookId, customerId, settings.outlierThreshold);
-  if (embedded) return { book: embedded, storedIn: "EMBEDDED" };
-
-  const outlier = await flagAsOutlier(db, bookId);
-  await appendToExtraSales(db, bookId, customerId, outlier);
-  return { book: await countOverflowPurchase(db, bookId), storedIn: "EXTRA_SALES" };
+  const projection = embeddedBuyersProjection(embeddedBuyers);
+  let flagged = flaggedBooks?.get(bookId);
+  if (!flagged) {
+    const embedded = await pushIntoEmbeddedArray(db, bookId, customerId, settings.outlierThreshold, projection);
+    if (embedded) return { book: embedded, storedIn: "EMBEDDED" };
+    flagged = openPageOf(await flagAsOutlier(db, bookId));
+  }
+  const page = await appendToExtraSales(db, bookId, customerId, flagged, flaggedBooks);
+  flaggedBooks?.remember(bookId, flagged.pageSize, page);
+  return { book: await countOverflowPurchase(db, bookId, projection), storedIn: "EXTRA_SALES" };
 }
 
 async function pushIntoEmbeddedArray(
@@ -44,12 +59,13 @@ async function pushIntoEmbeddedArray(
   bookId: BookId,
   customerId: string,
   threshold: number,
+  projection: BookProjection,
 ): Promise<SalesDocument | null> {
   return salesCollection(db).findOneAndUpdate(
     // Index threshold-1 exists exactly when the array is full, so this matches only while there is room.
     { _id: bookId, has_extras: { $ne: true }, [`customers_purchased.${threshold - 1}`]: { $exists: false } },
     { $push: { customers_purchased: customerId }, $inc: { purchase_count: 1 } },
-    { returnDocument: "after" },
+    { returnDocument: "after", projection },
   );
 }
 
@@ -65,38 +81,51 @@ async function flagAsOutlier(db: Db, bookId: BookId): Promise<OutlierShape> {
   return book as OutlierShape;
 }
 
+/** The page the (possibly lagging) count points to, which is never past the open page. */
+function openPageOf(book: OutlierShape): FlaggedBook {
+  const pageSize = pageSizeOf(book);
+  const overflowCounted = Math.max(0, book.purchase_count - book.customers_purchased.length);
+  return { pageSize, openPageAtLeast: Math.floor(overflowCounted / pageSize) };
+}
+
 /**
- * Starts at the page the (possibly lagging) count points to, which is never past the open page,
- * and moves forward past full pages. A duplicate key means the page exists: either it is full,
- * or a racer created it a moment ago, which the plain guarded update below tells apart.
+ * Starts at a page no later than the open one and moves forward past full pages; returns the page
+ * appended to. A duplicate key means the page exists: either it is full, or a racer created it a
+ * moment ago, which the plain guarded update below tells apart. Racers share what they learn
+ * through `flaggedBooks`, so that a crowd arriving at a full page does not walk it one page at a time.
  * The upsert names the unique page index as its hint: without that index (a database restored without
  * it, a dropped collection) racing upserts could open the same page twice, so mongod refuses the upsert instead.
  */
-async function appendToExtraSales(db: Db, bookId: BookId, customerId: string, book: OutlierShape): Promise<void> {
-  const pageSize = pageSizeOf(book);
-  const overflowCounted = Math.max(0, book.purchase_count - book.customers_purchased.length);
+async function appendToExtraSales(
+  db: Db,
+  bookId: BookId,
+  customerId: string,
+  { pageSize, openPageAtLeast }: FlaggedBook,
+  flaggedBooks: FlaggedBooks | undefined,
+): Promise<number> {
   const extraSales = extraSalesCollection(db);
   const append = { $push: { customers_purchased_extra: customerId }, $inc: { count: 1 } };
 
-  for (let page = Math.floor(overflowCounted / pageSize); ; page += 1) {
+  for (let page = openPageAtLeast; ; page = Math.max(page + 1, flaggedBooks?.get(bookId)?.openPageAtLeast ?? 0)) {
     const openPage = { book_id: bookId, page, count: { $lt: pageSize } };
     try {
       await extraSales.updateOne(openPage, append, { upsert: true, hint: UNIQUE_PAGE_INDEX });
-      return;
+      return page;
     } catch (error) {
       if (isMissingHintedIndexError(error)) throw new MissingIndexError("A purchase into extra_sales", UNIQUE_PAGE_INDEX, { cause: error });
       if (!isDuplicateKeyError(error)) throw error;
     }
     const { matchedCount } = await extraSales.updateOne(openPage, append);
-    if (matchedCount === 1) return;
+    if (matchedCount === 1) return page;
+    flaggedBooks?.remember(bookId, pageSize, page + 1);
   }
 }
 
-async function countOverflowPurchase(db: Db, bookId: BookId): Promise<SalesDocument> {
+async function countOverflowPurchase(db: Db, bookId: BookId, projection: BookProjection): Promise<SalesDocument> {
   const book = await salesCollection(db).findOneAndUpdate(
     { _id: bookId },
     { $inc: { purchase_count: 1 } },
-    { returnDocument: "after" },
+    { returnDocument: "after", projection },
   );
   // The book was there a moment ago and books are never deleted by this API.
   if (!book) throw new BookNotFoundError(formatBookId(bookId));

@@ -18,6 +18,7 @@ type Documents = {
     "\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }\n  }\n": typeof types.BooksPageDocument,
     "\n    query ListingWithBuyers($first: Int!) {\n      books(first: $first) { edges { node { id customersPurchased(first: 60) { edges { node { id } } } } } }\n    }\n  ": typeof types.ListingWithBuyersDocument,
     "\n  mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book { id purchaseCount hasExtras }\n    }\n  }\n": typeof types.RecordKeyedPurchaseDocument,
+    "\n  mutation BuyAndListBuyers($bookId: ID!, $customerId: ID!, $first: Int!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {\n      book { customersPurchased(first: $first) { edges { node { id } } } }\n    }\n  }\n": typeof types.BuyAndListBuyersDocument,
     "\n  query SalesStats($top: Int) {\n    salesStats(top: $top) {\n      books outliers extraSalesDocuments\n      overflowPagesPerOutlier { max median p99 }\n      largestBooks { id purchaseCount hasExtras }\n      outlierThreshold extraSalesPageSize\n    }\n  }\n": typeof types.SalesStatsDocument,
     "\n  mutation FactoryAddBook($input: AddBookInput!) {\n    addBook(input: $input) { id }\n  }\n": typeof types.FactoryAddBookDocument,
     "\n  mutation FactoryRecordPurchase($bookId: ID!, $customerId: ID!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {\n      storedIn\n      book { id purchaseCount hasExtras }\n    }\n  }\n": typeof types.FactoryRecordPurchaseDocument,
@@ -28,6 +29,7 @@ const documents: Documents = {
     "\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }\n  }\n": types.BooksPageDocument,
     "\n    query ListingWithBuyers($first: Int!) {\n      books(first: $first) { edges { node { id customersPurchased(first: 60) { edges { node { id } } } } } }\n    }\n  ": types.ListingWithBuyersDocument,
     "\n  mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book { id purchaseCount hasExtras }\n    }\n  }\n": types.RecordKeyedPurchaseDocument,
+    "\n  mutation BuyAndListBuyers($bookId: ID!, $customerId: ID!, $first: Int!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {\n      book { customersPurchased(first: $first) { edges { node { id } } } }\n    }\n  }\n": types.BuyAndListBuyersDocument,
     "\n  query SalesStats($top: Int) {\n    salesStats(top: $top) {\n      books outliers extraSalesDocuments\n      overflowPagesPerOutlier { max median p99 }\n      largestBooks { id purchaseCount hasExtras }\n      outlierThreshold extraSalesPageSize\n    }\n  }\n": types.SalesStatsDocument,
     "\n  mutation FactoryAddBook($input: AddBookInput!) {\n    addBook(input: $input) { id }\n  }\n": types.FactoryAddBookDocument,
     "\n  mutation FactoryRecordPurchase($bookId: ID!, $customerId: ID!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {\n      storedIn\n      book { id purchaseCount hasExtras }\n    }\n  }\n": types.FactoryRecordPurchaseDocument,
@@ -64,6 +66,10 @@ export function graphql(source: "\n    query ListingWithBuyers($first: Int!) {\n
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book { id purchaseCount hasExtras }\n    }\n  }\n"): (typeof documents)["\n  mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book { id purchaseCount hasExtras }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation BuyAndListBuyers($bookId: ID!, $customerId: ID!, $first: Int!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {\n      book { customersPurchased(first: $first) { edges { node { id } } } }\n    }\n  }\n"): (typeof documents)["\n  mutation BuyAndListBuyers($bookId: ID!, $customerId: ID!, $first: Int!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {\n      book { customersPurchased(first: $first) { edges { node { id } } } }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -1,4 +1,5 @@
-import { openTestApi, type TestApi } from "../support/api";
+import { graphql } from "../__generated__";
+import { openTestApi, TEST_SETTINGS, type TestApi } from "../support/api";
 import {
   RECORD_PURCHASE,
   addBook,
@@ -9,6 +10,19 @@ import {
   storedBook,
   storedPurchases,
 } from "../support/factories";
+
+const BUY_AND_LIST = graphql(`
+  mutation BuyAndListBuyers($bookId: ID!, $customerId: ID!, $first: Int!) {
+    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {
+      book { customersPurchased(first: $first) { edges { node { id } } } }
+    }
+  }
+`);
+
+/** A book as `addBook` stores it, with the given counts and an empty embedded array, as a purchase sends it back. */
+function bookWithoutBuyers(id: string, title: string, counts: { purchase_count: number; has_extras: boolean }) {
+  return { _id: id, title, author: "A", customers_purchased: [], ...counts, extra_page_size: TEST_SETTINGS.extraSalesPageSize };
+}
 
 let api: TestApi;
 beforeAll(async () => void (api = await openTestApi()));
@@ -37,19 +51,39 @@ describe("recordPurchase at the manual's threshold of 50", () => {
     expect(await invariantViolations(api.db, id)).toEqual([]);
   });
 
-  it("records an embedded purchase in one round trip", async () => {
-    const id = await addBook(api);
+  it("records an embedded purchase in one round trip that sends back the book without its buyers", async () => {
+    const id = await addBook(api, { id: "one-trip", title: "One trip", author: "A" });
     api.commands.reset();
     await recordPurchases(api, id, ["user00"]);
     expect(api.commands.names()).toEqual(["findAndModify"]);
+    expect(api.commands.received()).toEqual([[bookWithoutBuyers("one-trip", "One trip", { purchase_count: 1, has_extras: false })]]);
   });
 
-  it("records an overflow purchase in four round trips: try, flag, append, count", async () => {
+  it("sends back as many embedded buyers as the response's window needs, and one more", async () => {
     const id = await addBook(api);
+    await recordPurchases(api, id, customers(5));
+    api.commands.reset();
+    const result = await api.execute(BUY_AND_LIST, { bookId: id, customerId: "user05", first: 2 });
+    expect(result.data?.recordPurchase.book.customersPurchased.edges.map((edge) => edge.node.id)).toEqual(customers(2));
+    expect(api.commands.received()[0]?.[0]?.customers_purchased).toEqual(customers(3));
+  });
+
+  it("records the first overflow purchase it sees of a book in four round trips: try, flag, append, count", async () => {
+    const id = await addBook(api);
+    await recordPurchases(api, id, customers(50));
+    api.commands.reset();
+    await recordPurchases(api, id, ["user50"]);
+    expect(api.commands.names()).toEqual(["findAndModify", "findAndModify", "update", "findAndModify"]);
+  });
+
+  it("records later overflow purchases of that book in two round trips, append and count, sending back the book without its buyers", async () => {
+    const id = await addBook(api, { id: "two-trips", title: "Two trips", author: "A" });
     await recordPurchases(api, id, customers(51));
     api.commands.reset();
     await recordPurchases(api, id, ["user51"]);
-    expect(api.commands.names()).toEqual(["findAndModify", "findAndModify", "update", "findAndModify"]);
+    expect(api.commands.names()).toEqual(["update", "findAndModify"]);
+    expect(api.commands.received()).toEqual([[], [bookWithoutBuyers("two-trips", "Two trips", { purchase_count: 52, has_extras: true })]]);
+    expect(await storedPurchases(api.db, id)).toEqual(customers(52));
   });
 
   it("answers NOT_FOUND for an unknown book and writes nothing", async () => {

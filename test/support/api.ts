@@ -6,6 +6,7 @@ import type { ConfiguredToken } from "../../src/auth/tokens";
 import type { OutlierSettings } from "../../src/config";
 import { createContext } from "../../src/graphql/context";
 import { createApolloServer } from "../../src/graphql/server";
+import { FlaggedBooks } from "../../src/sales/flagged-books";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { track } from "./in-flight";
 
@@ -41,6 +42,8 @@ export async function openTestApi(
   const database = await openTestDatabase();
   const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
   await apollo.start();
+  // One per API, as one per HTTP server: what it learns about outliers outlives each request.
+  const flaggedBooks = new FlaggedBooks();
   const close = async () => {
     await apollo.stop();
     await database.close();
@@ -51,7 +54,7 @@ export async function openTestApi(
       const response = await track(
         apollo.executeOperation(
           { query, variables },
-          { contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization)) },
+          { contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization), flaggedBooks) },
         ),
       );
       if (response.body.kind !== "single") throw new Error("incremental delivery is not used by this API");

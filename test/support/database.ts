@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { CommandStartedEvent, Db, MongoClient } from "mongodb";
+import type { CommandStartedEvent, Db, Document, MongoClient } from "mongodb";
 import { connectToDatabase } from "../../src/db/connection";
 
 export interface TestDatabase {
@@ -14,6 +14,8 @@ export interface CommandLog {
   names(): string[];
   /** Commands on one collection, e.g. how many `find`s reached `extra_sales`. */
   on(collection: string): string[];
+  /** The documents the commands sent back: a findAndModify's `value`, a find's first batch (one entry per command). */
+  received(): Document[][];
   reset(): void;
 }
 
@@ -28,13 +30,19 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   const { client, db } = await connectToDatabase(uri, name, { monitorCommands: true });
 
   let events: CommandStartedEvent[] = [];
+  let replies = new Map<number, Document>();
   client.on("commandStarted", (event) => {
     if (!DRIVER_HOUSEKEEPING.has(event.commandName)) events.push(event);
   });
+  client.on("commandSucceeded", (event) => void replies.set(event.requestId, event.reply as Document));
   const commands: CommandLog = {
     names: () => events.map((event) => event.commandName),
     on: (collection) => events.filter((event) => event.command[event.commandName] === collection).map((event) => event.commandName),
-    reset: () => void (events = []),
+    received: () => events.map((event) => documentsIn(replies.get(event.requestId))),
+    reset: () => {
+      events = [];
+      replies = new Map();
+    },
   };
   return {
     db,
@@ -45,4 +53,12 @@ export async function openTestDatabase(): Promise<TestDatabase> {
       await client.close();
     },
   };
+}
+
+/** What a reply carries back from the collection, leaving out the status fields every reply has and which vary by deployment. */
+function documentsIn(reply: Document | undefined): Document[] {
+  if (!reply) return [];
+  if ("value" in reply) return reply.value === null ? [] : [reply.value as Document];
+  const cursor = reply.cursor as { firstBatch?: Document[] } | undefined;
+  return cursor?.firstBatch ?? [];
 }

@@ -2,14 +2,18 @@ import type { MutationResolvers } from "../__generated__/resolvers-types";
 import type { RecordPurchaseInput } from "../__generated__/resolvers-types";
 import { parseBookId, parseCustomerId, parsePurchaseId } from "../../sales/book-ids";
 import { createBook } from "../../sales/books";
-import { recordPurchaseRequest, type PurchaseRequest } from "../../sales/purchase-requests";
+import { PURCHASE_ID_TIMING, recordPurchaseRequest, type PurchaseRequest } from "../../sales/purchase-requests";
+import { embeddedBuyersSelected } from "../selection";
 
 // Both need catalog:write, checked for the whole operation before any resolver runs (../access.ts).
 export const Mutation: MutationResolvers = {
   addBook: (_parent, { input }, { db, settings }) =>
     createBook(db, { ...input, id: input.id == null ? null : parseBookId(input.id, "input.id") }, settings),
 
-  recordPurchase: (_parent, { input }, { db, settings }) => recordPurchaseRequest(db, parsePurchaseRequest(input), settings),
+  recordPurchase: (_parent, { input }, { db, settings, flaggedBooks }, info) => {
+    const embeddedBuyers = embeddedBuyersSelected(info, ["book"]);
+    return recordPurchaseRequest(db, parsePurchaseRequest(input), settings, PURCHASE_ID_TIMING, { flaggedBooks, embeddedBuyers });
+  },
 };
 
 function parsePurchaseRequest(input: RecordPurchaseInput): PurchaseRequest {

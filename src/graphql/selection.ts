@@ -1,0 +1,39 @@
+import type { GraphQLResolveInfo } from "graphql";
+import { parseResolveInfo, type FieldsByTypeName, type ResolveTree } from "graphql-parse-resolve-info";
+import { MAX_PAGE_SIZE } from "../sales/books";
+import { parseCustomerCursor } from "./cursors";
+import { DEFAULT_PAGE_SIZE } from "./resolvers/pagination";
+
+/**
+ * How many of each book's embedded buyers the operation needs, for books found at `pathToBook`
+ * below the field being resolved (e.g. `["edges", "node"]` under `books`): one past the end of the
+ * widest `customersPurchased` window selected on them (the extra one tells the reader whether more
+ * follow when the stored count cannot), or 0 when no window is selected. Fragments, aliases,
+ * `@skip`/`@include` and variables are resolved by graphql-parse-resolve-info.
+ *
+ * A window whose arguments are invalid counts as empty: its own resolver refuses it with the right error.
+ */
+export function embeddedBuyersSelected(info: GraphQLResolveInfo, pathToBook: readonly string[]): number {
+  const field = parseResolveInfo(info) as ResolveTree | null | undefined;
+  if (!field) return 0;
+  const books = pathToBook.reduce((trees, name) => trees.flatMap((tree) => subfields(tree.fieldsByTypeName, name)), [field]);
+  const windows = books.flatMap((book) => subfields(book.fieldsByTypeName, "customersPurchased"));
+  return Math.max(0, ...windows.map(windowEnd));
+}
+
+/** Every selection of the field `name` (under any alias) among `fields`. */
+function subfields(fields: FieldsByTypeName, name: string): ResolveTree[] {
+  return Object.values(fields).flatMap((byAlias) => Object.values(byAlias).filter((tree) => tree.name === name));
+}
+
+function windowEnd({ args }: ResolveTree): number {
+  const first = args["first"] ?? DEFAULT_PAGE_SIZE;
+  if (typeof first !== "number" || first < 0 || first > MAX_PAGE_SIZE) return 0;
+  const after = args["after"];
+  try {
+    const afterPosition = parseCustomerCursor(typeof after === "string" ? after : null);
+    return (afterPosition === null ? 0 : afterPosition + 1) + first + 1;
+  } catch {
+    return 0;
+  }
+}

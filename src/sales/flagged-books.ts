@@ -1,0 +1,38 @@
+import { LRUCache } from "lru-cache";
+import type { BookId } from "./documents";
+import { bookIdKey } from "./loaders";
+
+/** What an overflow purchase needs to know of a flagged book to go straight to its pages. */
+export interface FlaggedBook {
+  /** The book's `extra_page_size`, fixed when it was created. */
+  pageSize: number;
+  /** A page number no later than the open page: where the search for room starts. */
+  openPageAtLeast: number;
+}
+
+// Outliers are few (about one book in a hundred in the demo catalog); the bound only keeps a pathological catalog from growing the process.
+const MAX_REMEMBERED_BOOKS = 100_000;
+
+/**
+ * The books this process has seen flagged `has_extras`, so that their purchases skip the embedded
+ * push that cannot succeed and the flag that is already set: two round trips instead of four.
+ *
+ * Safe without asking the database because nothing it remembers can become wrong: the API never
+ * unsets a flag or deletes a book, a book's page size is fixed when it is created, and pages fill
+ * in order, so a page once open is never behind the open one. A purchase that finds the remembered
+ * page full moves on to the next, as any purchase does. The one thing that breaks it is dropping
+ * the catalog under a running API (`npm run seed -- --drop`): restart the API afterwards.
+ */
+export class FlaggedBooks {
+  private readonly books = new LRUCache<string, FlaggedBook>({ max: MAX_REMEMBERED_BOOKS });
+
+  get(bookId: BookId): FlaggedBook | undefined {
+    return this.books.get(bookIdKey(bookId));
+  }
+
+  /** Remembers that `bookId` is flagged and that `page` was open; a later page wins over an earlier one. */
+  remember(bookId: BookId, pageSize: number, page: number): void {
+    const known = this.books.get(bookIdKey(bookId));
+    this.books.set(bookIdKey(bookId), { pageSize, openPageAtLeast: Math.max(page, known?.openPageAtLeast ?? 0) });
+  }
+}
