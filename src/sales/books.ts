@@ -89,16 +89,25 @@ export interface BooksPage {
   hasNextPage: boolean;
 }
 
-/** Books in `_id` order after `afterId`, read with one query that fetches one extra book to learn if more follow. */
-export async function retrieveBooksPage(db: Db, afterId: BookId | null, first: number): Promise<BooksPage> {
+/**
+ * Books in `_id` order after `afterId`, read with one query that fetches one extra book to learn if more follow,
+ * each with only its first `embeddedBuyers` embedded buyers (see `embeddedBuyersProjection`).
+ */
+export async function retrieveBooksPage(db: Db, afterId: BookId | null, first: number, embeddedBuyers: number): Promise<BooksPage> {
   checkPageSize(first);
   const filter = afterId === null ? {} : idsAfter(afterId);
-  const books = await salesCollection(db).find(filter).sort({ _id: 1 }).limit(first + 1).toArray();
+  const projection = embeddedBuyersProjection(embeddedBuyers);
+  const books = await salesCollection(db).find(filter, { projection }).sort({ _id: 1 }).limit(first + 1).toArray();
   return { books: books.slice(0, first), hasNextPage: books.length > first };
 }
 
+/**
+ * The collection's metadata count, not a count of documents one by one: constant time at any catalog
+ * size. mongod keeps it exact in normal operation; it can be off after an unclean shutdown (until the
+ * collection is validated) and, on a sharded cluster, counts orphaned documents left by chunk migrations.
+ */
 export async function countBooks(db: Db): Promise<number> {
-  return salesCollection(db).countDocuments();
+  return salesCollection(db).estimatedDocumentCount();
 }
 
 const LATER_THAN_STRING = ["objectId"] as const;

@@ -2,6 +2,9 @@ import { graphql } from "../__generated__";
 import type { BooksPageQuery } from "../__generated__/graphql";
 import { openTestApi, type TestApi } from "../support/api";
 import { addBook, customers, seedBook } from "../support/factories";
+import { bookCursor, customerCursor } from "../../src/graphql/cursors";
+
+const asEdge = (id: string) => ({ node: { id } });
 
 let api: TestApi;
 beforeAll(async () => {
@@ -48,6 +51,37 @@ describe("Query.books", () => {
     api.commands.reset();
     await api.execute(`{ books(first: 5) { edges { node { id title } } } }`);
     expect(api.commands.names()).toEqual(["find"]);
+  });
+
+  it("counts the catalog from the collection's metadata, not document by document", async () => {
+    api.commands.reset();
+    const result = await api.execute(`{ books(first: 0) { totalCount } }`);
+    expect(result.data).toEqual({ books: { totalCount: 6 } });
+    expect(api.commands.names()).toEqual(["find", "count"]);
+  });
+
+  it("fetches no embedded buyers for a page that shows none", async () => {
+    await seedBook(api.db, "3", customers(20));
+    api.commands.reset();
+    await api.execute(`query ($after: String) { books(first: 1, after: $after) { edges { node { id title purchaseCount } } } }`, { after: bookCursor(2) });
+    const [books] = api.commands.received();
+    expect(books?.[0]).toEqual({ _id: 3, title: "Seeded 3", author: "A", customers_purchased: [], has_extras: false, purchase_count: 20, extra_page_size: 1000 });
+    expect(books?.map((book) => book.customers_purchased)).toEqual([[], []]);
+  });
+
+  it("fetches the embedded buyers up to one past the widest window selected, through aliases and fragments", async () => {
+    await seedBook(api.db, "4", customers(30));
+    api.commands.reset();
+    const result = await api.execute(
+      `query ($after: String, $buyersAfter: String) { books(first: 1, after: $after) { edges { node {
+         ...Buyers wide: customersPurchased(first: 5, after: $buyersAfter) { edges { node { id } } } } } } }
+       fragment Buyers on Book { customersPurchased(first: 2) { edges { node { id } } } }`,
+      { after: bookCursor(3), buyersAfter: customerCursor(2) },
+    );
+    expect(result.data?.books).toEqual({
+      edges: [{ node: { customersPurchased: { edges: customers(2).map(asEdge) }, wide: { edges: customers(5, 3).map(asEdge) } } }],
+    });
+    expect(api.commands.received()[0]?.[0]?.customers_purchased).toEqual(customers(9));
   });
 
   it("batches several book(id:) lookups into one query", async () => {

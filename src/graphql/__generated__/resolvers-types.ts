@@ -71,7 +71,11 @@ export type BookConnection = {
   edges: Array<BookEdge>;
   /** Where this page lies in the whole list. */
   pageInfo: PageInfo;
-  /** How many books the catalog holds in all. */
+  /**
+   * How many books the catalog holds in all, from the database's own count of the collection, read in
+   * constant time: exact in normal operation, possibly off after an unclean shutdown of MongoDB and, on a
+   * sharded cluster, while chunk migrations leave orphaned copies.
+   */
   totalCount: Scalars['Int']['output'];
 };
 

@@ -4,7 +4,7 @@ import { bookCursor } from "../cursors";
 import { pageInfo } from "./pagination";
 
 export const BookConnection: BookConnectionResolvers = {
-  // Counted only when a client asks for it: it is the one query here that grows with the catalog.
+  // Counted only when a client asks for it, from the collection's metadata (see countBooks for where that can be off).
   totalCount: (_connection, _args, { db }) => countBooks(db),
   edges: (connection) => connection.books,
   pageInfo: ({ books, hasNextPage, hasPreviousPage }) =>
