@@ -11,7 +11,7 @@ export const UNIQUE_PAGE_INDEX = "book_id_1_page_1";
 export interface RequiredIndex {
   collection: string;
   name: string;
-  key: Record<string, 1>;
+  key: Record<string, 1 | -1>;
   unique?: true;
   expireAfterSeconds?: number;
 }
@@ -22,14 +22,21 @@ export interface RequiredIndex {
  * and it serves every overflow read, which always names a book and its pages.
  * `has_extras` is indexed so that counting outliers (every metrics scrape, salesStats) reads the few
  * flagged books, not the catalog; the flag changes once per book, so the index adds nothing to the cost of a purchase.
+ * `(purchase_count desc, _id)` serves salesStats' largest books, which would otherwise sort the whole
+ * catalog; it is the one index a purchase pays for, every purchase moving its book's key (one key
+ * removed, one inserted, in the same write), which BENCHMARKS.md measures.
  * `purchase_requests` expires each claim at its own `expires_at` (expireAfterSeconds 0), so a changed
  * PURCHASE_ID_LIFETIME_HOURS applies to new claims without ever changing the index (which would need collMod).
  * A function rather than a constant: purchases.ts imports this module, which imports purchase-requests.ts, which imports purchases.ts.
  */
+/** The largest books first, ties by id: the order of salesStats' list and of the index that serves it. */
+export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
+
 export function requiredIndexes(): RequiredIndex[] {
   return [
     { collection: EXTRA_SALES, name: UNIQUE_PAGE_INDEX, key: { book_id: 1, page: 1 }, unique: true },
     { collection: SALES, name: "has_extras_1", key: { has_extras: 1 } },
+    { collection: SALES, name: "purchase_count_-1__id_1", key: LARGEST_FIRST },
     { collection: PURCHASE_REQUESTS, name: "expires_at_1", key: { expires_at: 1 }, expireAfterSeconds: 0 },
   ];
 }

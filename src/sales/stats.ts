@@ -2,7 +2,8 @@ import { LRUCache } from "lru-cache";
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { extraSalesCollection, salesCollection, type SalesDocument } from "./documents";
-import { checkPageSize } from "./books";
+import { checkPageSize, countBooks, embeddedBuyersProjection } from "./books";
+import { LARGEST_FIRST } from "../db/indexes";
 
 /** How many overflow pages the outliers have, summarised over the outliers only. */
 export interface OverflowPagesDistribution {
@@ -29,15 +30,25 @@ export interface SalesStats {
 
 export const DEFAULT_LARGEST_BOOKS = 10;
 
-/** One round trip per figure, run concurrently; the page distribution is grouped in the database. */
-export async function retrieveSalesStats(db: Db, settings: OutlierSettings, largest = DEFAULT_LARGEST_BOOKS): Promise<SalesStats> {
+/**
+ * One round trip per figure, run concurrently; the page distribution is grouped in the database.
+ * Nothing here reads the catalog book by book: the two collection sizes are metadata counts (see
+ * `countBooks` for where they can be off), outliers come from the flag's index, the largest books
+ * from the `purchase_count` index, and pages per book from the `(book_id, page)` index.
+ */
+export async function retrieveSalesStats(
+  db: Db,
+  settings: OutlierSettings,
+  largest = DEFAULT_LARGEST_BOOKS,
+  { embeddedBuyers = 0 }: { /** How many embedded buyers of each largest book to read (see `embeddedBuyersProjection`). */ embeddedBuyers?: number } = {},
+): Promise<SalesStats> {
   checkPageSize(largest, "top");
   const [books, outliers, extraSalesDocuments, pagesHistogram, largestBooks] = await Promise.all([
-    salesCollection(db).countDocuments(),
+    countBooks(db),
     countOutliers(db),
-    extraSalesCollection(db).countDocuments(),
+    extraSalesCollection(db).estimatedDocumentCount(),
     retrievePagesPerBookHistogram(db),
-    retrieveLargestBooks(db, largest),
+    retrieveLargestBooks(db, largest, embeddedBuyers),
   ]);
   return {
     books,
@@ -55,9 +66,10 @@ export async function countOutliers(db: Db): Promise<number> {
   return salesCollection(db).countDocuments({ has_extras: true });
 }
 
-async function retrieveLargestBooks(db: Db, limit: number): Promise<SalesDocument[]> {
+/** The first `limit` entries of the `purchase_count_-1__id_1` index, so `limit` books are read whatever the catalog's size. */
+async function retrieveLargestBooks(db: Db, limit: number, embeddedBuyers: number): Promise<SalesDocument[]> {
   if (limit === 0) return [];
-  return salesCollection(db).find().sort({ purchase_count: -1, _id: 1 }).limit(limit).toArray();
+  return salesCollection(db).find({}, { projection: embeddedBuyersProjection(embeddedBuyers) }).sort(LARGEST_FIRST).limit(limit).toArray();
 }
 
 /** How many books have each number of pages: `{pages, books}` in ascending `pages`. */
@@ -67,12 +79,13 @@ export interface PagesHistogramBar {
 }
 
 /**
- * Groups twice in the database so that only one row per distinct page count comes back,
+ * Walks the `(book_id, page)` index in order rather than the pages themselves, and groups twice in the database so that only one row per distinct page count comes back,
  * however many outliers there are. ($percentile would do it in one stage, but needs MongoDB 7.0.)
  */
 async function retrievePagesPerBookHistogram(db: Db): Promise<PagesHistogramBar[]> {
   return extraSalesCollection(db)
     .aggregate<PagesHistogramBar>([
+      { $sort: { book_id: 1, page: 1 } },
       { $group: { _id: "$book_id", pages: { $sum: 1 } } },
       { $group: { _id: "$pages", books: { $sum: 1 } } },
       { $project: { _id: 0, pages: "$_id", books: 1 } },
@@ -96,25 +109,34 @@ export function summarisePagesHistogram(histogram: readonly PagesHistogramBar[])
 export const SALES_STATS_CACHE_MS = 5_000;
 
 // One cache per database handle, so every request of a process shares it; a test's fresh database starts empty.
-const recentStats = new WeakMap<Db, LRUCache<number, SalesStats, OutlierSettings>>();
+// Keyed by what a request may vary: `top` and how many embedded buyers its selection shows.
+const recentStats = new WeakMap<Db, LRUCache<string, SalesStats, OutlierSettings>>();
 
 /**
  * `retrieveSalesStats`, at most SALES_STATS_CACHE_MS old. Its five database commands run once per
- * `top` and period however many requests (or aliases in one request) ask at once: the figures are
- * public, and uncached, one anonymous request of 15 aliases sent 75 commands and emptied the pool.
+ * `top`, window and period however many requests (or aliases in one request) ask at once: the figures
+ * are public, and uncached, one anonymous request of 15 aliases sent 75 commands and emptied the pool.
  */
-export async function retrieveRecentSalesStats(db: Db, settings: OutlierSettings, largest = DEFAULT_LARGEST_BOOKS): Promise<SalesStats> {
+export async function retrieveRecentSalesStats(
+  db: Db,
+  settings: OutlierSettings,
+  largest = DEFAULT_LARGEST_BOOKS,
+  { embeddedBuyers = 0 }: { embeddedBuyers?: number } = {},
+): Promise<SalesStats> {
   checkPageSize(largest, "top");
   let cache = recentStats.get(db);
   if (!cache) {
-    cache = new LRUCache<number, SalesStats, OutlierSettings>({
-      max: 101,
+    cache = new LRUCache<string, SalesStats, OutlierSettings>({
+      max: 256,
       ttl: SALES_STATS_CACHE_MS,
-      fetchMethod: (top, _stale, { context }) => retrieveSalesStats(db, context, top),
+      fetchMethod: (key, _stale, { context }) => {
+        const [top, buyers] = key.split(" ").map(Number);
+        return retrieveSalesStats(db, context, top, { embeddedBuyers: buyers });
+      },
     });
     recentStats.set(db, cache);
   }
-  const stats = await cache.fetch(largest, { context: settings });
+  const stats = await cache.fetch(`${largest} ${embeddedBuyers}`, { context: settings });
   if (!stats) throw new Error("salesStats cache returned nothing");
   // The settings are the asking process's own, never the database's: they are not cached.
   return { ...stats, outlierThreshold: settings.outlierThreshold, extraSalesPageSize: settings.extraSalesPageSize };

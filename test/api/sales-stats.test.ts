@@ -58,6 +58,18 @@ describe("the salesStats query", () => {
     ]);
   });
 
+  it("reads sizes from metadata and the largest books from their index, with their buyers as far as selected", async () => {
+    for (const [id, count] of [["a", 3], ["b", 4]] as const) await seedBook(api.db, id, customers(count), settings);
+    api.commands.reset();
+
+    const result = await api.execute(`{ salesStats(top: 1) { books largestBooks { id customersPurchased(first: 2) { edges { node { id } } } } } }`);
+
+    expect(result.data).toEqual({ salesStats: { books: 2, largestBooks: [{ id: "b", customersPurchased: { edges: customers(2).map((id) => ({ node: { id } })) } }] } });
+    expect(api.commands.names().sort()).toEqual(["aggregate", "aggregate", "count", "count", "find"]);
+    const largest = api.commands.received()[api.commands.names().indexOf("find")];
+    expect(largest?.map((book) => book.customers_purchased)).toEqual([customers(3)]);
+  });
+
   it("sees purchases recorded through the API", async () => {
     await seedBook(api.db, "live", [], settings);
     await recordPurchases(api, "live", customers(16));

@@ -15,5 +15,6 @@ export const Query: QueryResolvers = {
     return { ...page, hasPreviousPage: afterId !== null };
   },
 
-  salesStats: (_parent, { top }, { db, settings }) => retrieveRecentSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS),
+  salesStats: (_parent, { top }, { db, settings }, info) =>
+    retrieveRecentSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS, { embeddedBuyers: embeddedBuyersSelected(info, ["largestBooks"]) }),
 };
