@@ -1,6 +1,6 @@
 import { LRUCache } from "lru-cache";
 import type { BookId } from "./documents";
-import { bookIdKey } from "./loaders";
+import { bookIdKey } from "./book-ids";
 
 /** What an overflow purchase needs to know of a flagged book to go straight to its pages. */
 export interface FlaggedBook {
