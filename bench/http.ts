@@ -27,9 +27,9 @@ const DEEP_PAGE = 20;
 const DEEP_STRIDE = 7_919;
 
 const operation = (name: string) => readFileSync(join(__dirname, "..", "examples", "storefront", "operations", `${name}.graphql`), "utf8");
-const LIST_BOOKS = operation("ListBooks");
-const BOOK_BUYERS = operation("BookBuyers");
-const RECORD_PURCHASE = operation("RecordPurchase");
+export const LIST_BOOKS = operation("ListBooks");
+export const BOOK_BUYERS = operation("BookBuyers");
+export const RECORD_PURCHASE = operation("RecordPurchase");
 
 export interface HttpRow {
   scenario: string;
@@ -50,7 +50,7 @@ export interface HttpResults {
   violations: string[];
 }
 
-interface Scenario {
+export interface Scenario {
   name: string;
   /** The body of the request numbered `index`; `connection` is autocannon's per-connection context. */
   body(index: number, connection: object): string;
@@ -102,11 +102,11 @@ async function seedShelfAndHotBook(db: Db, settings: OutlierSettings): Promise<v
 const shelfCustomers = (book: number) => customerIds(`shelf-${book}-`, SHELF_PURCHASES);
 const hotCustomers = () => customerIds("hot-", HOT_PURCHASES);
 
-function graphql(query: string, variables: Record<string, unknown>): string {
+export function graphql(query: string, variables: Record<string, unknown>): string {
   return JSON.stringify({ query, variables });
 }
 
-async function withServer<T>(db: Db, settings: OutlierSettings, batchLoads: boolean, run: (url: string) => Promise<T>): Promise<T> {
+export async function withServer<T>(db: Db, settings: OutlierSettings, batchLoads: boolean, run: (url: string) => Promise<T>): Promise<T> {
   const server: RunningServer = await startHttpServer(
     { db, settings, logger: pino({ level: "silent" }), production: true, batchLoads },
     0,
@@ -152,12 +152,12 @@ async function probeCommands(url: string, monitor: CommandMonitor, body: string)
   return measured.commands;
 }
 
-async function post(url: string, body: string): Promise<unknown> {
+export async function post(url: string, body: string): Promise<unknown> {
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
   return response.json();
 }
 
-function load(url: string, scenario: Scenario, options: Partial<autocannon.Options>, onResponse?: autocannon.Request["onResponse"]) {
+export function load(url: string, scenario: Scenario, options: Partial<autocannon.Options>, onResponse?: autocannon.Request["onResponse"]) {
   let index = 0;
   return autocannon({
     url,

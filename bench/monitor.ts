@@ -1,4 +1,4 @@
-import { BSON, type CommandStartedEvent, type CommandSucceededEvent, type MongoClient } from "mongodb";
+import { BSON, type CommandStartedEvent, type CommandSucceededEvent, type Document, type MongoClient } from "mongodb";
 
 /** What one operation cost on the wire, as the driver saw it. */
 export interface WireCost {
@@ -27,6 +27,7 @@ export class CommandMonitor {
   private cost: WireCost = { commands: 0, bytesSent: 0, bytesReceived: 0 };
   private readonly counted = new Set<number>();
   private lastStarted = 0;
+  private recording: { commandName: string; command: Document }[] | null = null;
 
   constructor(client: MongoClient) {
     client.on("commandStarted", (event) => this.started(event));
@@ -48,6 +49,18 @@ export class CommandMonitor {
     return { ...difference(this.snapshot(), before), ms, result };
   }
 
+  /** Runs `operation` alone and returns the application's commands it sent, as sent, to be explained afterwards. */
+  async record(operation: () => Promise<unknown>): Promise<{ commandName: string; command: Document }[]> {
+    const recorded: { commandName: string; command: Document }[] = [];
+    this.recording = recorded;
+    try {
+      await operation();
+    } finally {
+      this.recording = null;
+    }
+    return recorded;
+  }
+
   /**
    * Resolves once no command is outstanding and none has started for `quietMs`. When a load
    * generator stops, the server still finishes the requests it holds; their commands must not be
@@ -66,6 +79,7 @@ export class CommandMonitor {
     this.lastStarted = performance.now();
     this.cost.commands += 1;
     this.cost.bytesSent += BSON.calculateObjectSize(event.command);
+    this.recording?.push({ commandName: event.commandName, command: event.command });
   }
 
   private succeeded(event: CommandSucceededEvent): void {

@@ -4,6 +4,7 @@ import type { HttpResults } from "./http";
 import type { ReadResults, WholeListFigures } from "./reads";
 import type { TargetCheck } from "./targets";
 import type { WriteResults } from "./writes";
+import type { ScaleResults } from "./catalog-scale";
 
 export interface Report {
   mode: "quick" | "full";
@@ -13,6 +14,7 @@ export interface Report {
   writes: WriteResults;
   reads: ReadResults;
   http: HttpResults;
+  scale: ScaleResults;
   targets: TargetCheck[];
 }
 
@@ -23,6 +25,7 @@ export function renderReport(report: Report): string {
     renderPageReads(report.reads),
     renderWholeLists(report.reads),
     renderHttp(report.http),
+    renderScale(report.scale),
     renderTargets(report.targets),
   ].join("\n\n");
 }
@@ -153,6 +156,45 @@ function renderHttp({ rows }: HttpResults): string {
       ["failed", (row) => row.failures],
     ]),
   );
+}
+
+function renderScale({ rows, hotBook, indexCost }: ScaleResults): string {
+  const scale = part(
+    "Catalog size: five typical requests on catalogs of each size",
+    "Over HTTP, one request at a time. Commands / bytes sent / bytes received per request (medians); keys and documents " +
+      "examined from `explain(\"executionStats\")` of every read the request sent (a write's filter explained as the find that locates its document).",
+    table(rows, [
+      ["books", (row) => count(row.books)],
+      ["request", (row) => row.scenario],
+      ["median ms", (row) => ms(row.figures.medianMs)],
+      ["p99 ms", (row) => ms(row.figures.p99Ms)],
+      ["per request", (row) => wireCost(row.figures)],
+      ["keys examined", (row) => count(row.keysExamined)],
+      ["docs examined", (row) => count(row.docsExamined)],
+      ["samples", (row) => row.figures.samples],
+    ]),
+  );
+  const hot = part(
+    `One outlier bought by ${hotBook.clients} clients at once`,
+    "autocannon, a fixed number of purchases, every acknowledged one checked to be stored exactly once.",
+    table([hotBook], [
+      ["requests", (row) => count(row.requests)],
+      ["purchases/s", (row) => count(row.requestsPerSecond)],
+      ["p50 ms", (row) => row.p50Ms],
+      ["p99 ms", (row) => row.p99Ms],
+      ["failed", (row) => row.failures],
+    ]),
+  );
+  const index = part(
+    "What the largest-books index costs a purchase",
+    "Embedded purchases over HTTP with the `(purchase_count desc, _id)` index and without it, alternating in rounds.",
+    table([indexCost], [
+      ["with index, median ms", (row) => ms(row.withIndexMs)],
+      ["without, median ms", (row) => ms(row.withoutIndexMs)],
+      ["with/without", (row) => times(row.withIndexMs / row.withoutIndexMs)],
+    ]),
+  );
+  return [scale, hot, index].join("\n\n");
 }
 
 function renderTargets(targets: TargetCheck[]): string {

@@ -1,6 +1,7 @@
 import type { HttpResults, HttpRow } from "./http";
 import type { ReadResults } from "./reads";
 import type { WriteResults } from "./writes";
+import { SCALE_SCENARIOS, type ScaleResults, type ScaleRow } from "./catalog-scale";
 
 export interface TargetCheck {
   target: string;
@@ -17,6 +18,7 @@ interface Results {
   writes: WriteResults;
   reads: ReadResults;
   http: HttpResults;
+  scale: ScaleResults;
 }
 
 export function checkTargets(results: Results): TargetCheck[] {
@@ -25,6 +27,8 @@ export function checkTargets(results: Results): TargetCheck[] {
     firstPageCostIsFlat(results.reads),
     pagesCostAtMostTwoCommands(results.reads),
     ...listingCommands(results.http),
+    listingThroughput(results.http),
+    ...SCALE_SCENARIOS.flatMap((scenario) => scaleTargets(results.scale.rows.filter((row) => row.scenario === scenario))),
     noInvariantBroke(results),
   ];
 }
@@ -87,11 +91,45 @@ function listingCommands({ rows }: HttpResults): TargetCheck[] {
 }
 
 function noInvariantBroke(results: Results): TargetCheck {
-  const violations = [...results.writes.violations, ...results.reads.violations, ...results.http.violations];
+  const violations = [...results.writes.violations, ...results.reads.violations, ...results.http.violations, ...results.scale.violations];
   return {
     target: "No invariant breaks: no lost or doubled purchase, no over-full array or page",
     measured: violations.length === 0 ? "none broken" : `${violations.length} broken: ${violations.slice(0, 3).join("; ")}`,
     pass: violations.length === 0,
     failsRun: true,
   };
+}
+
+function listingThroughput({ rows }: HttpResults): TargetCheck {
+  const target = "Storefront listing of 5 books at 50 % or more of `{ __typename }`'s throughput";
+  const overhead = rows.find((row) => row.scenario.startsWith("{ __typename }"));
+  const listing = rows.find((row) => row.batching && row.scenario.includes("books(first: 5)"));
+  if (!overhead || !listing) return { target, measured: "not measured", pass: false, failsRun: false };
+  const share = listing.requestsPerSecond / overhead.requestsPerSecond;
+  const measured = `${(share * 100).toFixed(0)} % (${Math.round(listing.requestsPerSecond)} against ${Math.round(overhead.requestsPerSecond)} req/s)`;
+  return { target, measured, pass: share >= 0.5, failsRun: false };
+}
+
+/** Per request kind: its exact costs the same at every catalog size (fails the run), its time at the largest within 1.5× of the smallest (reported). */
+function scaleTargets(rows: ScaleRow[]): TargetCheck[] {
+  const scenario = rows[0]?.scenario ?? "?";
+  const exact = (row: ScaleRow) =>
+    `${row.figures.maxCommands} cmd, ${row.figures.bytesSent} B sent, ${row.figures.bytesReceived} B received, ${row.docsExamined} docs examined`;
+  const sizes = rows.map((row) => `${row.books.toLocaleString("en")}: ${exact(row)}`).join("; ");
+  const [smallest, largest] = [rows[0], rows.at(-1)];
+  const factor = smallest && largest ? largest.figures.medianMs / smallest.figures.medianMs : Number.NaN;
+  return [
+    {
+      target: `${scenario}: commands, bytes and documents examined the same at every catalog size`,
+      measured: rows.length > 1 ? sizes : "not measured",
+      pass: rows.length > 1 && rows.every((row) => exact(row) === exact(rows[0]!) && row.figures.commands === row.figures.maxCommands),
+      failsRun: true,
+    },
+    {
+      target: `${scenario}: time at the largest catalog within 1.5 times the smallest`,
+      measured: `${factor.toFixed(2)}× (${largest?.figures.medianMs.toFixed(3)} ms against ${smallest?.figures.medianMs.toFixed(3)} ms, medians)`,
+      pass: factor <= 1.5,
+      failsRun: false,
+    },
+  ];
 }

@@ -1,0 +1,265 @@
+import type { Db, Document } from "mongodb";
+import type { OutlierSettings } from "../src/config";
+import { customerCursor } from "../src/graphql/cursors";
+import { extraSalesCollection, salesCollection } from "../src/sales/documents";
+import { insertBooksWithPurchases, type BookWithPurchases } from "../src/sales/bulk";
+import { customerId, customerIds } from "./catalog";
+import { summarize, type OperationFigures } from "./figures";
+import { BOOK_BUYERS, graphql, LIST_BOOKS, load, post, RECORD_PURCHASE, withServer } from "./http";
+import { bookViolations } from "./invariants";
+import type { CommandMonitor } from "./monitor";
+import type { Plan } from "./plan";
+import type { Progress } from "./progress";
+import { percentile } from "./stats";
+
+// Every book but the outlier holds the same few purchases, so that the first books a listing shows are alike at every size.
+const SHELF_PURCHASES = 6;
+const OUTLIER_PURCHASES = 100_000;
+const BUYERS_PAGE = 20;
+const DEEP_POSITION = 90_000;
+const LISTING = { first: 5, buyers: 5 };
+const SEED_STEPS = 10;
+const HOT_CLIENTS = 64;
+
+/** One request of one kind at one catalog size: times over its samples, and the exact costs of one such request. */
+export interface ScaleRow {
+  books: number;
+  scenario: string;
+  figures: OperationFigures;
+  /** From `explain("executionStats")` of every read the request sent; a write's filter is explained as the find that locates its document. */
+  keysExamined: number;
+  docsExamined: number;
+}
+
+export interface HotBookFigures {
+  clients: number;
+  requests: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  failures: number;
+}
+
+export interface IndexCost {
+  /** Median time of an embedded purchase with the largest-books index and without it, interleaved in one run. */
+  withIndexMs: number;
+  withoutIndexMs: number;
+}
+
+export interface ScaleResults {
+  rows: ScaleRow[];
+  hotBook: HotBookFigures;
+  indexCost: IndexCost;
+  violations: string[];
+}
+
+export const SCALE_SCENARIOS = ["storefront listing", "book page", "deep buyers page", "embedded purchase", "overflow purchase"] as const;
+type ScenarioName = (typeof SCALE_SCENARIOS)[number];
+
+export function scaleSteps(plan: Plan["scale"]): number {
+  return plan.catalogSizes.length * (SEED_STEPS + SCALE_SCENARIOS.length) + 2;
+}
+
+/**
+ * The API's five typical requests on catalogs of each size, each seeded in this run: the outlier is
+ * the last book, every other book holds SHELF_PURCHASES purchases. Then 64 clients buying the outlier at once.
+ */
+export async function benchmarkScale(
+  open: (suffix: string) => Promise<{ db: Db; monitor: CommandMonitor; close(): Promise<void> }>,
+  settings: OutlierSettings,
+  plan: Plan["scale"],
+  progress: Progress,
+): Promise<ScaleResults> {
+  const rows: ScaleRow[] = [];
+  const violations: string[] = [];
+  let hotBook: HotBookFigures | undefined;
+  let indexCost: IndexCost | undefined;
+  for (const books of plan.catalogSizes) {
+    // Names of one length: every command carries its database's name, and bytes must compare sizes alone.
+    const database = await open(`catalog_${String(books).padStart(7, "0")}`);
+    const { monitor } = database;
+    try {
+      await seedCatalog(database.db, books, settings, progress);
+      await withServer(database.db, settings, true, async (url) => {
+        for (const scenario of SCALE_SCENARIOS) {
+          rows.push(await measureScenario(database.db, url, monitor, books, scenario, plan));
+          progress.step(`${books.toLocaleString("en")} books: ${scenario}`);
+        }
+        if (books === plan.catalogSizes[0]) {
+          indexCost = await measureIndexCost(database.db, url, monitor, books, plan);
+          progress.step("purchase with and without the largest-books index");
+          const hot = await measureHotBook(database.db, url, books, settings, plan);
+          hotBook = hot.figures;
+          violations.push(...hot.violations);
+          progress.step(`${HOT_CLIENTS} clients buying one outlier`);
+        }
+      });
+    } finally {
+      await database.close();
+    }
+  }
+  return { rows, hotBook: hotBook!, indexCost: indexCost!, violations };
+}
+
+async function seedCatalog(db: Db, books: number, settings: OutlierSettings, progress: Progress): Promise<void> {
+  const perStep = Math.ceil(books / SEED_STEPS);
+  let reported = 0;
+  await insertBooksWithPurchases(db, catalog(books), settings, ({ books: written }) => {
+    while (reported < SEED_STEPS - 1 && written >= (reported + 1) * perStep) {
+      reported += 1;
+      progress.step(`${books.toLocaleString("en")} books: ${written.toLocaleString("en")} stored`);
+    }
+  });
+  for (; reported < SEED_STEPS; reported += 1) progress.step(`${books.toLocaleString("en")} books: all stored`);
+}
+
+function* catalog(books: number): Generator<BookWithPurchases> {
+  for (let id = 1; id < books; id += 1) yield { book: benchBook(id), customers: customerIds("shelf-", SHELF_PURCHASES) };
+  yield { book: benchBook(books), customers: customerIds("outlier-", OUTLIER_PURCHASES) };
+}
+
+/** Titles of one length, so that books differ in bytes only by their purchases. */
+const benchBook = (id: number) => ({ id, title: "Bench book", author: "Bench" });
+
+/** The body of request number `index` of a scenario; purchases use a new customer (and, embedded, a book with room) each time. */
+function requestBody(scenario: ScenarioName, books: number, index: number): string {
+  switch (scenario) {
+    case "storefront listing":
+      return graphql(LIST_BOOKS, LISTING);
+    case "book page":
+      return graphql(BOOK_BUYERS, { id: String(books), first: BUYERS_PAGE });
+    case "deep buyers page":
+      return graphql(BOOK_BUYERS, { id: String(books), first: BUYERS_PAGE, after: customerCursor(DEEP_POSITION - 1) });
+    case "embedded purchase":
+      // Books 6 on are not listed; each takes one purchase, so none fills up.
+      return graphql(RECORD_PURCHASE, { bookId: String(6 + index), customerId: customerId("buyer-", index) });
+    case "overflow purchase":
+      return graphql(RECORD_PURCHASE, { bookId: String(books), customerId: customerId("buyer-", index) });
+  }
+}
+
+async function measureScenario(db: Db, url: string, monitor: CommandMonitor, books: number, scenario: ScenarioName, plan: Plan["scale"]): Promise<ScaleRow> {
+  let index = 0;
+  const send = async () => {
+    const reply = (await post(url, requestBody(scenario, books, index++))) as { errors?: unknown };
+    if (reply.errors) throw new Error(`bench request failed: ${JSON.stringify(reply.errors)}`);
+  };
+  for (let run = 0; run < plan.warmup; run += 1) await send();
+  const samples = [];
+  for (let run = 0; run < plan.repetitions; run += 1) samples.push(await monitor.measure(send));
+  const examined = await explainAll(db, await monitor.record(send));
+  return { books, scenario, figures: summarize(samples), ...examined };
+}
+
+/** Keys and documents examined by the commands, summed, as mongod's (or the stand-in's) explain reports them. */
+async function explainAll(db: Db, commands: { commandName: string; command: Document }[]): Promise<{ keysExamined: number; docsExamined: number }> {
+  let keysExamined = 0;
+  let docsExamined = 0;
+  for (const query of commands.flatMap(explainableQueries)) {
+    const stats = executionStats(await db.command({ explain: query, verbosity: "executionStats" }));
+    keysExamined += stats.totalKeysExamined;
+    docsExamined += stats.totalDocsExamined;
+  }
+  return { keysExamined, docsExamined };
+}
+
+/** The read each command runs: itself for find, count and aggregate; for a write, the find of one document its filter names. */
+function explainableQueries({ commandName, command }: { commandName: string; command: Document }): Document[] {
+  const own = Object.fromEntries(Object.entries(command).filter(([key]) => !key.startsWith("$") && key !== "lsid" && key !== "txnNumber"));
+  switch (commandName) {
+    case "find":
+    case "count":
+    case "aggregate":
+      return [own];
+    case "findAndModify":
+      return [{ find: command.findAndModify, filter: command.query, limit: 1 }];
+    case "update":
+      return (command.updates as Document[]).map((statement) => ({ find: command.update, filter: statement.q, limit: 1 }));
+    default:
+      throw new Error(`the bench does not know how to explain ${commandName}`);
+  }
+}
+
+/** executionStats wherever the explain output keeps it: at the top, or under an aggregation's first `$cursor` stage. */
+function executionStats(explained: Document): { totalKeysExamined: number; totalDocsExamined: number } {
+  const stats = (explained.executionStats ?? explained.stages?.[0]?.$cursor?.executionStats) as Document | undefined;
+  if (!stats) throw new Error(`explain without executionStats: ${JSON.stringify(explained).slice(0, 200)}`);
+  return { totalKeysExamined: Number(stats.totalKeysExamined), totalDocsExamined: Number(stats.totalDocsExamined) };
+}
+
+/** Embedded purchases with and without the `(purchase_count desc, _id)` index, alternating in rounds so drift falls on both alike. */
+async function measureIndexCost(db: Db, url: string, monitor: CommandMonitor, books: number, plan: Plan["scale"]): Promise<IndexCost> {
+  const withIndex = [];
+  const withoutIndex = [];
+  let index = 1_000_000;
+  const buy = () => post(url, requestBody("embedded purchase", books, index++ % (books - 6)));
+  for (let round = 0; round < 4; round += 1) {
+    withIndex.push(...(await sample(monitor, buy, plan.repetitions)));
+    await salesCollection(db).dropIndex("purchase_count_-1__id_1");
+    withoutIndex.push(...(await sample(monitor, buy, plan.repetitions)));
+    await salesCollection(db).createIndex({ purchase_count: -1, _id: 1 }, { name: "purchase_count_-1__id_1" });
+  }
+  return { withIndexMs: percentile(withIndex, 50), withoutIndexMs: percentile(withoutIndex, 50) };
+}
+
+async function sample(monitor: CommandMonitor, operation: () => Promise<unknown>, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let run = 0; run < count; run += 1) times.push((await monitor.measure(operation)).ms);
+  return times;
+}
+
+/**
+ * HOT_CLIENTS connections buying the outlier as fast as they are answered. Every acknowledged purchase
+ * must be stored exactly once; one whose request failed (a timeout under this load) may be stored or
+ * not, but never twice, and nothing else may appear.
+ */
+async function measureHotBook(db: Db, url: string, books: number, settings: OutlierSettings, plan: Plan["scale"]) {
+  const before = await storedCustomers(db, books);
+  const acknowledged = new Set<string>();
+  let sent = 0;
+  const result = await load(
+    url,
+    {
+      name: "hot book",
+      body: (_index, connection) => {
+        const customer = customerId("hot-", sent++);
+        Object.assign(connection, { customer });
+        return graphql(RECORD_PURCHASE, { bookId: String(books), customerId: customer });
+      },
+    },
+    { connections: HOT_CLIENTS, amount: plan.hotBookRequests, timeout: 60 },
+    (status, body, connection) => {
+      const { customer } = connection as { customer?: string };
+      if (status === 200 && customer && !(JSON.parse(body) as { errors?: unknown }).errors) acknowledged.add(customer);
+    },
+  );
+  return {
+    figures: {
+      clients: HOT_CLIENTS,
+      requests: result.requests.total,
+      requestsPerSecond: result.requests.total / result.duration,
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      failures: result.non2xx + result.errors,
+    },
+    violations: await hotBookViolations(db, books, before, acknowledged, sent, settings),
+  };
+}
+
+async function hotBookViolations(db: Db, bookId: number, before: string[], acknowledged: Set<string>, sent: number, settings: OutlierSettings) {
+  const added = (await storedCustomers(db, bookId)).slice(before.length);
+  const wasSent = new Set(customerIds("hot-", sent));
+  const problems = [
+    ...[...acknowledged].filter((customer) => !added.includes(customer)).map((customer) => `acknowledged purchase ${customer} lost`),
+    ...added.filter((customer, index) => added.indexOf(customer) !== index).map((customer) => `purchase ${customer} stored twice`),
+    ...added.filter((customer) => !wasSent.has(customer)).map((customer) => `purchase ${customer} never sent`),
+  ].map((problem) => `book ${bookId}: ${problem}`);
+  return [...problems, ...(await bookViolations(db, bookId, [...before, ...added], settings))];
+}
+
+/** Every purchase of a book, embedded then page by page. */
+async function storedCustomers(db: Db, bookId: number): Promise<string[]> {
+  const book = await salesCollection(db).findOne({ _id: bookId });
+  const pages = await extraSalesCollection(db).find({ book_id: bookId }).sort({ page: 1 }).toArray();
+  return [...(book?.customers_purchased ?? []), ...pages.flatMap((page) => page.customers_purchased_extra)];
+}
