@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter } from "mongodb";
+import type { Collection, Db, Document, Filter, FindCursor } from "mongodb";
 import { EXTRA_SALES, type BookId } from "./documents";
 
 // The overflow documents the pattern's write-ups leave behind, before this project's numbered pages:
@@ -36,6 +36,17 @@ export const LEGACY_COLLECTIONS = [EXTRA_SALES, LEGACY_SALES_EXTRAS] as const;
 /** The legacy overflow documents of `collection`: in extra_sales those without a page number, which every page has; in sales_extras all. */
 export function legacyOverflowFilter(collection: LegacyOverflow["collection"]): Filter<LegacyOverflowDocument> {
   return collection === EXTRA_SALES ? { page: { $exists: false } } : {};
+}
+
+/**
+ * Every legacy overflow document of `collection`, with `projection`. In extra_sales a missing page
+ * matches no index bounds, so the lookup walks the `(book_id, page)` index (where a missing page is a
+ * null key) instead of scanning the collection, which mongod's notablescan would refuse; it still
+ * reads one key per page, as a whole-catalog tool may. sales_extras is read whole, having no index.
+ */
+export function findLegacyOverflow<T extends Document>(db: Db, collection: LegacyOverflow["collection"], projection: Document): FindCursor<T> {
+  const hint = collection === EXTRA_SALES ? { hint: { book_id: 1, page: 1 } } : {};
+  return legacyCollection(db, collection).find<T>(legacyOverflowFilter(collection), { projection, ...hint });
 }
 
 /** Legacy data is untyped: only a list of strings is taken as customer ids. */

@@ -6,7 +6,9 @@ import { layOutPurchases, type LaidOutBook } from "./layout";
 import { stillHolds } from "./guards";
 import {
   LEGACY_COLLECTIONS,
+  LEGACY_SALES_EXTRAS,
   isCustomerList,
+  findLegacyOverflow,
   legacyCollection,
   legacyEntries,
   legacyEntriesField,
@@ -130,13 +132,14 @@ export async function migrateCatalog(db: Db, settings: OutlierSettings, options:
   const report: MigrationReport = {
     dryRun: options.dryRun ?? false,
     booksChecked: 0,
-    booksTotal: await books(db).countDocuments(),
+    booksTotal: await books(db).estimatedDocumentCount(),
     booksConverted: 0,
     purchasesMoved: 0,
     legacyDocumentsRemoved: 0,
     needsAttention: [],
     orphanLegacyDocuments: [],
   };
+  await indexLegacySalesExtras(db);
   const legacyBookIds = await findLegacyBookIds(db);
   const write = writer(options.beforeWrite);
 
@@ -267,12 +270,23 @@ async function readLegacyOverflow(db: Db, bookId: BookId): Promise<LegacyOverflo
   return found;
 }
 
+/**
+ * The legacy sales_extras collection has no index of its own, so each book's lookup there would scan it
+ * (and fail under mongod's notablescan): index it by book first. Even a dry run does, since an index
+ * changes no document; a collection that does not exist is left alone.
+ */
+async function indexLegacySalesExtras(db: Db): Promise<void> {
+  if ((await db.listCollections({ name: LEGACY_SALES_EXTRAS }, { nameOnly: true }).toArray()).length === 0) return;
+  await legacyCollection(db, LEGACY_SALES_EXTRAS).createIndex({ book_id: 1 }, { name: "book_id_1" });
+}
+
 /** Books that have legacy overflow documents, keyed by `bookIdKey`, so that only they pay for the lookup. */
 async function findLegacyBookIds(db: Db): Promise<Map<string, { collection: string; bookId: string }>> {
   const found = new Map<string, { collection: string; bookId: string }>();
   for (const collection of LEGACY_COLLECTIONS) {
-    const ids = (await legacyCollection(db, collection).distinct("book_id", legacyOverflowFilter(collection))) as BookId[];
-    for (const id of ids) found.set(bookIdKey(id), { collection, bookId: formatBookId(id) });
+    for await (const { book_id: id } of findLegacyOverflow<{ book_id: BookId }>(db, collection, { book_id: 1 })) {
+      found.set(bookIdKey(id), { collection, bookId: formatBookId(id) });
+    }
   }
   return found;
 }

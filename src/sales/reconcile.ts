@@ -5,7 +5,7 @@ import { findMissingIndexes, indexLabel, UNIQUE_PAGE_INDEX, type RequiredIndex }
 import { bookIdKey, formatBookId } from "./book-ids";
 import { EXTRA_SALES, SALES, extraSalesCollection, hasValidPageSize, salesCollection, type BookId } from "./documents";
 import { stillHolds } from "./guards";
-import { LEGACY_COLLECTIONS, legacyCollection, legacyOverflowFilter } from "./legacy-overflow";
+import { findLegacyOverflow, LEGACY_COLLECTIONS } from "./legacy-overflow";
 import { interruptedRelayouts, relayOutPages } from "./page-relayout";
 
 export type ViolationKind =
@@ -147,7 +147,7 @@ async function readPageSummaries(db: Db, filter: Document = {}): Promise<Map<str
 async function legacyOverflowViolations(db: Db): Promise<Violation[]> {
   const violations: Violation[] = [];
   for (const collection of LEGACY_COLLECTIONS) {
-    const documents = await legacyCollection(db, collection).find(legacyOverflowFilter(collection), { projection: { book_id: 1 } }).toArray();
+    const documents = await findLegacyOverflow<{ book_id: BookId }>(db, collection, { book_id: 1 }).toArray();
     violations.push(...documents.map(({ book_id }) => legacyOverflow(book_id, collection)));
   }
   return violations;
