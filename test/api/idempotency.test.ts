@@ -5,6 +5,9 @@ import type { RecordKeyedPurchaseMutation } from "../__generated__/graphql";
 import { openTestApi, type ExecutionResult, type TestApi } from "../support/api";
 import { addBook, customers, invariantViolations, recordPurchases, storedPurchases } from "../support/factories";
 
+// Claims are looked up by one part of their compound _id: along the _id index, as mongod's notablescan requires.
+const BY_ID = { hint: { _id: 1 } };
+
 const RECORD_KEYED_PURCHASE = graphql(`
   mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {
     recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {
@@ -103,7 +106,7 @@ describe("recordPurchase with a purchaseId", () => {
     const id = await addBook(api);
     await leaveClaim(id, "line-10", "alice", 0);
     const finishEarlierRequest = setTimeout(() => {
-      void purchaseRequestsCollection(api.db).updateOne({ "_id.purchase_id": "line-10" }, { $set: { stored_in: "EMBEDDED" } });
+      void purchaseRequestsCollection(api.db).updateOne({ "_id.purchase_id": "line-10" }, { $set: { stored_in: "EMBEDDED" } }, BY_ID);
     }, 100);
 
     const result = succeeded(await buy(id, "alice", "line-10"));
@@ -121,14 +124,14 @@ describe("recordPurchase with a purchaseId", () => {
 
     expect(results.map((result) => result.replayed).sort()).toEqual([false, true]);
     expect(await storedPurchases(api.db, id)).toEqual(["alice"]);
-    const claim = await purchaseRequestsCollection(api.db).findOne({ "_id.purchase_id": "line-11" });
+    const claim = await purchaseRequestsCollection(api.db).findOne({ "_id.purchase_id": "line-11" }, BY_ID);
     expect(claim).toMatchObject({ stored_in: "EMBEDDED", owner: expect.not.stringMatching("never finished") });
   });
 
   it("releases the purchaseId when the purchase fails, so a retry once the book exists records it", async () => {
     const failed = await buy("not-yet-added", "alice", "line-12");
     expect(failed.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
-    expect(await purchaseRequestsCollection(api.db).countDocuments({ "_id.purchase_id": "line-12" })).toBe(0);
+    expect(await purchaseRequestsCollection(api.db).countDocuments({ "_id.purchase_id": "line-12" }, BY_ID)).toBe(0);
 
     await addBook(api, { id: "not-yet-added" });
     expect(succeeded(await buy("not-yet-added", "alice", "line-12")).replayed).toBe(false);
@@ -139,7 +142,7 @@ describe("recordPurchase with a purchaseId", () => {
     const id = await addBook(api);
     succeeded(await buy(id, "alice", "line-13"));
     // What the TTL monitor does once expires_at has passed (its sweep is tested in packages/offline-mongo/test/ttl.test.ts).
-    await purchaseRequestsCollection(api.db).deleteOne({ "_id.purchase_id": "line-13" });
+    await purchaseRequestsCollection(api.db).deleteOne({ "_id.purchase_id": "line-13" }, BY_ID);
 
     expect(succeeded(await buy(id, "alice", "line-13")).replayed).toBe(false);
     expect(await storedPurchases(api.db, id)).toEqual(["alice", "alice"]);
@@ -150,7 +153,7 @@ describe("recordPurchase with a purchaseId", () => {
     const before = Date.now();
     succeeded(await buy(id, "alice", "line-14"));
 
-    const claim = await purchaseRequestsCollection(api.db).findOne({ "_id.purchase_id": "line-14" });
+    const claim = await purchaseRequestsCollection(api.db).findOne({ "_id.purchase_id": "line-14" }, BY_ID);
     const lifetime = claim!.expires_at.getTime() - claim!.claimed_at.getTime();
     expect(lifetime).toBe(24 * 3_600_000);
     expect(claim!.claimed_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
@@ -167,6 +170,6 @@ describe("recordPurchase with a purchaseId", () => {
     const result = await buy(id, "alice", purchaseId);
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argumentName: "input.purchaseId" });
     expect(await storedPurchases(api.db, id)).toEqual([]);
-    expect(await purchaseRequestsCollection(api.db).countDocuments({ "_id.purchase_id": purchaseId })).toBe(0);
+    expect(await purchaseRequestsCollection(api.db).countDocuments({ "_id.purchase_id": purchaseId }, BY_ID)).toBe(0);
   });
 });
