@@ -62,6 +62,18 @@ describe("npm run migrate", () => {
     expect(migrated.pages.map((page) => ({ ...page, book_id: "bounded" }))).toStrictEqual(bounded.pages);
   });
 
+  it("lets a book flagged with the string \"true\" keep embedding purchases until it is migrated, then keeps them in the migration's order", async () => {
+    await insertLegacy(database.db, { books: [legacyBook(8, customers(3), { has_extras: "true" })], extraSales: [legacyOverflow(8, customers(4, 3))] });
+
+    expect(await recordPurchase(database.db, 8, "meanwhile", SETTINGS)).toMatchObject({ storedIn: "EMBEDDED" });
+    expect((await salesCollection(database.db).findOne({ _id: 8 }))?.customers_purchased).toEqual([...customers(3), "meanwhile"]);
+    await migrate();
+
+    expect(await storedPurchases(database.db, "8")).toEqual([...customers(3), "meanwhile", ...customers(4, 3)]);
+    expect(await storedBook(database.db, "8")).toMatchObject({ book: { has_extras: true, purchase_count: 8 } });
+    expect(await invariantViolations(database.db, "8", SETTINGS)).toEqual([]);
+  });
+
   it("lets the API record purchases on a migrated book, after the purchases that were migrated", async () => {
     await insertLegacy(database.db, { books: [legacyBook(7, customers(5), { has_extras: true })], extraSales: [legacyOverflow(7, customers(6, 5))] });
     await expect(recordPurchase(database.db, 7, "before", SETTINGS)).rejects.toThrow(StoredDataError);
