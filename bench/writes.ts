@@ -1,6 +1,7 @@
 import { BSON, type Db } from "mongodb";
 import type { OutlierSettings } from "../src/config";
 import { extraSalesCollection, salesCollection } from "../src/sales/documents";
+import { FlaggedBooks } from "../src/sales/flagged-books";
 import { recordPurchase } from "../src/sales/purchases";
 import { findUnboundedBook, pushUnbounded, seedUnboundedBook, type UnboundedBook } from "./baselines";
 import { customerId, customerIds, seedBook } from "./catalog";
@@ -93,12 +94,14 @@ async function seedWriteBench(db: Db, existing: number, settings: OutlierSetting
   const seeded = customerIds("seeded-", existing);
   await seedUnboundedBook(db, bookId, seeded);
   await seedBook(db, bookId, seeded, settings);
+  // As a server keeps one: after the first overflow purchase, the book's purchases go straight to its pages.
+  const flaggedBooks = new FlaggedBooks();
   return {
     existing,
     bookId,
     seeded,
     unbounded: subject((customer) => pushUnbounded(db, bookId, customer)),
-    project: subject((customer) => recordPurchase(db, bookId, customer, settings)),
+    project: subject((customer) => recordPurchase(db, bookId, customer, settings, { flaggedBooks })),
   };
 }
 
