@@ -25,6 +25,10 @@ export interface RequiredIndex {
  * `(purchase_count desc, _id)` serves salesStats' largest books, which would otherwise sort the whole
  * catalog; it is the one index a purchase pays for, every purchase moving its book's key (one key
  * removed, one inserted, in the same write), which BENCHMARKS.md measures.
+ * The two multikey indexes answer the customer's side (purchase history, "did they buy it?", "also
+ * bought") by customer id, each key followed by the book's id so that a customer's books come in book
+ * id order and one book's check is a point lookup. They hold one key per stored purchase, and each
+ * purchase adds one key to one of them: the cost every write pays for these reads.
  * `purchase_requests` expires each claim at its own `expires_at` (expireAfterSeconds 0), so a changed
  * PURCHASE_ID_LIFETIME_HOURS applies to new claims without ever changing the index (which would need collMod).
  * A function rather than a constant: purchases.ts imports this module, which imports purchase-requests.ts, which imports purchases.ts.
@@ -37,6 +41,8 @@ export function requiredIndexes(): RequiredIndex[] {
     { collection: EXTRA_SALES, name: UNIQUE_PAGE_INDEX, key: { book_id: 1, page: 1 }, unique: true },
     { collection: SALES, name: "has_extras_1", key: { has_extras: 1 } },
     { collection: SALES, name: "purchase_count_-1__id_1", key: LARGEST_FIRST },
+    { collection: SALES, name: "customers_purchased_1__id_1", key: { customers_purchased: 1, _id: 1 } },
+    { collection: EXTRA_SALES, name: "customers_purchased_extra_1_book_id_1", key: { customers_purchased_extra: 1, book_id: 1 } },
     { collection: PURCHASE_REQUESTS, name: "expires_at_1", key: { expires_at: 1 }, expireAfterSeconds: 0 },
   ];
 }
