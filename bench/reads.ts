@@ -56,7 +56,7 @@ export const readPageAsApi: PageReader = async (db, bookId, start, first) => {
   const loaders = createSalesLoaders(db);
   const book = await loaders.book.load(bookId);
   if (!book) throw new Error(`bench book ${bookId} is missing`);
-  const page = await retrieveCustomersPage(loaders.extraSalesPage.load.bind(loaders.extraSalesPage), book, start, first);
+  const page = await retrieveCustomersPage((window) => loaders.overflowWindow.load(window), book, { after: start === 0 ? null : start - 1, before: null, first });
   return { customers: page.entries.map((entry) => entry.customerId), hasNextPage: page.hasNextPage };
 };
 

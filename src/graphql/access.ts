@@ -28,7 +28,8 @@ type FieldScopes = { readonly [Type in keyof Resolvers]?: { readonly [Field in k
 /** The scope each protected field needs; every field not listed is public. SECURITY.md "Who may do what" explains them. */
 export const FIELD_SCOPES: FieldScopes = {
   Mutation: { addBook: "catalog:write", recordPurchase: "catalog:write" },
-  Book: { customersPurchased: "purchases:read" },
+  Book: { customersPurchased: "purchases:read", purchasedBy: "purchases:read", alsoBought: "purchases:read" },
+  Customer: { booksPurchased: "purchases:read" },
 };
 
 const HTTP_STATUS: Record<AccessErrorCode, number> = { UNAUTHENTICATED: 401, FORBIDDEN: 403 };

@@ -12,13 +12,13 @@ export function customerCursor(position: number): string {
   return offsetToCursor(position);
 }
 
-/** The position after which to read, or null to start at the beginning. */
-export function parseCustomerCursor(cursor: string | null | undefined): number | null {
+/** The position the cursor names (to read after or before it), or null when there is none. */
+export function parseCustomerCursor(cursor: string | null | undefined, argument = "after"): number | null {
   if (cursor == null) return null;
   const position = cursorToOffset(cursor);
   // cursorToOffset parses leniently; only a cursor this API could have issued is accepted.
   if (!Number.isSafeInteger(position) || position < 0 || offsetToCursor(position) !== cursor) {
-    throw malformed("after");
+    throw malformed(argument);
   }
   return position;
 }
@@ -28,20 +28,20 @@ export function bookCursor(id: BookId): string {
   return Buffer.from(BSON.EJSON.stringify({ id }, { relaxed: false })).toString("base64url");
 }
 
-export function parseBookCursor(cursor: string | null | undefined): BookId | null {
+export function parseBookCursor(cursor: string | null | undefined, argument = "after"): BookId | null {
   if (cursor == null) return null;
   let id: unknown;
   try {
     ({ id } = BSON.EJSON.parse(Buffer.from(cursor, "base64url").toString("utf8"), { relaxed: true }) as { id?: unknown });
   } catch {
-    throw malformed("after");
+    throw malformed(argument);
   }
   // A string id is held to the limits of any id a client sends, however it arrives.
   if (typeof id === "string" && isAcceptableIdLength(id)) return id;
   if ((typeof id === "number" && Number.isFinite(id)) || id instanceof ObjectId) return id;
-  throw malformed("after");
+  throw malformed(argument);
 }
 
 function malformed(argument: string): InvalidInputError {
-  return new InvalidInputError(`${argument} is not a cursor this API issued; pass an endCursor or edge cursor unchanged.`, argument);
+  return new InvalidInputError(`${argument} is not a cursor this API issued; pass a startCursor, endCursor or edge cursor unchanged.`, argument);
 }

@@ -1,15 +1,21 @@
 import type { SalesDocument } from "../sales/documents";
 import type { CustomersPage } from "../sales/customers";
 
-/** What `Query.books` hands to the BookConnection resolvers: the page read, with the count left for when it is asked for. */
+/** What `Query.books` and `Customer.booksPurchased` hand to the BookConnection resolvers: the page read, with the count left for when it is asked for. */
 export interface BookConnectionModel {
   books: SalesDocument[];
   hasNextPage: boolean;
   hasPreviousPage: boolean;
+  /** Set for a customer's purchase history, whose count is of that customer's books rather than of the catalog. */
+  purchasedBy?: string;
 }
 
 /** What `Book.customersPurchased` hands to the CustomerConnection resolvers. */
 export interface CustomerConnectionModel extends CustomersPage {
   book: SalesDocument;
-  hasPreviousPage: boolean;
+}
+
+/** A customer, known only by id: the API stores nothing else about customers. */
+export interface CustomerModel {
+  id: string;
 }

@@ -8,7 +8,8 @@ import { DEFAULT_PAGE_SIZE } from "./resolvers/pagination";
  * How many of each book's embedded buyers the operation needs, for books found at `pathToBook`
  * below the field being resolved (e.g. `["edges", "node"]` under `books`): one past the end of the
  * widest `customersPurchased` window selected on them (the extra one tells the reader whether more
- * follow when the stored count cannot), or 0 when no window is selected. Fragments, aliases,
+ * follow when the stored count cannot), Infinity (all of them) for a window counted from the end,
+ * or 0 when no window is selected. Fragments, aliases,
  * `@skip`/`@include` and variables are resolved by graphql-parse-resolve-info.
  *
  * A window whose arguments are invalid counts as empty: its own resolver refuses it with the right error.
@@ -27,6 +28,8 @@ function subfields(fields: FieldsByTypeName, name: string): ResolveTree[] {
 }
 
 function windowEnd({ args }: ResolveTree): number {
+  // Newest first (`last`, `before`) counts from the end of the list: every embedded buyer may be in the window.
+  if (args["last"] != null || args["before"] != null) return Infinity;
   const first = args["first"] ?? DEFAULT_PAGE_SIZE;
   if (typeof first !== "number" || first < 0 || first > MAX_PAGE_SIZE) return 0;
   const after = args["after"];

@@ -4,6 +4,7 @@ import { isDuplicateKeyError } from "../db/errors";
 import { salesCollection, type BookId, type SalesDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookAlreadyExistsError, InvalidInputError } from "./errors";
+import { idsBeyond } from "./id-order";
 
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_AUTHOR_LENGTH = 200;
@@ -64,19 +65,19 @@ export function checkPageSize(first: number, argument = "first"): void {
   }
 }
 
-/** A find projection that sends back a book with only the first buyers of its embedded array; see `embeddedBuyersProjection`. */
-export interface BookProjection {
-  customers_purchased: { $slice: number };
-}
+/** A find projection that sends back a book with only the first buyers of its embedded array, or all of it when undefined; see `embeddedBuyersProjection`. */
+export type BookProjection = { customers_purchased: { $slice: number } } | undefined;
 
 /**
  * Every field of a book but the embedded buyers, of which only the first `embeddedBuyers` (all of
  * them when the array is shorter). The other fields are a few small scalars; the array is most of a
  * book's bytes. A book read this way answers any window of buyers ending before `embeddedBuyers`:
  * when the array comes back shorter than asked, it is the whole array, so where the overflow starts
- * is still known; when it comes back full, the window lies inside it.
+ * is still known; when it comes back full, the window lies inside it. `Infinity` reads the whole array.
  */
 export function embeddedBuyersProjection(embeddedBuyers: number): BookProjection {
+  // A window counted from the end (`last`) needs the whole array, however long a legacy book's is.
+  if (!Number.isFinite(embeddedBuyers)) return undefined;
   return { customers_purchased: { $slice: embeddedBuyers } };
 }
 
@@ -110,16 +111,21 @@ export async function countBooks(db: Db): Promise<number> {
   return salesCollection(db).estimatedDocumentCount();
 }
 
-const LATER_THAN_STRING = ["objectId"] as const;
-const LATER_THAN_NUMBER = ["string", ...LATER_THAN_STRING] as const;
-
-/**
- * `$gt` only compares values of one BSON type, so the ids of the types that sort after this one
- * (numbers, then strings, then ObjectIds) are added explicitly to keep mixed-type catalogs in one order.
- */
+/** The ids after `id` in `_id` order, whatever their BSON types. */
 function idsAfter(id: BookId): Filter<SalesDocument> {
-  const laterTypes = typeof id === "number" ? LATER_THAN_NUMBER : typeof id === "string" ? LATER_THAN_STRING : [];
-  const sameType: Filter<SalesDocument> = { _id: { $gt: id } };
-  if (laterTypes.length === 0) return sameType;
-  return { $or: [sameType, ...laterTypes.map((type) => ({ _id: { $type: type } }))] };
+  return idsBeyond("_id", id, "after");
+}
+
+/** Books in `_id` order before `beforeId` (or the catalog's last ones), read backward with one query that fetches one extra book to learn if more precede. */
+export async function retrieveBooksPageBefore(
+  db: Db,
+  beforeId: BookId | null,
+  last: number,
+  embeddedBuyers: number,
+): Promise<BooksPage & { hasPreviousPage: boolean }> {
+  checkPageSize(last, "last");
+  const filter = beforeId === null ? {} : idsBeyond("_id", beforeId, "before");
+  const projection = embeddedBuyersProjection(embeddedBuyers);
+  const books = await salesCollection(db).find(filter, { projection }).sort({ _id: -1 }).limit(last + 1).toArray();
+  return { books: books.slice(0, last).reverse(), hasPreviousPage: books.length > last, hasNextPage: beforeId !== null };
 }

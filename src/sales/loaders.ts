@@ -1,29 +1,29 @@
 import DataLoader from "dataloader";
-import type { Db } from "mongodb";
-import { extraSalesCollection, type BookId, type ExtraSalesDocument, type SalesDocument } from "./documents";
+import type { Db, Document } from "mongodb";
+import { extraSalesCollection, type BookId, type SalesDocument } from "./documents";
 import { bookIdKey } from "./book-ids";
 import { retrieveBooksByIds } from "./books";
-
-export interface PageKey {
-  bookId: BookId;
-  page: number;
-}
+import type { OverflowWindow, PageSlice } from "./customers";
+import { purchaseKey, retrievePurchasedBy, type PurchaseQuestion } from "./customer-books";
 
 /** Per-request batching and caching: every read of one kind within a tick becomes one query. */
 export interface SalesLoaders {
   book: DataLoader<BookId, SalesDocument | null, string>;
-  extraSalesPage: DataLoader<PageKey, ExtraSalesDocument | null, string>;
+  overflowWindow: DataLoader<OverflowWindow, PageSlice[], string>;
+  purchasedBy: DataLoader<PurchaseQuestion, boolean, string>;
 }
 
-function pageKey({ bookId, page }: PageKey): string {
-  return `${bookIdKey(bookId)}#${page}`;
+function windowKey(window: OverflowWindow): string {
+  const book = bookIdKey(window.bookId);
+  return "page" in window ? `${book}#${window.page}[${window.skip}+${window.limit}]` : `${book}#${window.fromPage}..[-${window.tail}]`;
 }
 
 /** `batch: false` exists for the benchmark that shows what batching saves; the API always batches. */
 export function createSalesLoaders(db: Db, { batch = true }: { batch?: boolean } = {}): SalesLoaders {
   return {
     book: new DataLoader((ids) => loadBooks(db, ids), { cacheKeyFn: bookIdKey, batch }),
-    extraSalesPage: new DataLoader((keys) => loadExtraSalesPages(db, keys), { cacheKeyFn: pageKey, batch }),
+    overflowWindow: new DataLoader((windows) => loadOverflowWindows(db, windows), { cacheKeyFn: windowKey, batch }),
+    purchasedBy: new DataLoader((questions) => retrievePurchasedBy(db, questions), { cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId), batch }),
   };
 }
 
@@ -32,18 +32,43 @@ async function loadBooks(db: Db, ids: readonly BookId[]): Promise<(SalesDocument
   return ids.map((id) => found.get(bookIdKey(id)) ?? null);
 }
 
-/** One query for every page asked for in this tick, grouped by book so the `(book_id, page)` index serves each branch. */
-async function loadExtraSalesPages(db: Db, keys: readonly PageKey[]): Promise<(ExtraSalesDocument | null)[]> {
-  const pagesByBook = new Map<string, { bookId: BookId; pages: number[] }>();
-  for (const { bookId, page } of keys) {
-    const entry = pagesByBook.get(bookIdKey(bookId)) ?? { bookId, pages: [] };
-    entry.pages.push(page);
-    pagesByBook.set(bookIdKey(bookId), entry);
-  }
-  const branches = [...pagesByBook.values()].map(({ bookId, pages }) => ({ book_id: bookId, page: { $in: pages } }));
+/**
+ * One aggregation for every overflow window asked for in this tick. Its `$match` names each book with
+ * its pages, so the `(book_id, page)` index serves each branch; its `$project` computes one field per
+ * window (`w0`, `w1`, ...) holding only that window's `$slice` of the page, and only on the pages it
+ * covers, so a deep page ships the entries it returns rather than the whole page.
+ */
+async function loadOverflowWindows(db: Db, windows: readonly OverflowWindow[]): Promise<PageSlice[][]> {
+  const branches = windows.map((window) => ({ book_id: window.bookId, page: "page" in window ? window.page : { $gte: window.fromPage } }));
+  const fields = Object.fromEntries(windows.map((window, index) => [`w${index}`, windowSlice(window)]));
   const documents = await extraSalesCollection(db)
-    .find({ $or: branches }, { projection: { _id: 0 } })
+    .aggregate<{ page: number; length: number } & Record<string, unknown>>([
+      { $match: { $or: branches } },
+      { $sort: { page: 1 } },
+      { $project: { _id: 0, page: 1, length: { $size: "$customers_purchased_extra" }, ...fields } },
+    ])
     .toArray();
-  const found = new Map(documents.map((document) => [pageKey({ bookId: document.book_id, page: document.page }), document]));
-  return keys.map((key) => found.get(pageKey(key)) ?? null);
+  return windows.map((window, index) =>
+    documents.flatMap((document) => {
+      const customers = document[`w${index}`] as string[] | undefined;
+      if (customers === undefined) return [];
+      const offset = "page" in window ? window.skip : document.length - customers.length;
+      return [{ page: document.page, length: document.length, offset, customers }];
+    }),
+  );
+}
+
+/** The window's entries on a page it covers; `$$REMOVE` (no field at all) on every other page. */
+function windowSlice(window: OverflowWindow): Document {
+  // $literal: a string book id starting with "$" would otherwise be read as a field path.
+  const sameBook = { $eq: ["$book_id", { $literal: window.bookId }] };
+  const covered = "page" in window ? { $and: [sameBook, { $eq: ["$page", window.page] }] } : { $and: [sameBook, { $gte: ["$page", window.fromPage] }] };
+  const slice = "page" in window ? ["$customers_purchased_extra", window.skip, window.limit] : ["$customers_purchased_extra", window.tail === 0 ? 0 : -window.tail];
+  return { $cond: [covered, { $slice: slice }, "$$REMOVE"] };
+}
+
+/** The books with these ids that exist, in the order given, read through the batching loader. */
+export async function existingBooks(loaders: SalesLoaders, ids: readonly BookId[]): Promise<SalesDocument[]> {
+  const books = await Promise.all(ids.map((id) => loaders.book.load(id)));
+  return books.filter((book) => book !== null);
 }

@@ -1,7 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { SalesDocument } from '../../sales/documents';
-import type { BookConnectionModel, CustomerConnectionModel } from '../models';
+import type { BookConnectionModel, CustomerModel, CustomerConnectionModel } from '../models';
 import type { PurchaseEntry } from '../../sales/customers';
+import type { Recommendation as RecommendationModel } from '../../sales/recommendations';
 import type { PurchaseOutcome } from '../../sales/purchase-requests';
 import type { SalesStats as SalesStatsModel } from '../../sales/stats';
 import type { GraphQLContext } from '../context';
@@ -33,15 +34,25 @@ export type AddBookInput = {
 };
 
 /** A book in the catalog with its sales. */
-export type Book = {
+export type Book = Node & {
   __typename?: 'Book';
+  /**
+   * Books most often bought by this book's buyers, most shared buyers first, ties in book id order; never
+   * this book itself. Counted over a sample of at most 50 buyers, the book's earliest: exact for a book with
+   * at most 50 distinct buyers, an estimate from its first buyers for an outlier. One aggregation, however
+   * popular the book. Needs the `purchases:read` scope.
+   */
+  alsoBought: Array<Recommendation>;
   /** The book's author. */
   author: Scalars['String']['output'];
   /**
-   * The customers who bought the book, in purchase order, a page at a time.
-   * A customer who bought the book twice appears twice.
+   * The customers who bought the book, in purchase order, a page at a time: forward with `first`/`after`,
+   * newest first with `last` (and `before` to go further back). With neither `first` nor `last`, the first 20.
+   * A customer who bought the book twice appears twice. Needs the `purchases:read` scope.
    */
   customersPurchased: CustomerConnection;
+  /** The book's global id (Relay), for `Query.node`; `book(id:)` takes `id`, never this. */
+  globalId: Scalars['ID']['output'];
   /**
    * True when the book is an outlier: its purchases outgrew the book document
    * and the later ones are stored in the `extra_sales` collection.
@@ -51,6 +62,11 @@ export type Book = {
   id: Scalars['ID']['output'];
   /** How many purchases the book has had, read from the stored count. */
   purchaseCount: Scalars['Int']['output'];
+  /**
+   * True when this customer bought the book. At most two indexed queries for all the books of a request,
+   * however many purchases they have. Needs the `purchases:read` scope.
+   */
+  purchasedBy: Scalars['Boolean']['output'];
   /** The book's title. */
   title: Scalars['String']['output'];
   /** The year the book was published, when known. */
@@ -59,9 +75,23 @@ export type Book = {
 
 
 /** A book in the catalog with its sales. */
+export type BookAlsoBoughtArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A book in the catalog with its sales. */
 export type BookCustomersPurchasedArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A book in the catalog with its sales. */
+export type BookPurchasedByArgs = {
+  customerId: Scalars['ID']['input'];
 };
 
 /** A page of books. */
@@ -72,9 +102,10 @@ export type BookConnection = {
   /** Where this page lies in the whole list. */
   pageInfo: PageInfo;
   /**
-   * How many books the catalog holds in all, from the database's own count of the collection, read in
-   * constant time: exact in normal operation, possibly off after an unclean shutdown of MongoDB and, on a
-   * sharded cluster, while chunk migrations leave orphaned copies.
+   * How many books the list holds in all. For `Query.books`, the catalog, from the database's own count of
+   * the collection, read in constant time: exact in normal operation, possibly off after an unclean shutdown
+   * of MongoDB and, on a sharded cluster, while chunk migrations leave orphaned copies. For
+   * `Customer.booksPurchased`, the customer's distinct books, counted when asked for.
    */
   totalCount: Scalars['Int']['output'];
 };
@@ -82,17 +113,33 @@ export type BookConnection = {
 /** One book in a page of books. */
 export type BookEdge = {
   __typename?: 'BookEdge';
-  /** Opaque position of this book, to pass as `after` for the next page. */
+  /** Opaque position of this book, to pass as `after` for the next page or `before` for the previous one. */
   cursor: Scalars['String']['output'];
   /** The book. */
   node: Book;
 };
 
 /** A customer of the bookstore, known here only by id. */
-export type Customer = {
+export type Customer = Node & {
   __typename?: 'Customer';
+  /**
+   * The books this customer bought, each once however often it was bought, in book id order (the order of
+   * `Query.books`), a page at a time. Cursors are book ids, so they stay valid while purchases arrive; a
+   * book bought after a page was read appears on a later page when its id sorts after that page.
+   * Needs the `purchases:read` scope.
+   */
+  booksPurchased: BookConnection;
+  /** The customer's global id (Relay), for `Query.node`. */
+  globalId: Scalars['ID']['output'];
   /** The customer's id, as given to `recordPurchase`. */
   id: Scalars['ID']['output'];
+};
+
+
+/** A customer of the bookstore, known here only by id. */
+export type CustomerBooksPurchasedArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A page of a book's buyers. */
@@ -109,7 +156,7 @@ export type CustomerConnection = {
 /** One purchase in a book's list of buyers. */
 export type CustomerEdge = {
   __typename?: 'CustomerEdge';
-  /** Opaque position of this purchase, to pass as `after` for the next page. */
+  /** Opaque position of this purchase, to pass as `after` for the next page or `before` for the previous one. */
   cursor: Scalars['String']['output'];
   /** The customer who made the purchase. */
   node: Customer;
@@ -143,6 +190,17 @@ export type MutationRecordPurchaseArgs = {
   input: RecordPurchaseInput;
 };
 
+/**
+ * An object that can be fetched again by its global id with `Query.node` (Relay's Global Object
+ * Identification). The global id lives beside the database id: `id` stays the id the database stores
+ * (what `book(id:)` and `recordPurchase` take), `globalId` is the opaque, type-qualified id Relay keys its
+ * store by and refetches with.
+ */
+export type Node = {
+  /** Opaque and unique across all types: pass it to `Query.node` to fetch this object again. */
+  globalId: Scalars['ID']['output'];
+};
+
 /** The distribution of overflow pages over the books that have any; every figure is 0 when none has. */
 export type OverflowPagesDistribution = {
   __typename?: 'OverflowPagesDistribution';
@@ -154,14 +212,14 @@ export type OverflowPagesDistribution = {
   p99: Scalars['Int']['output'];
 };
 
-/** Relay page information for a connection paged forward with `first` and `after`. */
+/** Relay page information for a connection paged forward with `first` and `after` or backward with `last` and `before`. */
 export type PageInfo = {
   __typename?: 'PageInfo';
   /** The cursor of the last item on this page, or null when the page is empty. */
   endCursor?: Maybe<Scalars['String']['output']>;
-  /** True when more items follow this page. */
+  /** True when more items follow this page: when `before` was given, or more items follow within the window. */
   hasNextPage: Scalars['Boolean']['output'];
-  /** True when items precede this page, that is when `after` was given. */
+  /** True when items precede this page: when `after` was given, or more items precede within the window. */
   hasPreviousPage: Scalars['Boolean']['output'];
   /** The cursor of the first item on this page, or null when the page is empty. */
   startCursor?: Maybe<Scalars['String']['output']>;
@@ -179,8 +237,24 @@ export type Query = {
   __typename?: 'Query';
   /** One book by its id, or null when no book has that id. */
   book?: Maybe<Book>;
-  /** All books, ordered by id (integers, then strings, then ObjectIds), a page at a time. */
+  /**
+   * All books, ordered by id (integers, then strings, then ObjectIds), a page at a time: forward with
+   * `first`/`after`, backward (the end of the list first) with `last`/`before`. With neither `first` nor
+   * `last`, the first 20.
+   */
   books: BookConnection;
+  /**
+   * A customer, known here only by id. Every id names a customer: one who bought nothing has an empty
+   * `booksPurchased`, so this answers without reading the database and reveals nothing by itself.
+   */
+  customer?: Maybe<Customer>;
+  /** Any object by its global id (Relay's Global Object Identification), or null when it does not exist. */
+  node?: Maybe<Node>;
+  /**
+   * Several objects by their global ids, in the order given, each null when it does not exist: at most 100.
+   * All the books among them are read with one query.
+   */
+  nodes: Array<Maybe<Node>>;
   /**
    * How the catalog's outliers stand: counts, overflow pages per outlier, the largest books, and
    * the settings in force. `npm run report` prints the same figures.
@@ -198,13 +272,42 @@ export type QueryBookArgs = {
 /** Entry points for reading the catalog. */
 export type QueryBooksArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** Entry points for reading the catalog. */
+export type QueryCustomerArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Entry points for reading the catalog. */
+export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Entry points for reading the catalog. */
+export type QueryNodesArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 
 /** Entry points for reading the catalog. */
 export type QuerySalesStatsArgs = {
   top?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A book recommended beside another, with how many of the other book's sampled buyers bought it. */
+export type Recommendation = {
+  __typename?: 'Recommendation';
+  /** The recommended book. */
+  book: Book;
+  /** How many of the sampled buyers of the book asked about also bought this one. */
+  sharedBuyers: Scalars['Int']['output'];
 };
 
 /** A purchase to record. */
@@ -325,6 +428,13 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 
 
+/** Mapping of interface types */
+export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
+  Node:
+    | ( SalesDocument )
+    | ( CustomerModel )
+  ;
+};
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
@@ -333,16 +443,18 @@ export type ResolversTypes = {
   BookConnection: ResolverTypeWrapper<BookConnectionModel>;
   BookEdge: ResolverTypeWrapper<SalesDocument>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
-  Customer: ResolverTypeWrapper<Customer>;
+  Customer: ResolverTypeWrapper<CustomerModel>;
   CustomerConnection: ResolverTypeWrapper<CustomerConnectionModel>;
   CustomerEdge: ResolverTypeWrapper<PurchaseEntry>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   OverflowPagesDistribution: ResolverTypeWrapper<OverflowPagesDistribution>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   PurchaseStorage: PurchaseStorage;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Recommendation: ResolverTypeWrapper<RecommendationModel>;
   RecordPurchaseInput: RecordPurchaseInput;
   RecordPurchasePayload: ResolverTypeWrapper<PurchaseOutcome>;
   SalesStats: ResolverTypeWrapper<SalesStatsModel>;
@@ -356,15 +468,17 @@ export type ResolversParentTypes = {
   BookConnection: BookConnectionModel;
   BookEdge: SalesDocument;
   Boolean: Scalars['Boolean']['output'];
-  Customer: Customer;
+  Customer: CustomerModel;
   CustomerConnection: CustomerConnectionModel;
   CustomerEdge: PurchaseEntry;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   Mutation: Record<PropertyKey, never>;
+  Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   OverflowPagesDistribution: OverflowPagesDistribution;
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
+  Recommendation: RecommendationModel;
   RecordPurchaseInput: RecordPurchaseInput;
   RecordPurchasePayload: PurchaseOutcome;
   SalesStats: SalesStatsModel;
@@ -372,13 +486,17 @@ export type ResolversParentTypes = {
 };
 
 export type BookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Book'] = ResolversParentTypes['Book']> = {
+  alsoBought?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType, RequireFields<BookAlsoBoughtArgs, 'first'>>;
   author?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  customersPurchased?: Resolver<ResolversTypes['CustomerConnection'], ParentType, ContextType, RequireFields<BookCustomersPurchasedArgs, 'first'>>;
+  customersPurchased?: Resolver<ResolversTypes['CustomerConnection'], ParentType, ContextType, Partial<BookCustomersPurchasedArgs>>;
+  globalId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   hasExtras?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   purchaseCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  purchasedBy?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType, RequireFields<BookPurchasedByArgs, 'customerId'>>;
   title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   year?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type BookConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['BookConnection'] = ResolversParentTypes['BookConnection']> = {
@@ -393,7 +511,10 @@ export type BookEdgeResolvers<ContextType = GraphQLContext, ParentType extends R
 };
 
 export type CustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Customer'] = ResolversParentTypes['Customer']> = {
+  booksPurchased?: Resolver<ResolversTypes['BookConnection'], ParentType, ContextType, RequireFields<CustomerBooksPurchasedArgs, 'first'>>;
+  globalId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
 export type CustomerConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CustomerConnection'] = ResolversParentTypes['CustomerConnection']> = {
@@ -412,6 +533,10 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   recordPurchase?: Resolver<ResolversTypes['RecordPurchasePayload'], ParentType, ContextType, RequireFields<MutationRecordPurchaseArgs, 'input'>>;
 };
 
+export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
+  __resolveType: TypeResolveFn<'Book' | 'Customer', ParentType, ContextType>;
+};
+
 export type OverflowPagesDistributionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OverflowPagesDistribution'] = ResolversParentTypes['OverflowPagesDistribution']> = {
   max?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   median?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -427,8 +552,16 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   book?: Resolver<Maybe<ResolversTypes['Book']>, ParentType, ContextType, RequireFields<QueryBookArgs, 'id'>>;
-  books?: Resolver<ResolversTypes['BookConnection'], ParentType, ContextType, RequireFields<QueryBooksArgs, 'first'>>;
+  books?: Resolver<ResolversTypes['BookConnection'], ParentType, ContextType, Partial<QueryBooksArgs>>;
+  customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType, RequireFields<QueryCustomerArgs, 'id'>>;
+  node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   salesStats?: Resolver<ResolversTypes['SalesStats'], ParentType, ContextType, RequireFields<QuerySalesStatsArgs, 'top'>>;
+};
+
+export type RecommendationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Recommendation'] = ResolversParentTypes['Recommendation']> = {
+  book?: Resolver<ResolversTypes['Book'], ParentType, ContextType>;
+  sharedBuyers?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type RecordPurchasePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RecordPurchasePayload'] = ResolversParentTypes['RecordPurchasePayload']> = {
@@ -455,9 +588,11 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CustomerConnection?: CustomerConnectionResolvers<ContextType>;
   CustomerEdge?: CustomerEdgeResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  Node?: NodeResolvers<ContextType>;
   OverflowPagesDistribution?: OverflowPagesDistributionResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  Recommendation?: RecommendationResolvers<ContextType>;
   RecordPurchasePayload?: RecordPurchasePayloadResolvers<ContextType>;
   SalesStats?: SalesStatsResolvers<ContextType>;
 };

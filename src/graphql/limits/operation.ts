@@ -20,8 +20,8 @@ export const REQUEST_LIMITS = {
   maxBodySize: "100kb",
 } as const;
 
-/** The arguments that say how many items a list field returns, and so how often its selection is paid for. */
-const LIST_SIZE_ARGUMENTS: readonly string[] = ["first", "top"];
+/** The arguments that say how many items a list field returns, and so how often its selection is paid for: `last` weighs as `first`. */
+const LIST_SIZE_ARGUMENTS: readonly string[] = ["first", "last", "top"];
 
 /** The codes clients see when a request is refused for its size, shape or duration. */
 export type RequestLimitCode =
@@ -74,11 +74,12 @@ export function armorProtection(production: boolean) {
   }).protect();
 }
 
-/** Every field costs 1, and a list field costs its selection once per item it may return. */
+/** Every field costs 1, and a list field costs its selection once per item it may return (`nodes`: once per id). */
 const listSizeEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
-  const sizeArgument = field.args.find((argument) => LIST_SIZE_ARGUMENTS.includes(argument.name));
-  if (!sizeArgument) return undefined;
-  const size: unknown = args[sizeArgument.name];
+  if (Array.isArray(args["ids"])) return 1 + args["ids"].length * childComplexity;
+  const sizeArguments = field.args.filter((argument) => LIST_SIZE_ARGUMENTS.includes(argument.name));
+  if (sizeArguments.length === 0) return undefined;
+  const size: unknown = sizeArguments.map((argument) => args[argument.name]).find((value) => value != null);
   // An explicit null gets the default page size from the resolvers; a negative size is refused by them.
   return 1 + Math.max(0, typeof size === "number" ? size : DEFAULT_PAGE_SIZE) * childComplexity;
 };

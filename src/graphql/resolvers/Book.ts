@@ -1,21 +1,35 @@
 import type { BookResolvers } from "../__generated__/resolvers-types";
-import { formatBookId } from "../../sales/book-ids";
+import { formatBookId, parseCustomerId } from "../../sales/book-ids";
 import { retrieveCustomersPage } from "../../sales/customers";
+import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
 import { parseCustomerCursor } from "../cursors";
-import { DEFAULT_PAGE_SIZE } from "./pagination";
+import { bookGlobalId } from "../global-ids";
+import { pageSizeOf } from "./pagination";
+
+/** How many recommendations `alsoBought` returns when `first` is null. */
+const DEFAULT_RECOMMENDATIONS = 10;
 
 export const Book: BookResolvers = {
   id: (book) => formatBookId(book._id),
+  globalId: (book) => bookGlobalId(book._id),
   year: (book) => book.year ?? null,
   purchaseCount: (book) => book.purchase_count,
   hasExtras: (book) => book.has_extras,
 
-  // Needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
-  customersPurchased: async (book, { first, after }, { loaders }) => {
-    const afterPosition = parseCustomerCursor(after);
-    const start = afterPosition === null ? 0 : afterPosition + 1;
-    const loadPage = loaders.extraSalesPage.load.bind(loaders.extraSalesPage);
-    const page = await retrieveCustomersPage(loadPage, book, start, first ?? DEFAULT_PAGE_SIZE);
-    return { ...page, book, hasPreviousPage: afterPosition !== null };
+  // Each needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
+  customersPurchased: async (book, { first, after, last, before }, { loaders }) => {
+    const request = { after: parseCustomerCursor(after), before: parseCustomerCursor(before, "before"), ...pageSizeOf({ first, last }) };
+    const page = await retrieveCustomersPage((window) => loaders.overflowWindow.load(window), book, request);
+    return { ...page, book };
+  },
+
+  purchasedBy: (book, { customerId }, { loaders }) =>
+    loaders.purchasedBy.load({ bookId: book._id, customerId: parseCustomerId(customerId), hasExtras: book.has_extras }),
+
+  alsoBought: async (book, { first }, { db, loaders }) => {
+    const recommended = await retrieveAlsoBought(db, book._id, first ?? DEFAULT_RECOMMENDATIONS);
+    const loaded = await Promise.all(recommended.map(async ({ _id, sharedBuyers }) => ({ book: await loaders.book.load(_id), sharedBuyers })));
+    // A book id left only on overflow pages (reconcile reports those) is no book to recommend.
+    return loaded.filter((recommendation): recommendation is Recommendation => recommendation.book !== null);
   },
 };

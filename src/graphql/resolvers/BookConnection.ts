@@ -1,11 +1,13 @@
 import type { BookConnectionResolvers, BookEdgeResolvers } from "../__generated__/resolvers-types";
 import { countBooks } from "../../sales/books";
+import { countBooksPurchased } from "../../sales/customer-books";
 import { bookCursor } from "../cursors";
 import { pageInfo } from "./pagination";
 
 export const BookConnection: BookConnectionResolvers = {
-  // Counted only when a client asks for it, from the collection's metadata (see countBooks for where that can be off).
-  totalCount: (_connection, _args, { db }) => countBooks(db),
+  // Counted only when a client asks for it: the catalog's from the collection's metadata (see countBooks for
+  // where that can be off), a customer's by the distinct books of their purchases.
+  totalCount: ({ purchasedBy }, _args, { db }) => (purchasedBy === undefined ? countBooks(db) : countBooksPurchased(db, purchasedBy)),
   edges: (connection) => connection.books,
   pageInfo: ({ books, hasNextPage, hasPreviousPage }) =>
     pageInfo(books.map((book) => bookCursor(book._id)), hasNextPage, hasPreviousPage),

@@ -1,20 +1,52 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
-import { parseBookId } from "../../sales/book-ids";
-import { retrieveBooksPage } from "../../sales/books";
+import { parseBookId, parseCustomerId } from "../../sales/book-ids";
+import { retrieveBooksPage, retrieveBooksPageBefore } from "../../sales/books";
+import { InvalidInputError } from "../../sales/errors";
 import { DEFAULT_LARGEST_BOOKS, retrieveRecentSalesStats } from "../../sales/stats";
 import { parseBookCursor } from "../cursors";
+import { parseGlobalId } from "../global-ids";
 import { embeddedBuyersSelected } from "../selection";
-import { DEFAULT_PAGE_SIZE } from "./pagination";
+import type { GraphQLContext } from "../context";
+import { pageSizeOf } from "./pagination";
+
+/** How many ids `Query.nodes` takes at once, as many as a page of books. */
+const MAX_NODES = 100;
 
 export const Query: QueryResolvers = {
   book: (_parent, { id }, { loaders }) => loaders.book.load(parseBookId(id)),
 
-  books: async (_parent, { first, after }, { db }, info) => {
-    const afterId = parseBookCursor(after);
-    const page = await retrieveBooksPage(db, afterId, first ?? DEFAULT_PAGE_SIZE, embeddedBuyersSelected(info, ["edges", "node"]));
-    return { ...page, hasPreviousPage: afterId !== null };
+  books: async (_parent, { first, after, last, before }, { db }, info) => {
+    const size = pageSizeOf({ first, last });
+    const embeddedBuyers = embeddedBuyersSelected(info, ["edges", "node"]);
+    if ("first" in size) {
+      if (before != null) throw new InvalidInputError("before pages backward: pass it with last, not first.", "before");
+      const afterId = parseBookCursor(after);
+      return { ...(await retrieveBooksPage(db, afterId, size.first, embeddedBuyers)), hasPreviousPage: afterId !== null };
+    }
+    if (after != null) throw new InvalidInputError("after pages forward: pass it with first, not last.", "after");
+    return retrieveBooksPageBefore(db, parseBookCursor(before, "before"), size.last, embeddedBuyers);
+  },
+
+  customer: (_parent, { id }) => ({ id: parseCustomerId(id, "id") }),
+
+  node: async (_parent, { id }, context) => (await nodesOf([id], context))[0] ?? null,
+
+  nodes: (_parent, { ids }, context) => {
+    if (ids.length > MAX_NODES) throw new InvalidInputError(`ids takes at most ${MAX_NODES} global ids, got ${ids.length}.`, "ids");
+    return nodesOf(ids, context);
   },
 
   salesStats: (_parent, { top }, { db, settings }, info) =>
     retrieveRecentSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS, { embeddedBuyers: embeddedBuyersSelected(info, ["largestBooks"]) }),
 };
+
+/** The objects global ids name, in order, null for each that names nothing; every book among them is read by one query. */
+async function nodesOf(globalIds: readonly string[], { loaders }: GraphQLContext) {
+  return Promise.all(
+    globalIds.map(async (globalId) => {
+      const named = parseGlobalId(globalId);
+      if (named?.type === "Customer") return { id: named.id };
+      return named === null ? null : loaders.book.load(named.id);
+    }),
+  );
+}
