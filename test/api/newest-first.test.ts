@@ -133,3 +133,55 @@ describe("a deep page of buyers", () => {
     expect(replyBytes).toBeLessThanOrEqual(3 * 1024);
   });
 });
+
+describe("Query.books newest first", () => {
+  const BOOKS = `
+    query ($first: Int, $after: String, $last: Int, $before: String) {
+      books(first: $first, after: $after, last: $last, before: $before) {
+        edges { node { id } }
+        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+      }
+    }`;
+  type BooksData = { books: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } } };
+  // Integers, then strings, then ObjectIds: the page edges fall inside and between the id types.
+  const CATALOG = ["1", "2", "10", "apple", "pear", "64b7f0c2a1b2c3d4e5f60718", "64b7f0c2a1b2c3d4e5f60719"];
+  let catalog: TestApi;
+  beforeAll(async () => {
+    catalog = await openTestApi();
+    for (const id of CATALOG) await seedBook(catalog.db, id, []);
+  });
+  afterAll(() => catalog.close());
+
+  async function books(variables: Record<string, unknown>) {
+    const result = await catalog.execute<BooksData>(BOOKS, variables);
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    return result.data!.books;
+  }
+
+  it.each([1, 2, 3, 7, 8])("lists the catalog backward in pages of %p in the same order as forward", async (pageSize) => {
+    const pages: string[][] = [];
+    let before: string | null = null;
+    for (;;) {
+      const page = await books({ last: pageSize, before });
+      pages.unshift(page.edges.map((edge) => edge.node.id));
+      expect(page.pageInfo.hasNextPage).toBe(before !== null);
+      if (!page.pageInfo.hasPreviousPage) break;
+      before = page.pageInfo.startCursor;
+    }
+    expect(pages.flat()).toEqual(CATALOG);
+  });
+
+  it("reads the last page with one query", async () => {
+    catalog.commands.reset();
+    const page = await books({ last: 2 });
+    expect(page.edges.map((edge) => edge.node.id)).toEqual(CATALOG.slice(-2));
+    expect(page.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+    expect(catalog.commands.names()).toEqual(["find"]);
+  });
+
+  it("refuses a cursor paired with the other direction's size", async () => {
+    const end = (await books({ first: 2 })).pageInfo.endCursor;
+    expect((await catalog.execute(BOOKS, { first: 2, before: end })).errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argumentName: "before" });
+    expect((await catalog.execute(BOOKS, { last: 2, after: end })).errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argumentName: "after" });
+  });
+});
