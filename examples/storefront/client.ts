@@ -1,9 +1,9 @@
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { print } from "graphql";
-import { BookBuyersDocument, ListBooksDocument, RecordPurchaseDocument } from "./__generated__/graphql";
+import { BookBuyersDocument, ListBooksDocument, ProductPageDocument, RecordPurchaseDocument } from "./__generated__/graphql";
 
 /**
- * A storefront's view of the API: three operations, typed end to end by graphql-codegen's client
+ * A storefront's view of the API: four operations, typed end to end by graphql-codegen's client
  * preset from `operations/*.graphql`. Any fetch-based GraphQL client works the same way.
  */
 export class StorefrontClient {
@@ -21,6 +21,11 @@ export class StorefrontClient {
   /** One book's buyers, a page at a time: pass the previous page's endCursor as `after`. */
   bookBuyers(id: string, first: number, after?: string | null) {
     return this.request(BookBuyersDocument, { id, first, after });
+  }
+
+  /** A book's product page: its newest buyers and "customers also bought"; both need `purchases:read`. */
+  productPage(id: string, recentBuyers: number, recommendations: number) {
+    return this.request(ProductPageDocument, { id, recentBuyers, recommendations });
   }
 
   /** Checkout, once per order line: calling again with the same `purchaseId` never buys twice. */
