@@ -16,8 +16,18 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 type Documents = {
     "\n  query BookId($id: ID!) {\n    book(id: $id) { id }\n  }\n": typeof types.BookIdDocument,
     "\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }\n  }\n": typeof types.BooksPageDocument,
+    "\n  query PurchaseHistory($id: ID!, $first: Int, $after: String) {\n    customer(id: $id) {\n      id\n      booksPurchased(first: $first, after: $after) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage endCursor }\n      }\n    }\n  }\n": typeof types.PurchaseHistoryDocument,
+    "query PurchaseHistoryCount { customer(id: \"alice\") { booksPurchased(first: 0) { totalCount } } }": typeof types.PurchaseHistoryCountDocument,
+    "query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }": typeof types.BoughtAcrossListingDocument,
+    "query BoughtOneBook { book(id: \"c\") { purchasedBy(customerId: \"carol\") } }": typeof types.BoughtOneBookDocument,
+    "query AlsoBought($id: ID!, $first: Int) { book(id: $id) { alsoBought(first: $first) { book { id title } sharedBuyers } } }": typeof types.AlsoBoughtDocument,
+    "query NodeById($id: ID!) { node(id: $id) { __typename globalId ... on Book { id title } ... on Customer { id } } }": typeof types.NodeByIdDocument,
+    "query BookGlobalId { book(id: \"2\") { id globalId } }": typeof types.BookGlobalIdDocument,
+    "query NodesByIds($ids: [ID!]!) { nodes(ids: $ids) { ... on Book { id } ... on Customer { id } } }": typeof types.NodesByIdsDocument,
     "\n    query ListingWithBuyers($first: Int!) {\n      books(first: $first) { edges { node { id customersPurchased(first: 60) { edges { node { id } } } } } }\n    }\n  ": typeof types.ListingWithBuyersDocument,
     "\n  mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book { id purchaseCount hasExtras }\n    }\n  }\n": typeof types.RecordKeyedPurchaseDocument,
+    "\n  query BuyersBothWays($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {\n    book(id: $id) {\n      customersPurchased(first: $first, after: $after, last: $last, before: $before) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  }\n": typeof types.BuyersBothWaysDocument,
+    "\n    query CatalogBothWays($first: Int, $after: String, $last: Int, $before: String) {\n      books(first: $first, after: $after, last: $last, before: $before) {\n        edges { node { id } }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  ": typeof types.CatalogBothWaysDocument,
     "\n  mutation BuyAndListBuyers($bookId: ID!, $customerId: ID!, $first: Int!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {\n      book { customersPurchased(first: $first) { edges { node { id } } } }\n    }\n  }\n": typeof types.BuyAndListBuyersDocument,
     "\n  query SalesStats($top: Int) {\n    salesStats(top: $top) {\n      books outliers extraSalesDocuments\n      overflowPagesPerOutlier { max median p99 }\n      largestBooks { id purchaseCount hasExtras }\n      outlierThreshold extraSalesPageSize\n    }\n  }\n": typeof types.SalesStatsDocument,
     "\n  mutation FactoryAddBook($input: AddBookInput!) {\n    addBook(input: $input) { id }\n  }\n": typeof types.FactoryAddBookDocument,
@@ -27,8 +37,18 @@ type Documents = {
 const documents: Documents = {
     "\n  query BookId($id: ID!) {\n    book(id: $id) { id }\n  }\n": types.BookIdDocument,
     "\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }\n  }\n": types.BooksPageDocument,
+    "\n  query PurchaseHistory($id: ID!, $first: Int, $after: String) {\n    customer(id: $id) {\n      id\n      booksPurchased(first: $first, after: $after) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage endCursor }\n      }\n    }\n  }\n": types.PurchaseHistoryDocument,
+    "query PurchaseHistoryCount { customer(id: \"alice\") { booksPurchased(first: 0) { totalCount } } }": types.PurchaseHistoryCountDocument,
+    "query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }": types.BoughtAcrossListingDocument,
+    "query BoughtOneBook { book(id: \"c\") { purchasedBy(customerId: \"carol\") } }": types.BoughtOneBookDocument,
+    "query AlsoBought($id: ID!, $first: Int) { book(id: $id) { alsoBought(first: $first) { book { id title } sharedBuyers } } }": types.AlsoBoughtDocument,
+    "query NodeById($id: ID!) { node(id: $id) { __typename globalId ... on Book { id title } ... on Customer { id } } }": types.NodeByIdDocument,
+    "query BookGlobalId { book(id: \"2\") { id globalId } }": types.BookGlobalIdDocument,
+    "query NodesByIds($ids: [ID!]!) { nodes(ids: $ids) { ... on Book { id } ... on Customer { id } } }": types.NodesByIdsDocument,
     "\n    query ListingWithBuyers($first: Int!) {\n      books(first: $first) { edges { node { id customersPurchased(first: 60) { edges { node { id } } } } } }\n    }\n  ": types.ListingWithBuyersDocument,
     "\n  mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book { id purchaseCount hasExtras }\n    }\n  }\n": types.RecordKeyedPurchaseDocument,
+    "\n  query BuyersBothWays($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {\n    book(id: $id) {\n      customersPurchased(first: $first, after: $after, last: $last, before: $before) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  }\n": types.BuyersBothWaysDocument,
+    "\n    query CatalogBothWays($first: Int, $after: String, $last: Int, $before: String) {\n      books(first: $first, after: $after, last: $last, before: $before) {\n        edges { node { id } }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  ": types.CatalogBothWaysDocument,
     "\n  mutation BuyAndListBuyers($bookId: ID!, $customerId: ID!, $first: Int!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {\n      book { customersPurchased(first: $first) { edges { node { id } } } }\n    }\n  }\n": types.BuyAndListBuyersDocument,
     "\n  query SalesStats($top: Int) {\n    salesStats(top: $top) {\n      books outliers extraSalesDocuments\n      overflowPagesPerOutlier { max median p99 }\n      largestBooks { id purchaseCount hasExtras }\n      outlierThreshold extraSalesPageSize\n    }\n  }\n": types.SalesStatsDocument,
     "\n  mutation FactoryAddBook($input: AddBookInput!) {\n    addBook(input: $input) { id }\n  }\n": types.FactoryAddBookDocument,
@@ -61,11 +81,51 @@ export function graphql(source: "\n  query BooksPage($first: Int, $after: String
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query PurchaseHistory($id: ID!, $first: Int, $after: String) {\n    customer(id: $id) {\n      id\n      booksPurchased(first: $first, after: $after) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage endCursor }\n      }\n    }\n  }\n"): (typeof documents)["\n  query PurchaseHistory($id: ID!, $first: Int, $after: String) {\n    customer(id: $id) {\n      id\n      booksPurchased(first: $first, after: $after) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage endCursor }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query PurchaseHistoryCount { customer(id: \"alice\") { booksPurchased(first: 0) { totalCount } } }"): (typeof documents)["query PurchaseHistoryCount { customer(id: \"alice\") { booksPurchased(first: 0) { totalCount } } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }"): (typeof documents)["query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query BoughtOneBook { book(id: \"c\") { purchasedBy(customerId: \"carol\") } }"): (typeof documents)["query BoughtOneBook { book(id: \"c\") { purchasedBy(customerId: \"carol\") } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query AlsoBought($id: ID!, $first: Int) { book(id: $id) { alsoBought(first: $first) { book { id title } sharedBuyers } } }"): (typeof documents)["query AlsoBought($id: ID!, $first: Int) { book(id: $id) { alsoBought(first: $first) { book { id title } sharedBuyers } } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query NodeById($id: ID!) { node(id: $id) { __typename globalId ... on Book { id title } ... on Customer { id } } }"): (typeof documents)["query NodeById($id: ID!) { node(id: $id) { __typename globalId ... on Book { id title } ... on Customer { id } } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query BookGlobalId { book(id: \"2\") { id globalId } }"): (typeof documents)["query BookGlobalId { book(id: \"2\") { id globalId } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query NodesByIds($ids: [ID!]!) { nodes(ids: $ids) { ... on Book { id } ... on Customer { id } } }"): (typeof documents)["query NodesByIds($ids: [ID!]!) { nodes(ids: $ids) { ... on Book { id } ... on Customer { id } } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n    query ListingWithBuyers($first: Int!) {\n      books(first: $first) { edges { node { id customersPurchased(first: 60) { edges { node { id } } } } } }\n    }\n  "): (typeof documents)["\n    query ListingWithBuyers($first: Int!) {\n      books(first: $first) { edges { node { id customersPurchased(first: 60) { edges { node { id } } } } } }\n    }\n  "];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book { id purchaseCount hasExtras }\n    }\n  }\n"): (typeof documents)["\n  mutation RecordKeyedPurchase($bookId: ID!, $customerId: ID!, $purchaseId: ID) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book { id purchaseCount hasExtras }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query BuyersBothWays($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {\n    book(id: $id) {\n      customersPurchased(first: $first, after: $after, last: $last, before: $before) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  }\n"): (typeof documents)["\n  query BuyersBothWays($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {\n    book(id: $id) {\n      customersPurchased(first: $first, after: $after, last: $last, before: $before) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n    query CatalogBothWays($first: Int, $after: String, $last: Int, $before: String) {\n      books(first: $first, after: $after, last: $last, before: $before) {\n        edges { node { id } }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  "): (typeof documents)["\n    query CatalogBothWays($first: Int, $after: String, $last: Int, $before: String) {\n      books(first: $first, after: $after, last: $last, before: $before) {\n        edges { node { id } }\n        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }\n      }\n    }\n  "];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

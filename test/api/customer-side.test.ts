@@ -1,7 +1,10 @@
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { toGlobalId } from "graphql-relay";
-import { openTestApi, type ExecutionResult, type TestApi } from "../support/api";
+import { graphql } from "../__generated__";
+import { openTestApi, type TestApi } from "../support/api";
 import { bookGlobalId, customerGlobalId } from "../../src/graphql/global-ids";
 import { parseBookId } from "../../src/sales/book-ids";
+import type { AlsoBoughtQuery, BoughtAcrossListingQuery, PurchaseHistoryQuery } from "../__generated__/graphql";
 import { customers, seedBook } from "../support/factories";
 import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 
@@ -26,14 +29,14 @@ beforeAll(async () => {
 afterAll(() => api.close());
 beforeEach(() => api.commands.reset());
 
-async function run<TData>(query: string, variables?: Record<string, unknown>): Promise<TData> {
-  const result: ExecutionResult<TData> = await api.execute<TData>(query, variables);
+async function run<TData, TVariables extends Record<string, unknown>>(document: TypedDocumentNode<TData, TVariables>, variables: TVariables): Promise<TData> {
+  const result = await api.execute(document, variables);
   if (result.errors) throw new Error(JSON.stringify(result.errors));
   return result.data!;
 }
 
-const HISTORY = `
-  query ($id: ID!, $first: Int, $after: String) {
+const HISTORY = graphql(`
+  query PurchaseHistory($id: ID!, $first: Int, $after: String) {
     customer(id: $id) {
       id
       booksPurchased(first: $first, after: $after) {
@@ -41,20 +44,14 @@ const HISTORY = `
         pageInfo { hasNextPage hasPreviousPage endCursor }
       }
     }
-  }`;
-
-interface HistoryData {
-  customer: {
-    id: string;
-    booksPurchased: { edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor: string | null } };
-  };
-}
+  }
+`);
 
 describe("Customer.booksPurchased", () => {
   it("lists each book the customer bought once, in book id order, from embedded arrays and overflow pages", async () => {
-    const { customer } = await run<HistoryData>(HISTORY, { id: "alice" });
-    expect(customer.booksPurchased.edges.map((edge) => edge.node.id)).toEqual(["2", "a", OBJECT_ID]);
-    expect(customer.booksPurchased.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
+    const { customer } = await run(HISTORY, { id: "alice" });
+    expect(customer!.booksPurchased.edges.map((edge) => edge.node.id)).toEqual(["2", "a", OBJECT_ID]);
+    expect(customer!.booksPurchased.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
     // One query per multikey index, side by side, then the books.
     expect(api.commands.names()).toEqual(["find", "aggregate", "find"]);
   });
@@ -63,95 +60,93 @@ describe("Customer.booksPurchased", () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (;;) {
-      const { customer }: HistoryData = await run<HistoryData>(HISTORY, { id: "alice", first: 1, after });
-      seen.push(...customer.booksPurchased.edges.map((edge) => edge.node.id));
-      expect(customer.booksPurchased.pageInfo.hasPreviousPage).toBe(after !== null);
-      if (!customer.booksPurchased.pageInfo.hasNextPage) break;
-      after = customer.booksPurchased.pageInfo.endCursor;
+      const { customer }: PurchaseHistoryQuery = await run(HISTORY, { id: "alice", first: 1, after });
+      seen.push(...customer!.booksPurchased.edges.map((edge) => edge.node.id));
+      expect(customer!.booksPurchased.pageInfo.hasPreviousPage).toBe(after !== null);
+      if (!customer!.booksPurchased.pageInfo.hasNextPage) break;
+      after = customer!.booksPurchased.pageInfo.endCursor;
     }
     expect(seen).toEqual(["2", "a", OBJECT_ID]);
   });
 
   it("counts the customer's distinct books only when asked", async () => {
-    const data = await run<{ customer: { booksPurchased: { totalCount: number } } }>(`{ customer(id: "alice") { booksPurchased(first: 0) { totalCount } } }`);
-    expect(data.customer.booksPurchased.totalCount).toBe(3);
+    const data = await run(graphql(`query PurchaseHistoryCount { customer(id: "alice") { booksPurchased(first: 0) { totalCount } } }`), {});
+    expect(data.customer!.booksPurchased.totalCount).toBe(3);
   });
 
   it("gives a customer who bought nothing an empty history", async () => {
-    const { customer } = await run<HistoryData>(HISTORY, { id: "nobody" });
+    const { customer } = await run(HISTORY, { id: "nobody" });
     expect(customer).toEqual({ id: "nobody", booksPurchased: { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: null } } });
     expect(api.commands.names()).toEqual(["find", "aggregate"]);
   });
 });
 
 describe("Book.purchasedBy", () => {
-  const LISTING = `query ($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }`;
-  type ListingData = { books: { edges: { node: { id: string; purchasedBy: boolean } }[] } };
-  const answers = (data: ListingData) => Object.fromEntries(data.books.edges.map(({ node }) => [node.id, node.purchasedBy]));
+  const LISTING = graphql(`query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }`);
+  const answers = (data: BoughtAcrossListingQuery) => Object.fromEntries(data.books.edges.map(({ node }) => [node.id, node.purchasedBy]));
 
   it.each([
     ["alice", { "2": true, a: true, c: false, f: false, [OBJECT_ID]: true }],
     ["ivan", { "2": false, a: true, c: false, f: false, [OBJECT_ID]: false }],
     ["nobody", { "2": false, a: false, c: false, f: false, [OBJECT_ID]: false }],
   ])("answers for %p across a page of books with two aggregations in all", async (customerId, expected) => {
-    expect(answers(await run<ListingData>(LISTING, { customerId }))).toEqual(expected);
+    expect(answers(await run(LISTING, { customerId }))).toEqual(expected);
     expect(api.commands.names()).toEqual(["find", "aggregate", "aggregate"]);
   });
 
   it("asks only the books when none of them has overflowed", async () => {
-    const data = await run<{ book: { purchasedBy: boolean } }>(`{ book(id: "c") { purchasedBy(customerId: "carol") } }`);
-    expect(data.book.purchasedBy).toBe(true);
+    const data = await run(graphql(`query BoughtOneBook { book(id: "c") { purchasedBy(customerId: "carol") } }`), {});
+    expect(data.book!.purchasedBy).toBe(true);
     expect(api.commands.names()).toEqual(["find", "aggregate"]);
   });
 });
 
 describe("Book.alsoBought", () => {
-  const ALSO_BOUGHT = `query ($id: ID!, $first: Int) { book(id: $id) { alsoBought(first: $first) { book { id title } sharedBuyers } } }`;
-  type AlsoBoughtData = { book: { alsoBought: { book: { id: string }; sharedBuyers: number }[] } };
-  const recommendations = (data: AlsoBoughtData) => data.book.alsoBought.map(({ book, sharedBuyers }) => [book.id, sharedBuyers]);
+  const ALSO_BOUGHT = graphql(`query AlsoBought($id: ID!, $first: Int) { book(id: $id) { alsoBought(first: $first) { book { id title } sharedBuyers } } }`);
+  const recommendations = (data: AlsoBoughtQuery) => data.book!.alsoBought.map(({ book, sharedBuyers }) => [book.id, sharedBuyers]);
 
   it("ranks the books the sampled buyers also bought, ties in book id order, never the book itself", async () => {
-    const data = await run<AlsoBoughtData>(ALSO_BOUGHT, { id: "a" });
+    const data = await run(ALSO_BOUGHT, { id: "a" });
     // Sample: a's embedded buyers alice, bob, carol, dave, erin. frank bought "f" but only sits on a's overflow page.
     expect(recommendations(data)).toEqual([["2", 2], ["c", 2], [OBJECT_ID, 1]]);
     expect(api.commands.names()).toEqual(["find", "find", "aggregate", "find"]);
   });
 
   it("stops at first", async () => {
-    expect(recommendations(await run<AlsoBoughtData>(ALSO_BOUGHT, { id: "a", first: 1 }))).toEqual([["2", 2]]);
+    expect(recommendations(await run(ALSO_BOUGHT, { id: "a", first: 1 }))).toEqual([["2", 2]]);
   });
 
   it("counts only the sampled buyers, and recommends nothing when none of them bought another book", async () => {
-    expect(recommendations(await run<AlsoBoughtData>(ALSO_BOUGHT, { id: "f" }))).toEqual([["a", 1]]);
+    expect(recommendations(await run(ALSO_BOUGHT, { id: "f" }))).toEqual([["a", 1]]);
     await seedBook(api.db, "lonely", ["solo"], SMALL);
-    expect(recommendations(await run<AlsoBoughtData>(ALSO_BOUGHT, { id: "lonely" }))).toEqual([]);
+    expect(recommendations(await run(ALSO_BOUGHT, { id: "lonely" }))).toEqual([]);
   });
 });
 
 describe("Relay's Global Object Identification", () => {
-  const NODE = `query ($id: ID!) { node(id: $id) { __typename globalId ... on Book { id title } ... on Customer { id } } }`;
+  const NODE = graphql(`query NodeById($id: ID!) { node(id: $id) { __typename globalId ... on Book { id title } ... on Customer { id } } }`);
 
   it("refetches a book and a customer by their global ids, and answers null for ids it never issued", async () => {
     for (const id of ["2", "a", OBJECT_ID]) {
-      const { node } = await run<{ node: { __typename: string; id: string; globalId: string } }>(NODE, { id: bookGlobalId(parseBookId(id)) });
+      const { node } = await run(NODE, { id: bookGlobalId(parseBookId(id)) });
       expect(node).toMatchObject({ __typename: "Book", id });
     }
-    expect((await run<{ node: unknown }>(NODE, { id: customerGlobalId("alice") })).node).toEqual({ __typename: "Customer", globalId: customerGlobalId("alice"), id: "alice" });
+    expect((await run(NODE, { id: customerGlobalId("alice") })).node).toEqual({ __typename: "Customer", globalId: customerGlobalId("alice"), id: "alice" });
     for (const id of ["2", "garbage", toGlobalId("Author", "1"), toGlobalId("Book", ""), bookGlobalId("no-such-book")]) {
-      expect((await run<{ node: unknown }>(NODE, { id })).node).toBeNull();
+      expect((await run(NODE, { id })).node).toBeNull();
     }
   });
 
   it("gives each book a global id that node takes back, while book(id:) keeps taking database ids", async () => {
-    const { book } = await run<{ book: { id: string; globalId: string } }>(`{ book(id: "2") { id globalId } }`);
-    expect(book.id).toBe("2");
-    const { node } = await run<{ node: { id: string } }>(NODE, { id: book.globalId });
-    expect(node.id).toBe("2");
+    const { book } = await run(graphql(`query BookGlobalId { book(id: "2") { id globalId } }`), {});
+    expect(book!.id).toBe("2");
+    const { node } = await run(NODE, { id: book!.globalId });
+    expect(node).toMatchObject({ __typename: "Book", id: "2" });
   });
 
   it("reads every book among nodes with one query, in the order given", async () => {
     const ids = [bookGlobalId("a"), "garbage", customerGlobalId("bob"), bookGlobalId(2), bookGlobalId("missing")];
-    const { nodes } = await run<{ nodes: ({ id: string } | null)[] }>(`query ($ids: [ID!]!) { nodes(ids: $ids) { ... on Book { id } ... on Customer { id } } }`, { ids });
+    const { nodes } = await run(graphql(`query NodesByIds($ids: [ID!]!) { nodes(ids: $ids) { ... on Book { id } ... on Customer { id } } }`), { ids });
     expect(nodes).toEqual([{ id: "a" }, null, { id: "bob" }, { id: "2" }, null]);
     expect(api.commands.names()).toEqual(["find"]);
   });

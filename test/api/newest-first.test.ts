@@ -1,4 +1,6 @@
 import { BSON, type CommandSucceededEvent } from "mongodb";
+import { graphql } from "../__generated__";
+import type { BuyersBothWaysQueryVariables, CatalogBothWaysQueryVariables } from "../__generated__/graphql";
 import { openTestApi, type TestApi } from "../support/api";
 import { customerCursor } from "../../src/graphql/cursors";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
@@ -7,24 +9,16 @@ import { customers, readAllCustomers, seedBook } from "../support/factories";
 /** Small pages so that windows cross the embedded edge and page edges with few purchases. */
 const SMALL = { outlierThreshold: 5, extraSalesPageSize: 4 };
 
-const PAGE = `
-  query ($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {
+const PAGE = graphql(`
+  query BuyersBothWays($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {
     book(id: $id) {
       customersPurchased(first: $first, after: $after, last: $last, before: $before) {
         edges { cursor node { id } }
         pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
       }
     }
-  }`;
-
-interface PageData {
-  book: {
-    customersPurchased: {
-      edges: { cursor: string; node: { id: string } }[];
-      pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
-    };
-  };
-}
+  }
+`);
 
 let api: TestApi;
 let replyBytes = 0;
@@ -44,10 +38,10 @@ beforeEach(() => {
   replyBytes = 0;
 });
 
-async function page(id: string, variables: Record<string, unknown>) {
-  const result = await api.execute<PageData>(PAGE, { id, ...variables });
+async function page(id: string, variables: Omit<BuyersBothWaysQueryVariables, "id">) {
+  const result = await api.execute(PAGE, { id, ...variables });
   if (result.errors) throw new Error(JSON.stringify(result.errors));
-  return result.data!.book.customersPurchased;
+  return result.data!.book!.customersPurchased;
 }
 
 const ids = (connection: { edges: { node: { id: string } }[] }) => connection.edges.map((edge) => edge.node.id);
@@ -135,14 +129,14 @@ describe("a deep page of buyers", () => {
 });
 
 describe("Query.books newest first", () => {
-  const BOOKS = `
-    query ($first: Int, $after: String, $last: Int, $before: String) {
+  const BOOKS = graphql(`
+    query CatalogBothWays($first: Int, $after: String, $last: Int, $before: String) {
       books(first: $first, after: $after, last: $last, before: $before) {
         edges { node { id } }
         pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
       }
-    }`;
-  type BooksData = { books: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } } };
+    }
+  `);
   // Integers, then strings, then ObjectIds: the page edges fall inside and between the id types.
   const CATALOG = ["1", "2", "10", "apple", "pear", "64b7f0c2a1b2c3d4e5f60718", "64b7f0c2a1b2c3d4e5f60719"];
   let catalog: TestApi;
@@ -152,8 +146,8 @@ describe("Query.books newest first", () => {
   });
   afterAll(() => catalog.close());
 
-  async function books(variables: Record<string, unknown>) {
-    const result = await catalog.execute<BooksData>(BOOKS, variables);
+  async function books(variables: CatalogBothWaysQueryVariables) {
+    const result = await catalog.execute(BOOKS, variables);
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.books;
   }
