@@ -16,9 +16,14 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
 type Documents = {
     "\n  query BookId($id: ID!) {\n    book(id: $id) { id }\n  }\n": typeof types.BookIdDocument,
     "\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }\n  }\n": typeof types.BooksPageDocument,
+    "query NewestBuyersCost($id: ID!) { book(id: $id) { customersPurchased(last: 20) { edges { node { id } } } } }": typeof types.NewestBuyersCostDocument,
+    "query DeepBuyersCost($id: ID!, $after: String) { book(id: $id) { customersPurchased(first: 20, after: $after) { edges { node { id } } } } }": typeof types.DeepBuyersCostDocument,
+    "query BoughtCost($id: ID!) { book(id: $id) { purchasedBy(customerId: \"nobody\") } }": typeof types.BoughtCostDocument,
+    "query AlsoBoughtCost($id: ID!) { book(id: $id) { alsoBought { sharedBuyers book { id } } } }": typeof types.AlsoBoughtCostDocument,
     "\n  query PurchaseHistory($id: ID!, $first: Int, $after: String) {\n    customer(id: $id) {\n      id\n      booksPurchased(first: $first, after: $after) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage endCursor }\n      }\n    }\n  }\n": typeof types.PurchaseHistoryDocument,
     "query PurchaseHistoryCount { customer(id: \"alice\") { booksPurchased(first: 0) { totalCount } } }": typeof types.PurchaseHistoryCountDocument,
     "query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }": typeof types.BoughtAcrossListingDocument,
+    "query BoughtByTwo { book(id: \"a\") { alice: purchasedBy(customerId: \"alice\") ivan: purchasedBy(customerId: \"ivan\") nobody: purchasedBy(customerId: \"nobody\") } }": typeof types.BoughtByTwoDocument,
     "query BoughtOneBook { book(id: \"c\") { purchasedBy(customerId: \"carol\") } }": typeof types.BoughtOneBookDocument,
     "query AlsoBought($id: ID!, $first: Int) { book(id: $id) { alsoBought(first: $first) { book { id title } sharedBuyers } } }": typeof types.AlsoBoughtDocument,
     "query NodeById($id: ID!) { node(id: $id) { __typename globalId ... on Book { id title } ... on Customer { id } } }": typeof types.NodeByIdDocument,
@@ -37,9 +42,14 @@ type Documents = {
 const documents: Documents = {
     "\n  query BookId($id: ID!) {\n    book(id: $id) { id }\n  }\n": types.BookIdDocument,
     "\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }\n  }\n": types.BooksPageDocument,
+    "query NewestBuyersCost($id: ID!) { book(id: $id) { customersPurchased(last: 20) { edges { node { id } } } } }": types.NewestBuyersCostDocument,
+    "query DeepBuyersCost($id: ID!, $after: String) { book(id: $id) { customersPurchased(first: 20, after: $after) { edges { node { id } } } } }": types.DeepBuyersCostDocument,
+    "query BoughtCost($id: ID!) { book(id: $id) { purchasedBy(customerId: \"nobody\") } }": types.BoughtCostDocument,
+    "query AlsoBoughtCost($id: ID!) { book(id: $id) { alsoBought { sharedBuyers book { id } } } }": types.AlsoBoughtCostDocument,
     "\n  query PurchaseHistory($id: ID!, $first: Int, $after: String) {\n    customer(id: $id) {\n      id\n      booksPurchased(first: $first, after: $after) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage endCursor }\n      }\n    }\n  }\n": types.PurchaseHistoryDocument,
     "query PurchaseHistoryCount { customer(id: \"alice\") { booksPurchased(first: 0) { totalCount } } }": types.PurchaseHistoryCountDocument,
     "query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }": types.BoughtAcrossListingDocument,
+    "query BoughtByTwo { book(id: \"a\") { alice: purchasedBy(customerId: \"alice\") ivan: purchasedBy(customerId: \"ivan\") nobody: purchasedBy(customerId: \"nobody\") } }": types.BoughtByTwoDocument,
     "query BoughtOneBook { book(id: \"c\") { purchasedBy(customerId: \"carol\") } }": types.BoughtOneBookDocument,
     "query AlsoBought($id: ID!, $first: Int) { book(id: $id) { alsoBought(first: $first) { book { id title } sharedBuyers } } }": types.AlsoBoughtDocument,
     "query NodeById($id: ID!) { node(id: $id) { __typename globalId ... on Book { id title } ... on Customer { id } } }": types.NodeByIdDocument,
@@ -81,6 +91,22 @@ export function graphql(source: "\n  query BooksPage($first: Int, $after: String
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "query NewestBuyersCost($id: ID!) { book(id: $id) { customersPurchased(last: 20) { edges { node { id } } } } }"): (typeof documents)["query NewestBuyersCost($id: ID!) { book(id: $id) { customersPurchased(last: 20) { edges { node { id } } } } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query DeepBuyersCost($id: ID!, $after: String) { book(id: $id) { customersPurchased(first: 20, after: $after) { edges { node { id } } } } }"): (typeof documents)["query DeepBuyersCost($id: ID!, $after: String) { book(id: $id) { customersPurchased(first: 20, after: $after) { edges { node { id } } } } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query BoughtCost($id: ID!) { book(id: $id) { purchasedBy(customerId: \"nobody\") } }"): (typeof documents)["query BoughtCost($id: ID!) { book(id: $id) { purchasedBy(customerId: \"nobody\") } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query AlsoBoughtCost($id: ID!) { book(id: $id) { alsoBought { sharedBuyers book { id } } } }"): (typeof documents)["query AlsoBoughtCost($id: ID!) { book(id: $id) { alsoBought { sharedBuyers book { id } } } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query PurchaseHistory($id: ID!, $first: Int, $after: String) {\n    customer(id: $id) {\n      id\n      booksPurchased(first: $first, after: $after) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage endCursor }\n      }\n    }\n  }\n"): (typeof documents)["\n  query PurchaseHistory($id: ID!, $first: Int, $after: String) {\n    customer(id: $id) {\n      id\n      booksPurchased(first: $first, after: $after) {\n        edges { cursor node { id } }\n        pageInfo { hasNextPage hasPreviousPage endCursor }\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -90,6 +116,10 @@ export function graphql(source: "query PurchaseHistoryCount { customer(id: \"ali
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }"): (typeof documents)["query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query BoughtByTwo { book(id: \"a\") { alice: purchasedBy(customerId: \"alice\") ivan: purchasedBy(customerId: \"ivan\") nobody: purchasedBy(customerId: \"nobody\") } }"): (typeof documents)["query BoughtByTwo { book(id: \"a\") { alice: purchasedBy(customerId: \"alice\") ivan: purchasedBy(customerId: \"ivan\") nobody: purchasedBy(customerId: \"nobody\") } }"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

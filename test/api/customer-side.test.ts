@@ -94,6 +94,12 @@ describe("Book.purchasedBy", () => {
     expect(api.commands.names()).toEqual(["find", "aggregate", "aggregate"]);
   });
 
+  it("answers for several customers in one request with the same two aggregations", async () => {
+    const data = await run(graphql(`query BoughtByTwo { book(id: "a") { alice: purchasedBy(customerId: "alice") ivan: purchasedBy(customerId: "ivan") nobody: purchasedBy(customerId: "nobody") } }`), {});
+    expect(data.book).toEqual({ alice: true, ivan: true, nobody: false });
+    expect(api.commands.names()).toEqual(["find", "aggregate", "aggregate"]);
+  });
+
   it("asks only the books when none of them has overflowed", async () => {
     const data = await run(graphql(`query BoughtOneBook { book(id: "c") { purchasedBy(customerId: "carol") } }`), {});
     expect(data.book!.purchasedBy).toBe(true);
