@@ -1,5 +1,6 @@
 import type { Collection, Db, Document, Filter, FindCursor } from "mongodb";
 import { EXTRA_SALES, type BookId } from "./documents";
+import { UNIQUE_PAGE_INDEX } from "../db/indexes";
 
 // The overflow documents the pattern's write-ups leave behind, before this project's numbered pages:
 // what the migration converts and what reconcile reports.
@@ -42,11 +43,16 @@ export function legacyOverflowFilter(collection: LegacyOverflow["collection"]): 
  * Every legacy overflow document of `collection`, with `projection`. In extra_sales a missing page
  * matches no index bounds, so the lookup walks the `(book_id, page)` index (where a missing page is a
  * null key) instead of scanning the collection, which mongod's notablescan would refuse; it still
- * reads one key per page, as a whole-catalog tool may. sales_extras is read whole, having no index.
+ * reads one key per page, as a whole-catalog tool may. Without that index (the state reconcile
+ * repairs) the only way left is a scan. sales_extras is read whole, having no index.
  */
-export function findLegacyOverflow<T extends Document>(db: Db, collection: LegacyOverflow["collection"], projection: Document): FindCursor<T> {
-  const hint = collection === EXTRA_SALES ? { hint: { book_id: 1, page: 1 } } : {};
-  return legacyCollection(db, collection).find<T>(legacyOverflowFilter(collection), { projection, ...hint });
+export async function findLegacyOverflow<T extends Document>(
+  db: Db,
+  collection: LegacyOverflow["collection"],
+  projection: Document,
+): Promise<FindCursor<T>> {
+  const walkPageIndex = collection === EXTRA_SALES && (await legacyCollection(db, collection).indexExists(UNIQUE_PAGE_INDEX).catch(() => false));
+  return legacyCollection(db, collection).find<T>(legacyOverflowFilter(collection), { projection, ...(walkPageIndex ? { hint: UNIQUE_PAGE_INDEX } : {}) });
 }
 
 /** Legacy data is untyped: only a list of strings is taken as customer ids. */

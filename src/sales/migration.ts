@@ -284,7 +284,7 @@ async function indexLegacySalesExtras(db: Db): Promise<void> {
 async function findLegacyBookIds(db: Db): Promise<Map<string, { collection: string; bookId: string }>> {
   const found = new Map<string, { collection: string; bookId: string }>();
   for (const collection of LEGACY_COLLECTIONS) {
-    for await (const { book_id: id } of findLegacyOverflow<{ book_id: BookId }>(db, collection, { book_id: 1 })) {
+    for await (const { book_id: id } of await findLegacyOverflow<{ book_id: BookId }>(db, collection, { book_id: 1 })) {
       found.set(bookIdKey(id), { collection, bookId: formatBookId(id) });
     }
   }

@@ -147,7 +147,7 @@ async function readPageSummaries(db: Db, filter: Document = {}): Promise<Map<str
 async function legacyOverflowViolations(db: Db): Promise<Violation[]> {
   const violations: Violation[] = [];
   for (const collection of LEGACY_COLLECTIONS) {
-    const documents = await findLegacyOverflow<{ book_id: BookId }>(db, collection, { book_id: 1 }).toArray();
+    const documents = await (await findLegacyOverflow<{ book_id: BookId }>(db, collection, { book_id: 1 })).toArray();
     violations.push(...documents.map(({ book_id }) => legacyOverflow(book_id, collection)));
   }
   return violations;
