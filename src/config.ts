@@ -57,7 +57,7 @@ const mongodbUri = makeValidator<string>((input) => {
 const apiTokens = makeValidator<ConfiguredToken[]>(parseTokenSpecs);
 
 // Pages above a few thousand entries bring back the very document growth the pattern exists to avoid.
-const MAX_PAGE_SIZE = 10_000;
+const MAX_EXTRA_SALES_PAGE_SIZE = 10_000;
 const MAX_THRESHOLD = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 // Past two minutes a client, proxy or load balancer has given up long before.
@@ -88,7 +88,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }),
       MONGODB_DB: str({ default: "bookstore", desc: "database name" }),
       OUTLIER_THRESHOLD: positiveInteger(MAX_THRESHOLD)({ default: 50, desc: "purchases embedded in a book" }),
-      EXTRA_SALES_PAGE_SIZE: positiveInteger(MAX_PAGE_SIZE)({ default: 1000, desc: "purchases per extra_sales page" }),
+      EXTRA_SALES_PAGE_SIZE: positiveInteger(MAX_EXTRA_SALES_PAGE_SIZE)({ default: 1000, desc: "purchases per extra_sales page" }),
       NODE_ENV: str({ choices: ["development", "production", "test"], default: "development" }),
       REQUEST_TIMEOUT_MS: positiveInteger(MAX_REQUEST_TIMEOUT_MS)({ default: DEFAULT_REQUEST_TIMEOUT_MS, desc: "time limit of one request" }),
       PURCHASE_ID_LIFETIME_HOURS: positiveInteger(MAX_PURCHASE_ID_LIFETIME_HOURS)({ default: DEFAULT_PURCHASE_ID_LIFETIME_HOURS, desc: "hours a purchaseId is remembered" }),

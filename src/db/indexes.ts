@@ -23,8 +23,8 @@ export interface RequiredIndex {
  * `has_extras` is indexed so that counting outliers (every metrics scrape, salesStats) reads the few
  * flagged books, not the catalog; the flag changes once per book, so the index adds nothing to the cost of a purchase.
  * `(purchase_count desc, _id)` serves salesStats' largest books, which would otherwise sort the whole
- * catalog; it is the one index a purchase pays for, every purchase moving its book's key (one key
- * removed, one inserted, in the same write), which BENCHMARKS.md measures.
+ * catalog; every purchase moves its book's key in it (one key removed, one inserted, in the same
+ * write), which BENCHMARKS.md measures.
  * The two multikey indexes answer the customer's side (purchase history, "did they buy it?", "also
  * bought") by customer id, each key followed by the book's id so that a customer's books come in book
  * id order and one book's check is a point lookup. They hold one key per stored purchase, and each

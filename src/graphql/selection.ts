@@ -1,8 +1,8 @@
 import type { GraphQLResolveInfo } from "graphql";
 import { parseResolveInfo, type FieldsByTypeName, type ResolveTree } from "graphql-parse-resolve-info";
-import { MAX_PAGE_SIZE } from "../sales/books";
+import { MAX_WINDOW_SIZE } from "../sales/books";
 import { parseCustomerCursor } from "./cursors";
-import { DEFAULT_PAGE_SIZE } from "./resolvers/pagination";
+import { DEFAULT_WINDOW_SIZE } from "./resolvers/pagination";
 
 /**
  * How many of each book's embedded buyers the operation needs, for books found at `pathToBook`
@@ -30,8 +30,8 @@ function subfields(fields: FieldsByTypeName, name: string): ResolveTree[] {
 function windowEnd({ args }: ResolveTree): number {
   // Newest first (`last`, `before`) counts from the end of the list: every embedded buyer may be in the window.
   if (args["last"] != null || args["before"] != null) return Infinity;
-  const first = args["first"] ?? DEFAULT_PAGE_SIZE;
-  if (typeof first !== "number" || first < 0 || first > MAX_PAGE_SIZE) return 0;
+  const first = args["first"] ?? DEFAULT_WINDOW_SIZE;
+  if (typeof first !== "number" || first < 0 || first > MAX_WINDOW_SIZE) return 0;
   const after = args["after"];
   try {
     const afterPosition = parseCustomerCursor(typeof after === "string" ? after : null);

@@ -8,7 +8,11 @@ import { idsBeyond } from "./id-order";
 
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_AUTHOR_LENGTH = 200;
-export const MAX_PAGE_SIZE = 100;
+/**
+ * The most items one connection window (`first`, `last`, `top`) may hold. "Window" is the client's
+ * page of a list; "page" is reserved for an `extra_sales` document and its configured size.
+ */
+export const MAX_WINDOW_SIZE = 100;
 
 export interface NewBook {
   id?: BookId | null;
@@ -59,9 +63,9 @@ function checkText(value: string, argument: string, maxLength: number): void {
   }
 }
 
-export function checkPageSize(first: number, argument = "first"): void {
-  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
-    throw new InvalidInputError(`${argument} must be from 0 to ${MAX_PAGE_SIZE}, got ${first}.`, argument);
+export function checkWindowSize(size: number, argument = "first"): void {
+  if (!Number.isInteger(size) || size < 0 || size > MAX_WINDOW_SIZE) {
+    throw new InvalidInputError(`${argument} must be from 0 to ${MAX_WINDOW_SIZE}, got ${size}.`, argument);
   }
 }
 
@@ -95,7 +99,7 @@ export interface BooksPage {
  * each with only its first `embeddedBuyers` embedded buyers (see `embeddedBuyersProjection`).
  */
 export async function retrieveBooksPage(db: Db, afterId: BookId | null, first: number, embeddedBuyers: number): Promise<BooksPage> {
-  checkPageSize(first);
+  checkWindowSize(first);
   const filter = afterId === null ? {} : idsAfter(afterId);
   const projection = embeddedBuyersProjection(embeddedBuyers);
   const books = await salesCollection(db).find(filter, { projection }).sort({ _id: 1 }).limit(first + 1).toArray();
@@ -123,7 +127,7 @@ export async function retrieveBooksPageBefore(
   last: number,
   embeddedBuyers: number,
 ): Promise<BooksPage & { hasPreviousPage: boolean }> {
-  checkPageSize(last, "last");
+  checkWindowSize(last, "last");
   const filter = beforeId === null ? {} : idsBeyond("_id", beforeId, "before");
   const projection = embeddedBuyersProjection(embeddedBuyers);
   const books = await salesCollection(db).find(filter, { projection }).sort({ _id: -1 }).limit(last + 1).toArray();

@@ -1,5 +1,5 @@
 import type { Collection, Db, Document } from "mongodb";
-import { checkPageSize } from "./books";
+import { checkWindowSize } from "./books";
 import { EXTRA_SALES, extraSalesCollection, SALES, salesCollection, type BookId } from "./documents";
 import { compareBookIds, idsBeyond } from "./id-order";
 import { bookIdKey } from "./book-ids";
@@ -19,7 +19,7 @@ export interface BooksPurchasedPage {
  * customer past the cursor (to drop repeats), so it grows with the customer's own overflow purchases, never with a book's.
  */
 export async function retrieveBooksPurchased(db: Db, customerId: string, afterId: BookId | null, first: number): Promise<BooksPurchasedPage> {
-  checkPageSize(first);
+  checkWindowSize(first);
   if (first === 0) return { bookIds: [], hasNextPage: (await countBooksPurchased(db, customerId)) > 0 };
   const [embedded, overflow] = await Promise.all([
     salesCollection(db)

@@ -1,6 +1,6 @@
 import type { BookId, SalesDocument } from "./documents";
 import { pageSizeOf } from "./documents";
-import { checkPageSize } from "./books";
+import { checkWindowSize } from "./books";
 
 /** One purchase with its position in the book's purchase list, which never changes: the list only grows at its end. */
 export interface PurchaseEntry {
@@ -51,10 +51,10 @@ export type OverflowLoader = (window: OverflowWindow) => Promise<PageSlice[]>;
 export async function retrieveCustomersPage(loadOverflow: OverflowLoader, book: SalesDocument, request: CustomersPageRequest): Promise<CustomersPage> {
   const windowStart = request.after === null ? 0 : request.after + 1;
   if ("first" in request) {
-    checkPageSize(request.first);
+    checkWindowSize(request.first);
     return readForward(loadOverflow, book, windowStart, request.before, request.first);
   }
-  checkPageSize(request.last, "last");
+  checkWindowSize(request.last, "last");
   const { entries, windowEnd } =
     request.before === null
       ? await readNewest(loadOverflow, book, request.last)

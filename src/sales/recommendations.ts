@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { checkPageSize } from "./books";
+import { checkWindowSize } from "./books";
 import { EXTRA_SALES, salesCollection, type BookId, type SalesDocument } from "./documents";
 
 /**
@@ -28,7 +28,7 @@ export interface RecommendedBookId {
  * never by how many purchases this book has.
  */
 export async function retrieveAlsoBought(db: Db, bookId: BookId, first: number): Promise<RecommendedBookId[]> {
-  checkPageSize(first);
+  checkWindowSize(first);
   if (first === 0) return [];
   const sampled = await salesCollection(db).findOne({ _id: bookId }, { projection: { _id: 0, customers_purchased: { $slice: ALSO_BOUGHT_SAMPLE_SIZE } } });
   const buyers = [...new Set(sampled?.customers_purchased ?? [])];

@@ -2,7 +2,7 @@ import { LRUCache } from "lru-cache";
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { extraSalesCollection, salesCollection, type SalesDocument } from "./documents";
-import { checkPageSize, countBooks, embeddedBuyersProjection } from "./books";
+import { checkWindowSize, countBooks, embeddedBuyersProjection } from "./books";
 import { LARGEST_FIRST } from "../db/indexes";
 
 /** How many overflow pages the outliers have, summarised over the outliers only. */
@@ -42,7 +42,7 @@ export async function retrieveSalesStats(
   largest = DEFAULT_LARGEST_BOOKS,
   { embeddedBuyers = 0 }: { /** How many embedded buyers of each largest book to read (see `embeddedBuyersProjection`). */ embeddedBuyers?: number } = {},
 ): Promise<SalesStats> {
-  checkPageSize(largest, "top");
+  checkWindowSize(largest, "top");
   const [books, outliers, extraSalesDocuments, pagesHistogram, largestBooks] = await Promise.all([
     countBooks(db),
     countOutliers(db),
@@ -123,7 +123,7 @@ export async function retrieveRecentSalesStats(
   largest = DEFAULT_LARGEST_BOOKS,
   { embeddedBuyers = 0 }: { embeddedBuyers?: number } = {},
 ): Promise<SalesStats> {
-  checkPageSize(largest, "top");
+  checkWindowSize(largest, "top");
   let cache = recentStats.get(db);
   if (!cache) {
     cache = new LRUCache<string, SalesStats, OutlierSettings>({

@@ -3,7 +3,7 @@ import { ApolloArmor } from "@escape.tech/graphql-armor";
 import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-armor-types";
 import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from "graphql-query-complexity";
-import { DEFAULT_PAGE_SIZE } from "../resolvers/pagination";
+import { DEFAULT_WINDOW_SIZE } from "../resolvers/pagination";
 
 /**
  * What one request may ask for, checked before any resolver runs. The storefront's heaviest
@@ -81,7 +81,7 @@ const listSizeEstimator: ComplexityEstimator = ({ field, args, childComplexity }
   if (sizeArguments.length === 0) return undefined;
   const size: unknown = sizeArguments.map((argument) => args[argument.name]).find((value) => value != null);
   // An explicit null gets the default page size from the resolvers; a negative size is refused by them.
-  return 1 + Math.max(0, typeof size === "number" ? size : DEFAULT_PAGE_SIZE) * childComplexity;
+  return 1 + Math.max(0, typeof size === "number" ? size : DEFAULT_WINDOW_SIZE) * childComplexity;
 };
 
 /** The cost of running `operation` of `document` with `variables`, or undefined when the variables are invalid. */

@@ -4,7 +4,7 @@ import { retrieveCustomersPage } from "../../sales/customers";
 import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
 import { parseCustomerCursor } from "../cursors";
 import { bookGlobalId } from "../global-ids";
-import { pageSizeOf } from "./pagination";
+import { windowSizeOf } from "./pagination";
 
 /** How many recommendations `alsoBought` returns when `first` is null. */
 const DEFAULT_RECOMMENDATIONS = 10;
@@ -18,7 +18,7 @@ export const Book: BookResolvers = {
 
   // Each needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
   customersPurchased: async (book, { first, after, last, before }, { loaders }) => {
-    const request = { after: parseCustomerCursor(after), before: parseCustomerCursor(before, "before"), ...pageSizeOf({ first, last }) };
+    const request = { after: parseCustomerCursor(after), before: parseCustomerCursor(before, "before"), ...windowSizeOf({ first, last }) };
     const page = await retrieveCustomersPage((window) => loaders.overflowWindow.load(window), book, request);
     return { ...page, book };
   },

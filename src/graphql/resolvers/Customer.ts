@@ -3,7 +3,7 @@ import { retrieveBooksPurchased } from "../../sales/customer-books";
 import { existingBooks } from "../../sales/loaders";
 import { parseBookCursor } from "../cursors";
 import { customerGlobalId } from "../global-ids";
-import { DEFAULT_PAGE_SIZE } from "./pagination";
+import { DEFAULT_WINDOW_SIZE } from "./pagination";
 
 export const Customer: CustomerResolvers = {
   globalId: (customer) => customerGlobalId(customer.id),
@@ -11,7 +11,7 @@ export const Customer: CustomerResolvers = {
   // Needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
   booksPurchased: async (customer, { first, after }, { db, loaders }) => {
     const afterId = parseBookCursor(after);
-    const page = await retrieveBooksPurchased(db, customer.id, afterId, first ?? DEFAULT_PAGE_SIZE);
+    const page = await retrieveBooksPurchased(db, customer.id, afterId, first ?? DEFAULT_WINDOW_SIZE);
     // A book missing from `sales` while its overflow pages remain is reconcile's to report, not a purchase to show.
     const books = await existingBooks(loaders, page.bookIds);
     return { books, hasNextPage: page.hasNextPage, hasPreviousPage: afterId !== null, purchasedBy: customer.id };

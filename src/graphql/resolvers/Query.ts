@@ -7,7 +7,7 @@ import { parseBookCursor } from "../cursors";
 import { parseGlobalId } from "../global-ids";
 import { embeddedBuyersSelected } from "../selection";
 import type { GraphQLContext } from "../context";
-import { pageSizeOf } from "./pagination";
+import { windowSizeOf } from "./pagination";
 
 /** How many ids `Query.nodes` takes at once, as many as a page of books. */
 const MAX_NODES = 100;
@@ -16,7 +16,7 @@ export const Query: QueryResolvers = {
   book: (_parent, { id }, { loaders }) => loaders.book.load(parseBookId(id)),
 
   books: async (_parent, { first, after, last, before }, { db }, info) => {
-    const size = pageSizeOf({ first, last });
+    const size = windowSizeOf({ first, last });
     const embeddedBuyers = embeddedBuyersSelected(info, ["edges", "node"]);
     if ("first" in size) {
       if (before != null) throw new InvalidInputError("before pages backward: pass it with last, not first.", "before");

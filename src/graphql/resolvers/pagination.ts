@@ -2,17 +2,17 @@ import type { PageInfo } from "../__generated__/resolvers-types";
 import { InvalidInputError } from "../../sales/errors";
 
 /** Used when a client passes neither `first` nor `last` (or `first: null`), which GraphQL does not replace with a default. */
-export const DEFAULT_PAGE_SIZE = 20;
+export const DEFAULT_WINDOW_SIZE = 20;
 
 /** Which end of the window a page is taken from, and how many items it holds. */
-export type PageSize = { first: number } | { last: number };
+export type WindowSize = { first: number } | { last: number };
 
 /** Relay's `first`/`last` pair: one of them, or the first 20 when neither is given. */
-export function pageSizeOf(args: { first?: number | null; last?: number | null }): PageSize {
+export function windowSizeOf(args: { first?: number | null; last?: number | null }): WindowSize {
   if (args.first != null && args.last != null) {
     throw new InvalidInputError("Pass first or last, not both: a page is taken from one end of the list.", "last");
   }
-  return args.last != null ? { last: args.last } : { first: args.first ?? DEFAULT_PAGE_SIZE };
+  return args.last != null ? { last: args.last } : { first: args.first ?? DEFAULT_WINDOW_SIZE };
 }
 
 export function pageInfo(cursors: string[], hasNextPage: boolean, hasPreviousPage: boolean): PageInfo {
