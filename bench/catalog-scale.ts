@@ -138,7 +138,14 @@ function requestBody(scenario: ScenarioName, books: number, index: number): stri
   }
 }
 
-async function measureScenario(db: Db, url: string, monitor: CommandMonitor, books: number, scenario: ScenarioName, plan: Plan["scale"]): Promise<ScaleRow> {
+async function measureScenario(
+  db: Db,
+  url: string,
+  monitor: CommandMonitor,
+  books: number,
+  scenario: ScenarioName,
+  plan: Plan["scale"],
+): Promise<ScaleRow> {
   let index = 0;
   const send = async () => {
     const reply = (await post(url, requestBody(scenario, books, index++))) as { errors?: unknown };
@@ -152,7 +159,10 @@ async function measureScenario(db: Db, url: string, monitor: CommandMonitor, boo
 }
 
 /** Keys and documents examined by the commands, summed, as mongod's (or the stand-in's) explain reports them. */
-async function explainAll(db: Db, commands: { commandName: string; command: Document }[]): Promise<{ keysExamined: number; docsExamined: number }> {
+async function explainAll(
+  db: Db,
+  commands: { commandName: string; command: Document }[],
+): Promise<{ keysExamined: number; docsExamined: number }> {
   let keysExamined = 0;
   let docsExamined = 0;
   for (const query of commands.flatMap(explainableQueries)) {
@@ -246,7 +256,14 @@ async function measureHotBook(db: Db, url: string, books: number, settings: Outl
   };
 }
 
-async function hotBookViolations(db: Db, bookId: number, before: string[], acknowledged: Set<string>, sent: number, settings: OutlierSettings) {
+async function hotBookViolations(
+  db: Db,
+  bookId: number,
+  before: string[],
+  acknowledged: Set<string>,
+  sent: number,
+  settings: OutlierSettings,
+) {
   const added = (await storedCustomers(db, bookId)).slice(before.length);
   const wasSent = new Set(customerIds("hot-", sent));
   const problems = [

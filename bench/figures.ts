@@ -18,7 +18,10 @@ export function summarize(samples: readonly Measured<unknown>[]): OperationFigur
   return {
     samples: samples.length,
     medianMs: median(of((sample) => sample.ms)),
-    p99Ms: percentile(of((sample) => sample.ms), 99),
+    p99Ms: percentile(
+      of((sample) => sample.ms),
+      99,
+    ),
     commands: median(of((sample) => sample.commands)),
     maxCommands: Math.max(...of((sample) => sample.commands)),
     bytesSent: median(of((sample) => sample.bytesSent)),

@@ -63,14 +63,25 @@ export function httpSteps(plan: Load): number {
   return 2 * plan.listingSizes.length + 3;
 }
 
-export async function benchmarkHttp(db: Db, monitor: CommandMonitor, settings: OutlierSettings, plan: Load, progress: Progress): Promise<HttpResults> {
+export async function benchmarkHttp(
+  db: Db,
+  monitor: CommandMonitor,
+  settings: OutlierSettings,
+  plan: Load,
+  progress: Progress,
+): Promise<HttpResults> {
   await seedShelfAndHotBook(db, settings);
   const rows: HttpRow[] = [];
   const overhead: Scenario = { name: "{ __typename } (server overhead)", body: () => graphql("{ __typename }", {}) };
   const listings = plan.listingSizes.map(listingScenario);
   const deepPaging: Scenario = {
     name: `deep paging through a ${HOT_PURCHASES.toLocaleString("en")}-purchase outlier (first: ${DEEP_PAGE})`,
-    body: (index) => graphql(BOOK_BUYERS, { id: String(HOT_BOOK), first: DEEP_PAGE, after: customerCursor((((index + 1) * DEEP_STRIDE) % (HOT_PURCHASES / DEEP_PAGE)) * DEEP_PAGE) }),
+    body: (index) =>
+      graphql(BOOK_BUYERS, {
+        id: String(HOT_BOOK),
+        first: DEEP_PAGE,
+        after: customerCursor((((index + 1) * DEEP_STRIDE) % (HOT_PURCHASES / DEEP_PAGE)) * DEEP_PAGE),
+      }),
   };
   for (const batching of [true, false]) {
     await withServer(db, settings, batching, async (url) => {
@@ -107,10 +118,7 @@ export function graphql(query: string, variables: Record<string, unknown>): stri
 }
 
 export async function withServer<T>(db: Db, settings: OutlierSettings, batchLoads: boolean, run: (url: string) => Promise<T>): Promise<T> {
-  const server: RunningServer = await startHttpServer(
-    { db, settings, logger: pino({ level: "silent" }), production: true, batchLoads },
-    0,
-  );
+  const server: RunningServer = await startHttpServer({ db, settings, logger: pino({ level: "silent" }), production: true, batchLoads }, 0);
   try {
     // The load stays on the loopback interface.
     return await run(server.url.replace("localhost", "127.0.0.1"));

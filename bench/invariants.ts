@@ -29,6 +29,9 @@ function deliveryViolations(book: SalesDocument, pages: ExtraSalesDocument[], ex
   const wrong = [...balance].filter(([, missing]) => missing !== 0);
   const lost = wrong.filter(([, missing]) => missing > 0).length;
   const extra = wrong.filter(([, missing]) => missing < 0).length;
-  const examples = wrong.slice(0, 3).map(([customer]) => customer).join(", ");
+  const examples = wrong
+    .slice(0, 3)
+    .map(([customer]) => customer)
+    .join(", ");
   return wrong.length === 0 ? [] : [`${lost} purchases lost and ${extra} doubled or unknown (e.g. ${examples})`];
 }

@@ -56,7 +56,11 @@ export const readPageAsApi: PageReader = async (db, bookId, start, first) => {
   const loaders = createSalesLoaders(db);
   const book = await loaders.book.load(bookId);
   if (!book) throw new Error(`bench book ${bookId} is missing`);
-  const page = await retrieveCustomersPage((window) => loaders.overflowWindow.load(window), book, { after: start === 0 ? null : start - 1, before: null, first });
+  const page = await retrieveCustomersPage((window) => loaders.overflowWindow.load(window), book, {
+    after: start === 0 ? null : start - 1,
+    before: null,
+    first,
+  });
   return { customers: page.entries.map((entry) => entry.customerId), hasNextPage: page.hasNextPage };
 };
 
@@ -79,7 +83,10 @@ export async function benchmarkReads(
     await seedBook(db, purchases, customerIds(CUSTOMER_PREFIX, purchases), settings);
     progress.step(`${purchases.toLocaleString("en")} purchases: book stored`);
     const check = windowChecker(purchases, results.violations);
-    for (const [window, start] of [["first page", 0], ["deep page (90%)", Math.floor(purchases * 0.9)]] as const) {
+    for (const [window, start] of [
+      ["first page", 0],
+      ["deep page (90%)", Math.floor(purchases * 0.9)],
+    ] as const) {
       const sample = (read: PageReader) =>
         sampleRepeatedly(monitor, async () => check(start, FIRST_PAGE, await read(db, purchases, start, FIRST_PAGE)), repetition);
       const api = summarize(await sample(readPageAsApi));
@@ -144,7 +151,9 @@ function windowChecker(purchases: number, violations: string[]) {
     const expected = Array.from({ length: Math.max(0, end - start) }, (_, index) => customerId(CUSTOMER_PREFIX, start + index));
     const expectedHasNext = start + first < purchases;
     if (page.customers.join() !== expected.join() || page.hasNextPage !== expectedHasNext) {
-      violations.push(`book of ${purchases}: window [${start}, ${start + first}) read ${page.customers.length} customers, hasNextPage ${page.hasNextPage}`);
+      violations.push(
+        `book of ${purchases}: window [${start}, ${start + first}) read ${page.customers.length} customers, hasNextPage ${page.hasNextPage}`,
+      );
     }
   };
 }

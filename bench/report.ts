@@ -162,7 +162,7 @@ function renderScale({ rows, hotBook, indexCost }: ScaleResults): string {
   const scale = part(
     "Catalog size: five typical requests on catalogs of each size",
     "Over HTTP, one request at a time. Commands / bytes sent / bytes received per request (medians); keys and documents " +
-      "examined from `explain(\"executionStats\")` of every read the request sent (a write's filter explained as the find that locates its document).",
+      'examined from `explain("executionStats")` of every read the request sent (a write\'s filter explained as the find that locates its document).',
     table(rows, [
       ["books", (row) => count(row.books)],
       ["request", (row) => row.scenario],
@@ -177,22 +177,28 @@ function renderScale({ rows, hotBook, indexCost }: ScaleResults): string {
   const hot = part(
     `One outlier bought by ${hotBook.clients} clients at once`,
     "autocannon, a fixed number of purchases, every acknowledged one checked to be stored exactly once.",
-    table([hotBook], [
-      ["requests", (row) => count(row.requests)],
-      ["purchases/s", (row) => count(row.requestsPerSecond)],
-      ["p50 ms", (row) => row.p50Ms],
-      ["p99 ms", (row) => row.p99Ms],
-      ["failed", (row) => row.failures],
-    ]),
+    table(
+      [hotBook],
+      [
+        ["requests", (row) => count(row.requests)],
+        ["purchases/s", (row) => count(row.requestsPerSecond)],
+        ["p50 ms", (row) => row.p50Ms],
+        ["p99 ms", (row) => row.p99Ms],
+        ["failed", (row) => row.failures],
+      ],
+    ),
   );
   const index = part(
     "What the largest-books index costs a purchase",
     "Embedded purchases over HTTP with the `(purchase_count desc, _id)` index and without it, alternating in rounds.",
-    table([indexCost], [
-      ["with index, median ms", (row) => ms(row.withIndexMs)],
-      ["without, median ms", (row) => ms(row.withoutIndexMs)],
-      ["with/without", (row) => times(row.withIndexMs / row.withoutIndexMs)],
-    ]),
+    table(
+      [indexCost],
+      [
+        ["with index, median ms", (row) => ms(row.withIndexMs)],
+        ["without, median ms", (row) => ms(row.withoutIndexMs)],
+        ["with/without", (row) => times(row.withIndexMs / row.withoutIndexMs)],
+      ],
+    ),
   );
   return [scale, hot, index].join("\n\n");
 }

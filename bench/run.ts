@@ -41,7 +41,9 @@ async function openBenchDatabase(uri: string, name: string): Promise<DatabaseCon
 async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutput): Promise<void> {
   const flags = parseFlags(args, { quick: { type: "boolean" }, "largest-catalog": { type: "boolean" } });
   const chosen = flags.quick ? QUICK_PLAN : FULL_PLAN;
-  const plan = flags["largest-catalog"] ? { ...chosen, scale: { ...chosen.scale, catalogSizes: [...chosen.scale.catalogSizes, LARGEST_CATALOG] } } : chosen;
+  const plan = flags["largest-catalog"]
+    ? { ...chosen, scale: { ...chosen.scale, catalogSizes: [...chosen.scale.catalogSizes, LARGEST_CATALOG] } }
+    : chosen;
   const config = readToolConfig(env);
   const started = Date.now();
   const database = await selectDatabase(config.mongodbUri);
@@ -51,7 +53,9 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
   try {
     const { environment, writes, reads } = await benchmarkDomain(database, name, config, plan);
     const web = await openBenchDatabase(database.uri, `${name}_http`);
-    const http = await section("http", httpSteps(plan.http), (progress) => benchmarkHttp(web.db, web.monitor, config, plan.http, progress)).finally(() => web.close());
+    const http = await section("http", httpSteps(plan.http), (progress) =>
+      benchmarkHttp(web.db, web.monitor, config, plan.http, progress),
+    ).finally(() => web.close());
     const scale = await section("scale", scaleSteps(plan.scale), (progress) =>
       benchmarkScale((suffix) => openBenchDatabase(database.uri, `${name}_${suffix}`), config, plan.scale, progress),
     );
@@ -80,7 +84,9 @@ async function benchmarkDomain(database: SelectedDatabase, name: string, config:
   const { db, monitor, close } = await openBenchDatabase(database.uri, name);
   try {
     const environment = await describeEnvironment(database, db, config);
-    const writes = await section("writes", writeSteps(plan.writes), (progress) => benchmarkWrites(db, monitor, config, plan.writes, progress));
+    const writes = await section("writes", writeSteps(plan.writes), (progress) =>
+      benchmarkWrites(db, monitor, config, plan.writes, progress),
+    );
     const reads = await section("reads", readSteps(plan.reads), (progress) => benchmarkReads(db, monitor, config, plan.reads, progress));
     return { environment, writes, reads };
   } finally {
@@ -111,7 +117,10 @@ function failIfBroken(report: Report): void {
   const failed = report.targets.filter((check) => check.failsRun && !check.pass);
   if (failed.length === 0) return;
   throw new ToolFailure(
-    [...failed.map((check) => `FAILED: ${check.target}: ${check.measured}`), ...violations.map((violation) => `INVARIANT BROKEN: ${violation}`)].join("\n"),
+    [
+      ...failed.map((check) => `FAILED: ${check.target}: ${check.measured}`),
+      ...violations.map((violation) => `INVARIANT BROKEN: ${violation}`),
+    ].join("\n"),
   );
 }
 

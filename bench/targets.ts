@@ -58,7 +58,8 @@ function firstPageCostIsFlat({ pages }: ReadResults): TargetCheck {
 
 function pagesCostAtMostTwoCommands({ pages, wholeLists }: ReadResults): TargetCheck {
   const most = Math.max(...pages.map((row) => row.api.maxCommands), ...wholeLists.map((row) => row.api.maxCommands));
-  const reads = pages.reduce((total, row) => total + row.api.samples, 0) + wholeLists.reduce((total, row) => total + row.api.measuredRequests, 0);
+  const reads =
+    pages.reduce((total, row) => total + row.api.samples, 0) + wholeLists.reduce((total, row) => total + row.api.measuredRequests, 0);
   return {
     target: "Any page costs at most 2 database commands",
     measured: `at most ${most} over ${reads.toLocaleString("en")} page reads`,

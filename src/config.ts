@@ -78,7 +78,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     env,
     {
       PORT: port({ default: 4000, desc: "HTTP port of the API" }),
-      HOST: host({ default: undefined, desc: "address to listen on; unset: 127.0.0.1 while the API is open (no API_TOKENS), every interface otherwise" }),
+      HOST: host({
+        default: undefined,
+        desc: "address to listen on; unset: 127.0.0.1 while the API is open (no API_TOKENS), every interface otherwise",
+      }),
       MONGODB_URI: mongodbUri({
         default: undefined,
         // The embedded database holds everything in memory: a deployment that forgot this variable would lose every order at restart.
@@ -90,8 +93,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       OUTLIER_THRESHOLD: positiveInteger(MAX_THRESHOLD)({ default: 50, desc: "purchases embedded in a book" }),
       EXTRA_SALES_PAGE_SIZE: positiveInteger(MAX_EXTRA_SALES_PAGE_SIZE)({ default: 1000, desc: "purchases per extra_sales page" }),
       NODE_ENV: str({ choices: ["development", "production", "test"], default: "development" }),
-      REQUEST_TIMEOUT_MS: positiveInteger(MAX_REQUEST_TIMEOUT_MS)({ default: DEFAULT_REQUEST_TIMEOUT_MS, desc: "time limit of one request" }),
-      PURCHASE_ID_LIFETIME_HOURS: positiveInteger(MAX_PURCHASE_ID_LIFETIME_HOURS)({ default: DEFAULT_PURCHASE_ID_LIFETIME_HOURS, desc: "hours a purchaseId is remembered" }),
+      REQUEST_TIMEOUT_MS: positiveInteger(MAX_REQUEST_TIMEOUT_MS)({
+        default: DEFAULT_REQUEST_TIMEOUT_MS,
+        desc: "time limit of one request",
+      }),
+      PURCHASE_ID_LIFETIME_HOURS: positiveInteger(MAX_PURCHASE_ID_LIFETIME_HOURS)({
+        default: DEFAULT_PURCHASE_ID_LIFETIME_HOURS,
+        desc: "hours a purchaseId is remembered",
+      }),
       API_TOKENS: apiTokens({
         default: undefined,
         requiredWhen: (env) => env.NODE_ENV === "production",

@@ -12,14 +12,18 @@ export async function runStorefront(client: StorefrontClient, print: (line: stri
   print(`Catalog: ${catalog.books.totalCount} books; the first ${catalog.books.edges.length}, each with up to 3 buyers:`);
   for (const { node: book } of catalog.books.edges) {
     const buyers = book.customersPurchased.edges.map((edge) => edge.node.id).join(", ");
-    print(`  ${book.id.padEnd(6)} ${book.title} by ${book.author} (${book.year ?? "undated"}): ${book.purchaseCount} sold; buyers ${buyers || "none"}`);
+    print(
+      `  ${book.id.padEnd(6)} ${book.title} by ${book.author} (${book.year ?? "undated"}): ${book.purchaseCount} sold; buyers ${buyers || "none"}`,
+    );
   }
 
   const bestSeller = catalog.books.edges.map((edge) => edge.node).sort((a, b) => b.purchaseCount - a.purchaseCount)[0];
   if (!bestSeller) throw new Error("The catalog is empty: start the server without MONGODB_URI for the demo data, or add a book first.");
   const { book } = await client.bookBuyers(bestSeller.id, 10);
   const buyers = book!.customersPurchased;
-  print(`Buyers of "${book!.title}": ${buyers.totalCount} in all, the first ${buyers.edges.length}: ${buyers.edges.map((edge) => edge.node.id).join(", ")}`);
+  print(
+    `Buyers of "${book!.title}": ${buyers.totalCount} in all, the first ${buyers.edges.length}: ${buyers.edges.map((edge) => edge.node.id).join(", ")}`,
+  );
 
   const purchaseId = `order-${randomUUID()}-line-1`;
   const first = await client.recordPurchase(bestSeller.id, "storefront-example", purchaseId);
@@ -37,7 +41,9 @@ if (require.main === module) {
     STOREFRONT_TOKEN: str({ default: "", desc: "a bearer token with purchases:read and catalog:write; empty when API_TOKENS is unset" }),
   });
   runStorefront(new StorefrontClient(env.STOREFRONT_API_URL, env.STOREFRONT_TOKEN || undefined), console.log).catch((error: unknown) => {
-    console.error(`The storefront example failed: ${(error as Error).message}. Is the API running at ${env.STOREFRONT_API_URL} (npm start)?`);
+    console.error(
+      `The storefront example failed: ${(error as Error).message}. Is the API running at ${env.STOREFRONT_API_URL} (npm start)?`,
+    );
     process.exit(1);
   });
 }

@@ -50,7 +50,8 @@ function parseJsonArray(text: string): unknown[] {
     throw new Error(`not valid JSON; expected ${EXAMPLE}`);
   }
   if (!Array.isArray(parsed)) throw new Error(`must be a JSON array of tokens; expected ${EXAMPLE}`);
-  if (parsed.length === 0) throw new Error("is an empty list: configure at least one token, or unset API_TOKENS to leave the API open in development");
+  if (parsed.length === 0)
+    throw new Error("is an empty list: configure at least one token, or unset API_TOKENS to leave the API open in development");
   return parsed;
 }
 
@@ -77,14 +78,22 @@ function nameProblems(name: unknown, label: string): string[] {
 function tokenProblems(token: unknown, label: string): string[] {
   if (typeof token !== "string") return [`${label} needs a "token" string`];
   if (token.length < MIN_TOKEN_LENGTH || token.length > MAX_TOKEN_LENGTH) {
-    return [`${label} has a token of ${token.length} characters; use ${MIN_TOKEN_LENGTH} to ${MAX_TOKEN_LENGTH}, e.g. from "openssl rand -hex 32"`];
+    return [
+      `${label} has a token of ${token.length} characters; use ${MIN_TOKEN_LENGTH} to ${MAX_TOKEN_LENGTH}, e.g. from "openssl rand -hex 32"`,
+    ];
   }
-  return BEARER_TOKEN.test(token) ? [] : [`${label} has a token with characters a bearer token cannot carry; use letters, digits and -._~+/ (e.g. from "openssl rand -hex 32")`];
+  return BEARER_TOKEN.test(token)
+    ? []
+    : [
+        `${label} has a token with characters a bearer token cannot carry; use letters, digits and -._~+/ (e.g. from "openssl rand -hex 32")`,
+      ];
 }
 
 function scopeProblems(scopes: unknown, label: string): string[] {
   if (!Array.isArray(scopes) || scopes.length === 0) return [`${label} needs "scopes", a non-empty array of ${SCOPES.join(", ")}`];
-  return scopes.filter((scope) => !isScope(scope)).map((scope) => `${label} has an unknown scope ${JSON.stringify(scope)}; known: ${SCOPES.join(", ")}`);
+  return scopes
+    .filter((scope) => !isScope(scope))
+    .map((scope) => `${label} has an unknown scope ${JSON.stringify(scope)}; known: ${SCOPES.join(", ")}`);
 }
 
 function duplicateProblems(entries: readonly TokenSpec[]): string[] {

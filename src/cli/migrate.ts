@@ -47,7 +47,9 @@ export function formatMigrationReport(report: MigrationReport): string {
     report.dryRun ? "Dry run: nothing was written." : "Migration done.",
     ...figures.map(([label, value]) => `  ${`${label}:`.padEnd(width)}${value}`),
     ...report.needsAttention.map(({ bookId, reason }) => `  left as is: book ${bookId}: ${reason}`),
-    ...report.orphanLegacyDocuments.map(({ collection, bookId }) => `  left as is: legacy overflow in ${collection} for book ${bookId}, which does not exist`),
+    ...report.orphanLegacyDocuments.map(
+      ({ collection, bookId }) => `  left as is: legacy overflow in ${collection} for book ${bookId}, which does not exist`,
+    ),
   ].join("\n");
 }
 

@@ -32,9 +32,13 @@ export const reconcileTool: ToolDefinition = {
   async run(args, env, output) {
     const flags = parseFlags(args, FLAGS);
     // Without creating the indexes first: duplicate pages would make that fail, and repairing them is this command's job.
-    const checked = await withDatabase(env, "npm run reconcile", (connection, config) => checkAndRepair(connection.db, config, flags.fix), { withIndexes: false });
+    const checked = await withDatabase(env, "npm run reconcile", (connection, config) => checkAndRepair(connection.db, config, flags.fix), {
+      withIndexes: false,
+    });
     const left = checked.filter((violation) => violation.repair !== "repaired").length;
-    output.out(flags.json ? JSON.stringify({ found: checked.length, left, violations: checked }, null, 2) : formatViolations(checked, left));
+    output.out(
+      flags.json ? JSON.stringify({ found: checked.length, left, violations: checked }, null, 2) : formatViolations(checked, left),
+    );
     if (left > 0) throw new ToolFailure(`${left} violations ${flags.fix ? "left unrepaired" : "found"}.`);
   },
 };
@@ -48,7 +52,14 @@ async function checkAndRepair(db: Db, config: Config, fix: boolean): Promise<Che
 }
 
 function describe({ kind, bookId, message, numbers, repair }: Violation, outcome: RepairOutcome | undefined): CheckedViolation {
-  return { kind, ...(bookId === undefined ? {} : { bookId }), message, numbers, fixable: repair !== undefined, ...(outcome ? { repair: outcome } : {}) };
+  return {
+    kind,
+    ...(bookId === undefined ? {} : { bookId }),
+    message,
+    numbers,
+    fixable: repair !== undefined,
+    ...(outcome ? { repair: outcome } : {}),
+  };
 }
 
 const OUTCOME_TEXT: Record<RepairOutcome, string> = {
@@ -58,7 +69,8 @@ const OUTCOME_TEXT: Record<RepairOutcome, string> = {
 
 function formatViolations(checked: CheckedViolation[], left: number): string {
   const lines = checked.map(
-    ({ kind, bookId, message, repair }) => `${bookId === undefined ? "" : `book ${bookId}: `}${kind}: ${message}${repair ? OUTCOME_TEXT[repair] : ""}`,
+    ({ kind, bookId, message, repair }) =>
+      `${bookId === undefined ? "" : `book ${bookId}: `}${kind}: ${message}${repair ? OUTCOME_TEXT[repair] : ""}`,
   );
   return [...lines, `${checked.length} violations found, ${left} left.`].join("\n");
 }

@@ -60,7 +60,9 @@ export function formatSalesStats(stats: SalesStats, dbName: string): string {
   stats.largestBooks.forEach((book, index) => {
     const rank = `${index + 1}.`.padStart(4);
     const flag = book.has_extras ? ", outlier" : "";
-    lines.push(`${rank} ${number(book.purchase_count).padStart(countWidth)}  ${book.title} by ${book.author} (id ${formatBookId(book._id)}${flag})`);
+    lines.push(
+      `${rank} ${number(book.purchase_count).padStart(countWidth)}  ${book.title} by ${book.author} (id ${formatBookId(book._id)}${flag})`,
+    );
   });
   return lines.join("\n");
 }

@@ -53,7 +53,10 @@ async function dropCatalog(db: Db): Promise<void> {
 }
 
 async function refuseUnlessEmpty(db: Db, dbName: string): Promise<void> {
-  const [books, pages] = await Promise.all([salesCollection(db).estimatedDocumentCount(), extraSalesCollection(db).estimatedDocumentCount()]);
+  const [books, pages] = await Promise.all([
+    salesCollection(db).estimatedDocumentCount(),
+    extraSalesCollection(db).estimatedDocumentCount(),
+  ]);
   if (books + pages === 0) return;
   throw new ToolFailure(
     `Database "${dbName}" already holds ${books} sales and ${pages} extra_sales documents; seeding would mix catalogs. ` +

@@ -18,7 +18,11 @@ async function main(): Promise<void> {
   logger.info(`Database: ${database.description}`);
   // Command monitoring lets each request's log line and /metrics count the database commands it sent.
   // The server starts even while MongoDB is down: /readyz says 503 until it answers and the indexes are in place.
-  const connection = openDatabase(database.uri, config.mongodbDb, { monitorCommands: true, logger, ...driverTimeouts(config.requestTimeoutMs) });
+  const connection = openDatabase(database.uri, config.mongodbDb, {
+    monitorCommands: true,
+    logger,
+    ...driverTimeouts(config.requestTimeoutMs),
+  });
   // From here on a signal stops the process cleanly, even while it still waits for the database.
   let server: RunningServer | undefined;
   const stopping = stopOnSignals(() => server, connection, database, logger);
@@ -51,8 +55,12 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     return await startHttpServer(options, config.port, config.host);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new StartupError(`Port ${config.port} is already in use`, "stop what listens there, or set PORT to a free port", { cause: error });
-    if (code === "EACCES") throw new StartupError(`Port ${config.port} needs privileges this process lacks`, "set PORT to 1024 or above", { cause: error });
+    if (code === "EADDRINUSE")
+      throw new StartupError(`Port ${config.port} is already in use`, "stop what listens there, or set PORT to a free port", {
+        cause: error,
+      });
+    if (code === "EACCES")
+      throw new StartupError(`Port ${config.port} needs privileges this process lacks`, "set PORT to 1024 or above", { cause: error });
     throw error;
   }
 }
@@ -70,7 +78,9 @@ function readConfigOrExit(): Config {
 // readConfig has already refused production without tokens, so "open" here always means development.
 function logAccess({ apiTokens }: Config, logger: Logger): void {
   if (apiTokens === undefined) {
-    logger.warn("API_TOKENS is not set: the API is open, anyone may read buyers and change the catalog (development only; see SECURITY.md)");
+    logger.warn(
+      "API_TOKENS is not set: the API is open, anyone may read buyers and change the catalog (development only; see SECURITY.md)",
+    );
   } else {
     logger.info({ tokens: apiTokens.map((token) => token.name) }, `Access: ${apiTokens.length} bearer token(s) configured`);
   }

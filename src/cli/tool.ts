@@ -86,7 +86,9 @@ export async function withDatabase<T>(
 ): Promise<T> {
   const config = readToolConfig(env);
   if (!config.mongodbUri) {
-    throw new UsageError(`MONGODB_URI is not set: ${command} works on an existing MongoDB. Set it, e.g. MONGODB_URI=mongodb://localhost:27017 ${command}`);
+    throw new UsageError(
+      `MONGODB_URI is not set: ${command} works on an existing MongoDB. Set it, e.g. MONGODB_URI=mongodb://localhost:27017 ${command}`,
+    );
   }
   const connection = await connectToDatabase(config.mongodbUri, config.mongodbDb, {}, { withIndexes });
   try {

@@ -30,7 +30,10 @@ export async function connectToDatabase(
     return { client, db, close: () => client.close() };
   } catch (error) {
     await client.close();
-    throw new Error(`Cannot use MongoDB at ${redact(uri)} (${(error as Error).message}). Check that it is running and that MONGODB_URI is right.`, { cause: error });
+    throw new Error(
+      `Cannot use MongoDB at ${redact(uri)} (${(error as Error).message}). Check that it is running and that MONGODB_URI is right.`,
+      { cause: error },
+    );
   }
 }
 
@@ -85,7 +88,8 @@ export function openDatabase(
       try {
         await client.connect();
         const created = await ensureIndexes(db);
-        if (created.length > 0) logger.warn({ created: created.map(indexLabel), attempt }, "database indexes were missing and have been created");
+        if (created.length > 0)
+          logger.warn({ created: created.map(indexLabel), attempt }, "database indexes were missing and have been created");
         inPlace = true;
         markReady();
       } catch (error) {
@@ -93,8 +97,16 @@ export function openDatabase(
         if (closing.signal.aborted) return;
         checkDue = true;
         const blocked = isDuplicateKeyError(error);
-        if (blocked) logger.error({ err: error, attempt }, "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`");
-        else logger.warn({ err: error, attempt }, `MongoDB at ${redact(uri)} is not usable yet (${(error as Error).message}); trying again in ${retryMs} ms`);
+        if (blocked)
+          logger.error(
+            { err: error, attempt },
+            "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`",
+          );
+        else
+          logger.warn(
+            { err: error, attempt },
+            `MongoDB at ${redact(uri)} is not usable yet (${(error as Error).message}); trying again in ${retryMs} ms`,
+          );
         await sleep(blocked ? indexCheckMs : retryMs, undefined, { signal: closing.signal }).catch(() => undefined);
       }
     }

@@ -23,7 +23,11 @@ const BAD_VALUE = 2;
 
 /** True when the server refused an operation because the index its `hint` names does not exist. */
 export function isMissingHintedIndexError(error: unknown): error is MongoServerError {
-  return error instanceof MongoServerError && error.code === BAD_VALUE && /hint provided does not correspond to an existing index/.test(error.message);
+  return (
+    error instanceof MongoServerError &&
+    error.code === BAD_VALUE &&
+    /hint provided does not correspond to an existing index/.test(error.message)
+  );
 }
 
 /**
@@ -78,7 +82,9 @@ const UNEXPORTED_UNAVAILABLE = new Set(["MongoWaitQueueTimeoutError", "MongoPool
 const SOCKET_ERROR_CODES = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
 
 function isSocketError(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" && SOCKET_ERROR_CODES.has(error.code);
+  return (
+    typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" && SOCKET_ERROR_CODES.has(error.code)
+  );
 }
 
 /**

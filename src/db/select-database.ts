@@ -73,5 +73,10 @@ async function startMemoryServer(): Promise<{ server?: MongoMemoryServer; reason
 }
 
 function firstLine(text: string): string {
-  return text.split("\n").map((line) => line.trim()).filter(Boolean).join(" ").slice(0, 200);
+  return text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(" ")
+    .slice(0, 200);
 }

@@ -46,12 +46,18 @@ export function accessPlugin<TContext extends { principal: Principal }>(): Apoll
         async didResolveOperation({ schema, document, operation, request, contextValue }) {
           if (!operation) return;
           const fragments = Object.fromEntries(
-            document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION).map((fragment) => [fragment.name.value, fragment]),
+            document.definitions
+              .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
+              .map((fragment) => [fragment.name.value, fragment]),
           );
           for (const [scope, field] of scopesNeeded(schema, operation, fragments, request.variables ?? {})) {
             const refused = refusal(contextValue.principal, scope);
             if (refused) {
-              throw new GraphQLError(refused.message, { nodes: [field], originalError: refused, extensions: { code: refused.code, http: { status: HTTP_STATUS[refused.code] } } });
+              throw new GraphQLError(refused.message, {
+                nodes: [field],
+                originalError: refused,
+                extensions: { code: refused.code, http: { status: HTTP_STATUS[refused.code] } },
+              });
             }
           }
         },
@@ -76,7 +82,8 @@ export function scopesNeeded(
   if (coerced.errors) return new Map();
   const rootType = schema.getRootType(operation.operation);
   const needed = new Map<Scope, FieldNode>();
-  if (rootType) collectScopes({ schema, fragments, variables: coerced.coerced, needed, visited: new Set() }, rootType, operation.selectionSet);
+  if (rootType)
+    collectScopes({ schema, fragments, variables: coerced.coerced, needed, visited: new Set() }, rootType, operation.selectionSet);
   return needed;
 }
 

@@ -43,5 +43,8 @@ export function parseBookCursor(cursor: string | null | undefined, argument = "a
 }
 
 function malformed(argument: string): InvalidInputError {
-  return new InvalidInputError(`${argument} is not a cursor this API issued; pass a startCursor, endCursor or edge cursor unchanged.`, argument);
+  return new InvalidInputError(
+    `${argument} is not a cursor this API issued; pass a startCursor, endCursor or edge cursor unchanged.`,
+    argument,
+  );
 }

@@ -50,7 +50,12 @@ export function createErrorFormatter(logger: Logger, production: boolean) {
     if (persistedQueryRefusal) return { ...formatted, extensions: { code: persistedQueryRefusal } };
     logger.error({ err: original, path: formatted.path }, "unexpected error while serving a request");
     if (!production) return formatted;
-    return { message: "Internal server error.", path: formatted.path, locations: formatted.locations, extensions: { code: "INTERNAL_SERVER_ERROR" } };
+    return {
+      message: "Internal server error.",
+      path: formatted.path,
+      locations: formatted.locations,
+      extensions: { code: "INTERNAL_SERVER_ERROR" },
+    };
   };
 }
 

@@ -64,7 +64,14 @@ export function createApolloServer(
     validationRules: armor.validationRules,
     // Off by default; said here because one batch of many operations would slip past every per-request limit.
     allowBatchedHttpRequests: false,
-    plugins: [...drain, landingPage, ...armor.plugins, costLimitPlugin<GraphQLContext>(), accessPlugin<GraphQLContext>(), requestLogPlugin<GraphQLContext>(logger, metrics)],
+    plugins: [
+      ...drain,
+      landingPage,
+      ...armor.plugins,
+      costLimitPlugin<GraphQLContext>(),
+      accessPlugin<GraphQLContext>(),
+      requestLogPlugin<GraphQLContext>(logger, metrics),
+    ],
     // The process owns its signals (src/cli/start.ts): Apollo's own handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,
   });
@@ -94,7 +101,11 @@ export async function startHttpServer(options: ServerOptions, port: number, host
 
   app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));
   app.get("/readyz", async (_request, response) => {
-    const status = !(await isDatabaseReachable(options.db)) ? "database unreachable" : (options.indexesInPlace?.() ?? true) ? "ready" : "indexes not in place";
+    const status = !(await isDatabaseReachable(options.db))
+      ? "database unreachable"
+      : (options.indexesInPlace?.() ?? true)
+        ? "ready"
+        : "indexes not in place";
     response.status(status === "ready" ? 200 : 503).json({ status });
   });
   app.get("/metrics", async (_request, response) => {

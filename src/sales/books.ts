@@ -22,10 +22,7 @@ export interface NewBook {
 }
 
 /** A book document with no purchases yet, in the field order every writer of this project uses. */
-export function emptySalesDocument(
-  book: NewBook & { id: BookId },
-  settings: Pick<OutlierSettings, "extraSalesPageSize">,
-): SalesDocument {
+export function emptySalesDocument(book: NewBook & { id: BookId }, settings: Pick<OutlierSettings, "extraSalesPageSize">): SalesDocument {
   return {
     _id: book.id,
     title: book.title,
@@ -38,11 +35,7 @@ export function emptySalesDocument(
   };
 }
 
-export async function createBook(
-  db: Db,
-  book: NewBook,
-  settings: Pick<OutlierSettings, "extraSalesPageSize">,
-): Promise<SalesDocument> {
+export async function createBook(db: Db, book: NewBook, settings: Pick<OutlierSettings, "extraSalesPageSize">): Promise<SalesDocument> {
   checkText(book.title, "title", MAX_TITLE_LENGTH);
   checkText(book.author, "author", MAX_AUTHOR_LENGTH);
   const document = emptySalesDocument({ ...book, id: book.id ?? new ObjectId() }, settings);
@@ -86,7 +79,9 @@ export function embeddedBuyersProjection(embeddedBuyers: number): BookProjection
 }
 
 export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<SalesDocument[]> {
-  return salesCollection(db).find({ _id: { $in: [...ids] } }).toArray();
+  return salesCollection(db)
+    .find({ _id: { $in: [...ids] } })
+    .toArray();
 }
 
 export interface BooksPage {
@@ -102,7 +97,11 @@ export async function retrieveBooksPage(db: Db, afterId: BookId | null, first: n
   checkWindowSize(first);
   const filter = afterId === null ? {} : idsAfter(afterId);
   const projection = embeddedBuyersProjection(embeddedBuyers);
-  const books = await salesCollection(db).find(filter, { projection }).sort({ _id: 1 }).limit(first + 1).toArray();
+  const books = await salesCollection(db)
+    .find(filter, { projection })
+    .sort({ _id: 1 })
+    .limit(first + 1)
+    .toArray();
   return { books: books.slice(0, first), hasNextPage: books.length > first };
 }
 
@@ -130,6 +129,10 @@ export async function retrieveBooksPageBefore(
   checkWindowSize(last, "last");
   const filter = beforeId === null ? {} : idsBeyond("_id", beforeId, "before");
   const projection = embeddedBuyersProjection(embeddedBuyers);
-  const books = await salesCollection(db).find(filter, { projection }).sort({ _id: -1 }).limit(last + 1).toArray();
+  const books = await salesCollection(db)
+    .find(filter, { projection })
+    .sort({ _id: -1 })
+    .limit(last + 1)
+    .toArray();
   return { books: books.slice(0, last).reverse(), hasPreviousPage: books.length > last, hasNextPage: beforeId !== null };
 }

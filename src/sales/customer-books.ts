@@ -18,7 +18,12 @@ export interface BooksPurchasedPage {
  * The book side stops after `first + 1` books; the overflow side reads every page holding this
  * customer past the cursor (to drop repeats), so it grows with the customer's own overflow purchases, never with a book's.
  */
-export async function retrieveBooksPurchased(db: Db, customerId: string, afterId: BookId | null, first: number): Promise<BooksPurchasedPage> {
+export async function retrieveBooksPurchased(
+  db: Db,
+  customerId: string,
+  afterId: BookId | null,
+  first: number,
+): Promise<BooksPurchasedPage> {
   checkWindowSize(first);
   if (first === 0) return { bookIds: [], hasNextPage: (await countBooksPurchased(db, customerId)) > 0 };
   const [embedded, overflow] = await Promise.all([
@@ -92,12 +97,15 @@ async function buyersAmong(
   const customerIds = [...booksByCustomer.keys()];
   const branches = [...booksByCustomer].map(([customerId, bookIds]) => ({ [buyersField]: customerId, [bookField]: { $in: bookIds } }));
   const matches = await collection
-    .aggregate<{ book: BookId; customers: string[] }>([
-      { $match: branches.length === 1 ? branches[0]! : { $or: branches } },
-      // $literal: a customer id starting with "$" would otherwise be read as a field path.
-      { $project: { _id: 0, book: `$${bookField}`, customers: { $setIntersection: [`$${buyersField}`, { $literal: customerIds }] } } },
-      // The multikey index, named by its keys: the (book_id, page) and _id indexes would read every page of an asked book.
-    ], { hint: { [buyersField]: 1, [bookField]: 1 } })
+    .aggregate<{ book: BookId; customers: string[] }>(
+      [
+        { $match: branches.length === 1 ? branches[0]! : { $or: branches } },
+        // $literal: a customer id starting with "$" would otherwise be read as a field path.
+        { $project: { _id: 0, book: `$${bookField}`, customers: { $setIntersection: [`$${buyersField}`, { $literal: customerIds }] } } },
+        // The multikey index, named by its keys: the (book_id, page) and _id indexes would read every page of an asked book.
+      ],
+      { hint: { [buyersField]: 1, [bookField]: 1 } },
+    )
     .toArray();
   return new Set(matches.flatMap(({ book, customers }) => customers.map((customerId) => purchaseKey(book, customerId))));
 }

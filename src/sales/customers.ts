@@ -26,8 +26,7 @@ export type CustomersPageRequest = { after: number | null; before: number | null
  * possibly lagging `purchase_count` cannot name).
  */
 export type OverflowWindow =
-  | { bookId: BookId; page: number; skip: number; limit: number }
-  | { bookId: BookId; fromPage: number; tail: number };
+  { bookId: BookId; page: number; skip: number; limit: number } | { bookId: BookId; fromPage: number; tail: number };
 
 /** Part of one overflow page: `customers` are its entries from index `offset` on; `length` is the whole page's. */
 export interface PageSlice {
@@ -48,7 +47,11 @@ export type OverflowLoader = (window: OverflowWindow) => Promise<PageSlice[]>;
  * needs the list's true end: it reads the tails of the pages from where `purchase_count` points on,
  * so a count lagging behind an append in flight still finds the newest purchase.
  */
-export async function retrieveCustomersPage(loadOverflow: OverflowLoader, book: SalesDocument, request: CustomersPageRequest): Promise<CustomersPage> {
+export async function retrieveCustomersPage(
+  loadOverflow: OverflowLoader,
+  book: SalesDocument,
+  request: CustomersPageRequest,
+): Promise<CustomersPage> {
   const windowStart = request.after === null ? 0 : request.after + 1;
   if ("first" in request) {
     checkWindowSize(request.first);
@@ -58,7 +61,10 @@ export async function retrieveCustomersPage(loadOverflow: OverflowLoader, book: 
   const { entries, windowEnd } =
     request.before === null
       ? await readNewest(loadOverflow, book, request.last)
-      : { entries: await readPositions(loadOverflow, book, Math.max(windowStart, request.before - request.last), request.before), windowEnd: request.before };
+      : {
+          entries: await readPositions(loadOverflow, book, Math.max(windowStart, request.before - request.last), request.before),
+          windowEnd: request.before,
+        };
   const start = Math.max(windowStart, windowEnd - request.last);
   return {
     entries: entries.filter((entry) => entry.position >= start && entry.position < windowEnd),
@@ -68,13 +74,23 @@ export async function retrieveCustomersPage(loadOverflow: OverflowLoader, book: 
 }
 
 /** `first` purchases from `start`; the stored count answers "is there more?" when it can, else one entry past the window is read. */
-async function readForward(loadOverflow: OverflowLoader, book: SalesDocument, start: number, before: number | null, first: number): Promise<CustomersPage> {
+async function readForward(
+  loadOverflow: OverflowLoader,
+  book: SalesDocument,
+  start: number,
+  before: number | null,
+  first: number,
+): Promise<CustomersPage> {
   const windowEnd = before ?? Number.POSITIVE_INFINITY;
   const end = Math.min(start + first, windowEnd);
   const countShowsMore = Math.min(book.purchase_count, windowEnd) > end;
   const readUntil = countShowsMore || end === windowEnd ? end : end + 1;
   const entries = await readPositions(loadOverflow, book, start, readUntil);
-  return { entries: entries.slice(0, end - start), hasNextPage: countShowsMore || entries.length > end - start, hasPreviousPage: start > 0 };
+  return {
+    entries: entries.slice(0, end - start),
+    hasNextPage: countShowsMore || entries.length > end - start,
+    hasPreviousPage: start > 0,
+  };
 }
 
 /** The purchases at positions [start, end), or fewer where the list ends sooner. */
@@ -100,9 +116,14 @@ async function readPositions(loadOverflow: OverflowLoader, book: SalesDocument, 
 }
 
 /** The newest `last` purchases (or all, for a shorter list) and where the list ends. */
-async function readNewest(loadOverflow: OverflowLoader, book: SalesDocument, last: number): Promise<{ entries: PurchaseEntry[]; windowEnd: number }> {
+async function readNewest(
+  loadOverflow: OverflowLoader,
+  book: SalesDocument,
+  last: number,
+): Promise<{ entries: PurchaseEntry[]; windowEnd: number }> {
   const embeddedCount = book.customers_purchased.length;
-  const embedded = (from: number) => book.customers_purchased.slice(from).map((customerId, index) => ({ position: from + index, customerId }));
+  const embedded = (from: number) =>
+    book.customers_purchased.slice(from).map((customerId, index) => ({ position: from + index, customerId }));
   if (!book.has_extras) return { entries: embedded(Math.max(embeddedCount - last, 0)), windowEnd: embeddedCount };
 
   const pageSize = pageSizeOf(book);

@@ -55,7 +55,9 @@ export class PurchaseInProgressError extends SalesError {
   override readonly name = "PurchaseInProgressError";
   readonly code = "PURCHASE_IN_PROGRESS";
   constructor(purchaseId: string) {
-    super(`The purchase with purchaseId "${purchaseId}" is still being recorded by an earlier request; retry with the same purchaseId in a moment.`);
+    super(
+      `The purchase with purchaseId "${purchaseId}" is still being recorded by an earlier request; retry with the same purchaseId in a moment.`,
+    );
   }
 }
 

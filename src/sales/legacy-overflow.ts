@@ -51,8 +51,15 @@ export async function findLegacyOverflow<T extends Document>(
   collection: LegacyOverflow["collection"],
   projection: Document,
 ): Promise<FindCursor<T>> {
-  const walkPageIndex = collection === EXTRA_SALES && (await legacyCollection(db, collection).indexExists(UNIQUE_PAGE_INDEX).catch(() => false));
-  return legacyCollection(db, collection).find<T>(legacyOverflowFilter(collection), { projection, ...(walkPageIndex ? { hint: UNIQUE_PAGE_INDEX } : {}) });
+  const walkPageIndex =
+    collection === EXTRA_SALES &&
+    (await legacyCollection(db, collection)
+      .indexExists(UNIQUE_PAGE_INDEX)
+      .catch(() => false));
+  return legacyCollection(db, collection).find<T>(legacyOverflowFilter(collection), {
+    projection,
+    ...(walkPageIndex ? { hint: UNIQUE_PAGE_INDEX } : {}),
+  });
 }
 
 /** Legacy data is untyped: only a list of strings is taken as customer ids. */

@@ -23,7 +23,10 @@ export function createSalesLoaders(db: Db, { batch = true }: { batch?: boolean }
   return {
     book: new DataLoader((ids) => loadBooks(db, ids), { cacheKeyFn: bookIdKey, batch }),
     overflowWindow: new DataLoader((windows) => loadOverflowWindows(db, windows), { cacheKeyFn: windowKey, batch }),
-    purchasedBy: new DataLoader((questions) => retrievePurchasedBy(db, questions), { cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId), batch }),
+    purchasedBy: new DataLoader((questions) => retrievePurchasedBy(db, questions), {
+      cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId),
+      batch,
+    }),
   };
 }
 
@@ -62,8 +65,12 @@ async function loadOverflowWindows(db: Db, windows: readonly OverflowWindow[]): 
 function windowSlice(window: OverflowWindow): Document {
   // $literal: a string book id starting with "$" would otherwise be read as a field path.
   const sameBook = { $eq: ["$book_id", { $literal: window.bookId }] };
-  const covered = "page" in window ? { $and: [sameBook, { $eq: ["$page", window.page] }] } : { $and: [sameBook, { $gte: ["$page", window.fromPage] }] };
-  const slice = "page" in window ? ["$customers_purchased_extra", window.skip, window.limit] : ["$customers_purchased_extra", window.tail === 0 ? 0 : -window.tail];
+  const covered =
+    "page" in window ? { $and: [sameBook, { $eq: ["$page", window.page] }] } : { $and: [sameBook, { $gte: ["$page", window.fromPage] }] };
+  const slice =
+    "page" in window
+      ? ["$customers_purchased_extra", window.skip, window.limit]
+      : ["$customers_purchased_extra", window.tail === 0 ? 0 : -window.tail];
   return { $cond: [covered, { $slice: slice }, "$$REMOVE"] };
 }
 

@@ -55,26 +55,43 @@ export function planBookMigration(book: StoredBook, state: LegacyState, settings
 
   const customers = [...embedded, ...extras];
   const pageSize = settings.extraSalesPageSize;
-  const target = layOutPurchases({ ...book, customers_purchased: [], has_extras: false, purchase_count: 0, extra_page_size: pageSize }, customers, settings);
+  const target = layOutPurchases(
+    { ...book, customers_purchased: [], has_extras: false, purchase_count: 0, extra_page_size: pageSize },
+    customers,
+    settings,
+  );
   const stray = state.existingPages.filter((page) => page >= target.pages.length);
   if (stray.length > 0) {
-    return skip(`extra_sales already holds page ${stray[0]} of it, past the ${target.pages.length} pages its purchases fill (were the settings changed since an interrupted run?)`);
+    return skip(
+      `extra_sales already holds page ${stray[0]} of it, past the ${target.pages.length} pages its purchases fill (were the settings changed since an interrupted run?)`,
+    );
   }
-  return { action: "convert", target, legacy: state.legacy, moved: customers.length - Math.min(embedded.length, settings.outlierThreshold) };
+  return {
+    action: "convert",
+    target,
+    legacy: state.legacy,
+    moved: customers.length - Math.min(embedded.length, settings.outlierThreshold),
+  };
 }
 
 /** A book with a page size may be receiving purchases now, so only what a migration provably left unfinished is touched. */
 function planBoundedBook(book: StoredBook, embedded: string[], legacy: LegacyOverflow[], settings: OutlierSettings): BookPlan {
   if (legacy.some(({ document }) => document.migrated_entries === undefined)) {
-    return skip("a legacy overflow document that no migration copied, for a book already in the bounded form: its place in the purchase order is unknown");
+    return skip(
+      "a legacy overflow document that no migration copied, for a book already in the bounded form: its place in the purchase order is unknown",
+    );
   }
   const grown = legacy.find(({ document }) => legacyEntries(document)?.length !== document.migrated_entries);
   if (grown) {
-    return skip(`its legacy overflow document in ${grown.collection} changed after its ${grown.document.migrated_entries} entries were copied (is the old application still writing?); it is kept`);
+    return skip(
+      `its legacy overflow document in ${grown.collection} changed after its ${grown.document.migrated_entries} entries were copied (is the old application still writing?); it is kept`,
+    );
   }
   if (legacy.length > 0) return { action: "remove-copied-legacy", legacy };
   if (embedded.length > settings.outlierThreshold) {
-    return skip(`${embedded.length} embedded purchases, over the threshold of ${settings.outlierThreshold}, in a book already in the bounded form (was OUTLIER_THRESHOLD lowered?); readers handle it, so it is left as is`);
+    return skip(
+      `${embedded.length} embedded purchases, over the threshold of ${settings.outlierThreshold}, in a book already in the bounded form (was OUTLIER_THRESHOLD lowered?); readers handle it, so it is left as is`,
+    );
   }
   if (typeof book.has_extras !== "boolean" || typeof book.purchase_count !== "number") {
     return skip("has_extras or purchase_count is not of the right type: `npm run reconcile -- --fix` repairs it");
@@ -154,14 +171,25 @@ export async function migrateCatalog(db: Db, settings: OutlierSettings, options:
 }
 
 /** The plan that was carried out (or, in a dry run, would be). */
-async function migrateBook(db: Db, first: StoredBook, mayHaveLegacy: boolean, settings: OutlierSettings, dryRun: boolean, write: Writer): Promise<BookPlan> {
+async function migrateBook(
+  db: Db,
+  first: StoredBook,
+  mayHaveLegacy: boolean,
+  settings: OutlierSettings,
+  dryRun: boolean,
+  write: Writer,
+): Promise<BookPlan> {
   let book: StoredBook | null = first;
   for (let attempt = 1; book && attempt <= MAX_ATTEMPTS; attempt += 1) {
     const plan = planBookMigration(book, await readLegacyState(db, book, mayHaveLegacy), settings);
     if (dryRun || (await applyPlan(db, book, plan, write)) === "applied") return plan;
     book = await books(db).findOne({ _id: book._id });
   }
-  return skip(book ? `it kept changing while being migrated (${MAX_ATTEMPTS} attempts); run the migration again` : "it was deleted while being migrated");
+  return skip(
+    book
+      ? `it kept changing while being migrated (${MAX_ATTEMPTS} attempts); run the migration again`
+      : "it was deleted while being migrated",
+  );
 }
 
 function recordOutcome(report: MigrationReport, bookId: BookId, plan: BookPlan): void {
@@ -174,7 +202,13 @@ function recordOutcome(report: MigrationReport, bookId: BookId, plan: BookPlan):
   if (plan.action === "convert" || plan.action === "remove-copied-legacy") report.legacyDocumentsRemoved += plan.legacy.length;
 }
 
-function progressOf({ booksChecked, booksTotal, booksConverted, purchasesMoved, legacyDocumentsRemoved }: MigrationReport): MigrationProgress {
+function progressOf({
+  booksChecked,
+  booksTotal,
+  booksConverted,
+  purchasesMoved,
+  legacyDocumentsRemoved,
+}: MigrationReport): MigrationProgress {
   return { booksChecked, booksTotal, booksConverted, purchasesMoved, legacyDocumentsRemoved };
 }
 
@@ -194,7 +228,12 @@ async function applyPlan(db: Db, book: StoredBook, plan: BookPlan, write: Writer
   return "applied";
 }
 
-async function convertBook(db: Db, book: StoredBook, plan: Extract<BookPlan, { action: "convert" }>, write: Writer): Promise<"applied" | "changed"> {
+async function convertBook(
+  db: Db,
+  book: StoredBook,
+  plan: Extract<BookPlan, { action: "convert" }>,
+  write: Writer,
+): Promise<"applied" | "changed"> {
   for (const legacy of plan.legacy) {
     const marked = await write({ kind: "mark-legacy", bookId: book._id }, () => markLegacy(db, legacy));
     if (!marked) return "changed";
@@ -250,21 +289,28 @@ function unchangedSince(book: StoredBook): Filter<StoredBook> {
     extra_page_size: stillHolds(book.extra_page_size),
     ...(embedded === undefined
       ? { customers_purchased: { $exists: false } }
-      : { customers_purchased: { $size: embedded.length }, ...(embedded.length > 0 ? { [`customers_purchased.${embedded.length - 1}`]: embedded.at(-1) } : {}) }),
+      : {
+          customers_purchased: { $size: embedded.length },
+          ...(embedded.length > 0 ? { [`customers_purchased.${embedded.length - 1}`]: embedded.at(-1) } : {}),
+        }),
   };
 }
 
 async function readLegacyState(db: Db, book: StoredBook, mayHaveLegacy: boolean): Promise<LegacyState> {
   const legacy = mayHaveLegacy ? await readLegacyOverflow(db, book._id) : [];
   if (hasValidPageSize(book)) return { legacy, existingPages: [] };
-  const pages = await extraSalesCollection(db).find({ book_id: book._id, page: { $exists: true } }, { projection: { page: 1 } }).toArray();
+  const pages = await extraSalesCollection(db)
+    .find({ book_id: book._id, page: { $exists: true } }, { projection: { page: 1 } })
+    .toArray();
   return { legacy, existingPages: pages.map(({ page }) => page) };
 }
 
 async function readLegacyOverflow(db: Db, bookId: BookId): Promise<LegacyOverflow[]> {
   const found: LegacyOverflow[] = [];
   for (const collection of LEGACY_COLLECTIONS) {
-    const documents = await legacyCollection(db, collection).find({ book_id: bookId, ...legacyOverflowFilter(collection) }).toArray();
+    const documents = await legacyCollection(db, collection)
+      .find({ book_id: bookId, ...legacyOverflowFilter(collection) })
+      .toArray();
     found.push(...documents.map((document) => ({ collection, document })));
   }
   return found;

@@ -25,7 +25,11 @@ export function reconcileJournal(db: Db): Collection<RelayoutJournalDocument> {
 
 /** Books whose page repair was cut off before it finished. */
 export async function interruptedRelayouts(db: Db): Promise<BookId[]> {
-  return (await reconcileJournal(db).find({}, { projection: { _id: 1 } }).toArray()).map((journal) => journal._id);
+  return (
+    await reconcileJournal(db)
+      .find({}, { projection: { _id: 1 } })
+      .toArray()
+  ).map((journal) => journal._id);
 }
 
 /**
@@ -40,13 +44,17 @@ export async function relayOutPages(db: Db, bookId: BookId, pageSize: number): P
   const journal = (await reconcileJournal(db).findOne({ _id: bookId })) ?? (await journalNewLayout(db, bookId));
   const pages = extraSalesCollection(db);
   await pages.deleteMany({ _id: { $in: journal.replaces } });
-  for (const page of paginateOverflow(bookId, journal.purchases, pageSize)) await pages.replaceOne({ book_id: bookId, page: page.page }, page, { upsert: true });
+  for (const page of paginateOverflow(bookId, journal.purchases, pageSize))
+    await pages.replaceOne({ book_id: bookId, page: page.page }, page, { upsert: true });
   await reconcileJournal(db).deleteOne({ _id: bookId });
 }
 
 async function journalNewLayout(db: Db, bookId: BookId): Promise<RelayoutJournalDocument> {
   // Legacy overflow documents (no page number) are migrate's business, not pages.
-  const old = await extraSalesCollection(db).find({ book_id: bookId, page: { $exists: true } }).sort({ page: 1, _id: 1 }).toArray();
+  const old = await extraSalesCollection(db)
+    .find({ book_id: bookId, page: { $exists: true } })
+    .sort({ page: 1, _id: 1 })
+    .toArray();
   const journal: RelayoutJournalDocument = {
     _id: bookId,
     replaces: old.map((page) => page._id),

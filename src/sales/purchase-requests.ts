@@ -99,7 +99,8 @@ export async function recordPurchaseRequest(
   options: PurchaseOptions = {},
 ): Promise<PurchaseOutcome> {
   const { purchaseId } = request;
-  if (purchaseId === undefined) return { ...(await recordPurchase(db, request.bookId, request.customerId, settings, options)), replayed: false };
+  if (purchaseId === undefined)
+    return { ...(await recordPurchase(db, request.bookId, request.customerId, settings, options)), replayed: false };
 
   const id = { book_id: request.bookId, purchase_id: purchaseId };
   const lifetimeHours = settings.purchaseIdLifetimeHours ?? DEFAULT_PURCHASE_ID_LIFETIME_HOURS;

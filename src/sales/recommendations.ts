@@ -30,7 +30,10 @@ export interface RecommendedBookId {
 export async function retrieveAlsoBought(db: Db, bookId: BookId, first: number): Promise<RecommendedBookId[]> {
   checkWindowSize(first);
   if (first === 0) return [];
-  const sampled = await salesCollection(db).findOne({ _id: bookId }, { projection: { _id: 0, customers_purchased: { $slice: ALSO_BOUGHT_SAMPLE_SIZE } } });
+  const sampled = await salesCollection(db).findOne(
+    { _id: bookId },
+    { projection: { _id: 0, customers_purchased: { $slice: ALSO_BOUGHT_SAMPLE_SIZE } } },
+  );
   const buyers = [...new Set(sampled?.customers_purchased ?? [])];
   if (buyers.length === 0) return [];
   // $literal: a customer id starting with "$" would otherwise be read as a field path.

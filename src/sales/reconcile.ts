@@ -109,8 +109,14 @@ export async function findViolations(
 }
 
 /** The invariants of one book and its pages, for callers that know which book they touched (tests, the benchmark). */
-export async function findBookViolations(db: Db, bookId: BookId, settings: Pick<OutlierSettings, "outlierThreshold">): Promise<Violation[]> {
-  const [book] = await salesCollection(db).aggregate<BookSummary>([{ $match: { _id: bookId } }, ...BOOK_SUMMARY]).toArray();
+export async function findBookViolations(
+  db: Db,
+  bookId: BookId,
+  settings: Pick<OutlierSettings, "outlierThreshold">,
+): Promise<Violation[]> {
+  const [book] = await salesCollection(db)
+    .aggregate<BookSummary>([{ $match: { _id: bookId } }, ...BOOK_SUMMARY])
+    .toArray();
   if (!book) return [];
   const pages = (await readPageSummaries(db, { book_id: bookId })).get(bookIdKey(bookId)) ?? [];
   return checkBook(book, pages, settings);
@@ -169,7 +175,9 @@ async function interruptedRelayoutViolations(db: Db, books: BookId[]): Promise<V
 async function missingIndexViolations(db: Db): Promise<Violation[]> {
   return (await findMissingIndexes(db)).map((index) => ({
     kind: "missing-index",
-    message: `index ${indexLabel(index)} is missing` + (index.name === UNIQUE_PAGE_INDEX ? ": purchases into extra_sales are refused until it is back" : ""),
+    message:
+      `index ${indexLabel(index)} is missing` +
+      (index.name === UNIQUE_PAGE_INDEX ? ": purchases into extra_sales are refused until it is back" : ""),
     numbers: { index: indexLabel(index) },
     repair: { index },
   }));
@@ -197,7 +205,14 @@ function orphanPage(page: PageSummary): Violation {
 export function checkBook(book: BookSummary, pages: PageSummary[], settings: Pick<OutlierSettings, "outlierThreshold">): Violation[] {
   const bookId = formatBookId(book._id);
   if (!hasValidPageSize(book) || book.embedded === null) {
-    return [{ kind: "not-migrated", bookId, message: "not in the bounded form (no valid extra_page_size or no embedded array): run `npm run migrate`", numbers: { extraPageSize: countValue(book.extra_page_size) } }];
+    return [
+      {
+        kind: "not-migrated",
+        bookId,
+        message: "not in the bounded form (no valid extra_page_size or no embedded array): run `npm run migrate`",
+        numbers: { extraPageSize: countValue(book.extra_page_size) },
+      },
+    ];
   }
   const pageSize = book.extra_page_size as number;
   const overflow = pages.reduce((sum, page) => sum + page.entries, 0);
@@ -205,7 +220,9 @@ export function checkBook(book: BookSummary, pages: PageSummary[], settings: Pic
   return [
     ...checkEmbedded(bookId, book.embedded, settings.outlierThreshold),
     // Pages sharing a number would each be reported as gaps and partial pages: the relayout repairs them all at once.
-    ...(duplicates.length > 0 ? duplicates : pages.flatMap((page, index) => checkPage(bookId, page, index, pageSize, index === pages.length - 1))),
+    ...(duplicates.length > 0
+      ? duplicates
+      : pages.flatMap((page, index) => checkPage(bookId, page, index, pageSize, index === pages.length - 1))),
     ...checkCount(book, bookId, book.embedded, overflow),
     ...checkFlag(book, bookId, overflow),
   ];
@@ -229,14 +246,26 @@ function duplicatePages(book: BookSummary, bookId: string, pages: PageSummary[],
 
 function checkEmbedded(bookId: string, embedded: number, threshold: number): Violation[] {
   if (embedded <= threshold) return [];
-  return [{ kind: "embedded-over-threshold", bookId, message: `embeds ${embedded} purchases, over the threshold of ${threshold}`, numbers: { embedded, threshold } }];
+  return [
+    {
+      kind: "embedded-over-threshold",
+      bookId,
+      message: `embeds ${embedded} purchases, over the threshold of ${threshold}`,
+      numbers: { embedded, threshold },
+    },
+  ];
 }
 
 function checkPage(bookId: string, page: PageSummary, index: number, pageSize: number, last: boolean): Violation[] {
   const numbers = { page: String(page.page), entries: page.entries };
   const found: Violation[] = [];
   if (page.page !== index) {
-    found.push({ kind: "page-gap", bookId, message: `page number ${String(page.page)} where page ${index} belongs`, numbers: { ...numbers, expected: index } });
+    found.push({
+      kind: "page-gap",
+      bookId,
+      message: `page number ${String(page.page)} where page ${index} belongs`,
+      numbers: { ...numbers, expected: index },
+    });
   }
   if (page.count !== page.entries) {
     found.push({
@@ -246,15 +275,30 @@ function checkPage(bookId: string, page: PageSummary, index: number, pageSize: n
       numbers: { ...numbers, count: countValue(page.count) },
       repair: {
         collection: EXTRA_SALES,
-        filter: { book_id: page.book_id, page: page.page, count: stillHolds(page.count), customers_purchased_extra: { $size: page.entries } },
+        filter: {
+          book_id: page.book_id,
+          page: page.page,
+          count: stillHolds(page.count),
+          customers_purchased_extra: { $size: page.entries },
+        },
         set: { count: page.entries },
       },
     });
   }
   if (page.entries > pageSize) {
-    found.push({ kind: "page-over-size", bookId, message: `page ${String(page.page)} holds ${page.entries} purchases, over the page size of ${pageSize}`, numbers: { ...numbers, pageSize } });
+    found.push({
+      kind: "page-over-size",
+      bookId,
+      message: `page ${String(page.page)} holds ${page.entries} purchases, over the page size of ${pageSize}`,
+      numbers: { ...numbers, pageSize },
+    });
   } else if (!last && page.entries < pageSize) {
-    found.push({ kind: "page-not-full", bookId, message: `page ${String(page.page)} holds ${page.entries} of ${pageSize} purchases but is not the last page`, numbers: { ...numbers, pageSize } });
+    found.push({
+      kind: "page-not-full",
+      bookId,
+      message: `page ${String(page.page)} holds ${page.entries} of ${pageSize} purchases but is not the last page`,
+      numbers: { ...numbers, pageSize },
+    });
   }
   return found;
 }
@@ -293,13 +337,22 @@ function checkFlag(book: BookSummary, bookId: string, overflow: number): Violati
     {
       kind: "has-extras",
       bookId,
-      message: `has_extras is ${JSON.stringify(book.has_extras) ?? "missing"} with ${overflow} overflow purchases` + (unsafe ? "; left set, since a purchase may be landing in extra_sales" : ""),
+      message:
+        `has_extras is ${JSON.stringify(book.has_extras) ?? "missing"} with ${overflow} overflow purchases` +
+        (unsafe ? "; left set, since a purchase may be landing in extra_sales" : ""),
       numbers: { stored: flagValue(book.has_extras), overflow },
-      ...(unsafe ? {} : { repair: { collection: SALES, filter: { _id: book._id, has_extras: stillHolds(book.has_extras) }, set: { has_extras: expected } } }),
+      ...(unsafe
+        ? {}
+        : {
+            repair: {
+              collection: SALES,
+              filter: { _id: book._id, has_extras: stillHolds(book.has_extras) },
+              set: { has_extras: expected },
+            },
+          }),
     },
   ];
 }
-
 
 function countValue(value: unknown): number | string | null {
   return typeof value === "number" ? value : value === undefined ? null : String(value);

@@ -40,7 +40,9 @@ export async function retrieveSalesStats(
   db: Db,
   settings: OutlierSettings,
   largest = DEFAULT_LARGEST_BOOKS,
-  { embeddedBuyers = 0 }: { /** How many embedded buyers of each largest book to read (see `embeddedBuyersProjection`). */ embeddedBuyers?: number } = {},
+  {
+    embeddedBuyers = 0,
+  }: { /** How many embedded buyers of each largest book to read (see `embeddedBuyersProjection`). */ embeddedBuyers?: number } = {},
 ): Promise<SalesStats> {
   checkWindowSize(largest, "top");
   const [books, outliers, extraSalesDocuments, pagesHistogram, largestBooks] = await Promise.all([
@@ -69,7 +71,11 @@ export async function countOutliers(db: Db): Promise<number> {
 /** The first `limit` entries of the `purchase_count_-1__id_1` index, so `limit` books are read whatever the catalog's size. */
 async function retrieveLargestBooks(db: Db, limit: number, embeddedBuyers: number): Promise<SalesDocument[]> {
   if (limit === 0) return [];
-  return salesCollection(db).find({}, { projection: embeddedBuyersProjection(embeddedBuyers) }).sort(LARGEST_FIRST).limit(limit).toArray();
+  return salesCollection(db)
+    .find({}, { projection: embeddedBuyersProjection(embeddedBuyers) })
+    .sort(LARGEST_FIRST)
+    .limit(limit)
+    .toArray();
 }
 
 /** How many books have each number of pages: `{pages, books}` in ascending `pages`. */

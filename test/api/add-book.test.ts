@@ -9,7 +9,9 @@ afterAll(() => api.close());
 
 const BOOK_ID = graphql(`
   query BookId($id: ID!) {
-    book(id: $id) { id }
+    book(id: $id) {
+      id
+    }
   }
 `);
 

@@ -51,7 +51,9 @@ function expectRefused(result: ExecutionResult<unknown>, code: string): void {
 
 describe("reading the catalog", () => {
   it("is open to anonymous callers: books, titles, counts and salesStats", async () => {
-    const result = await api.execute(`{ books(first: 5) { totalCount edges { node { id title author purchaseCount hasExtras } } } salesStats { books outliers } }`);
+    const result = await api.execute(
+      `{ books(first: 5) { totalCount edges { node { id title author purchaseCount hasExtras } } } salesStats { books outliers } }`,
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({
       books: { totalCount: 1, edges: [{ node: { id: "1", title: "Seeded 1", author: "A", purchaseCount: 3, hasExtras: false } }] },
@@ -63,7 +65,9 @@ describe("reading the catalog", () => {
 describe("Book.customersPurchased", () => {
   it("lists the buyers to a token with purchases:read", async () => {
     const result = await api.withAuthorization(bearer(reader)).execute(BUYERS, { id: "1" });
-    expect(result).toEqual({ data: { book: { title: "Seeded 1", customersPurchased: { totalCount: 3, edges: customers(3).map((id) => ({ node: { id } })) } } } });
+    expect(result).toEqual({
+      data: { book: { title: "Seeded 1", customersPurchased: { totalCount: 3, edges: customers(3).map((id) => ({ node: { id } })) } } },
+    });
   });
 
   it.each(refusedReaders)("is refused to %s with %s, revealing no buyer", async (_caller, code, authorization) => {
@@ -83,14 +87,21 @@ describe("Book.customersPurchased", () => {
   it.each([
     ["a fragment", `query { book(id: "1") { ...Buyers } } fragment Buyers on Book { customersPurchased { totalCount } }`, {}],
     ["an inline fragment", `query { book(id: "1") { ... on Book { customersPurchased { totalCount } } } }`, {}],
-    ["an @include that variables turn on", `query ($all: Boolean!) { book(id: "1") { customersPurchased @include(if: $all) { totalCount } } }`, { all: true }],
+    [
+      "an @include that variables turn on",
+      `query ($all: Boolean!) { book(id: "1") { customersPurchased @include(if: $all) { totalCount } } }`,
+      { all: true },
+    ],
     ["salesStats' largest books", `{ salesStats { largestBooks { customersPurchased { totalCount } } } }`, {}],
   ])("is found and refused through %s", async (_route, query, variables) => {
     expectRefused(await api.execute(query, variables), "UNAUTHENTICATED");
   });
 
   it("is not needed where @skip or @include leave it out", async () => {
-    const result = await api.execute(`query ($all: Boolean!) { book(id: "1") { title customersPurchased @include(if: $all) { totalCount } } }`, { all: false });
+    const result = await api.execute(
+      `query ($all: Boolean!) { book(id: "1") { title customersPurchased @include(if: $all) { totalCount } } }`,
+      { all: false },
+    );
     expect(result).toEqual({ data: { book: { title: "Seeded 1" } } });
   });
 });
@@ -128,7 +139,9 @@ describe("open mode, when no tokens are configured", () => {
     const open = await openTestApi();
     try {
       await seedBook(open.db, "1", customers(2));
-      expect((await open.execute(BUYERS, { id: "1" })).data).toEqual({ book: { title: "Seeded 1", customersPurchased: { totalCount: 2, edges: customers(2).map((id) => ({ node: { id } })) } } });
+      expect((await open.execute(BUYERS, { id: "1" })).data).toEqual({
+        book: { title: "Seeded 1", customersPurchased: { totalCount: 2, edges: customers(2).map((id) => ({ node: { id } })) } },
+      });
       expect((await open.execute(RECORD_PURCHASE, { bookId: "1", customerId: "user02" })).errors).toBeUndefined();
       expect(await storedPurchases(open.db, "1")).toEqual(customers(3));
     } finally {
@@ -208,7 +221,12 @@ describe("npm start", () => {
 
   it("warns at start-up that the API is open when no tokens are configured in development", async () => {
     const database = await openTestDatabase();
-    const child = start({ NODE_ENV: "development", MONGODB_URI: process.env.TEST_MONGODB_URI!, MONGODB_DB: database.db.databaseName, PORT: String(await freePort()) });
+    const child = start({
+      NODE_ENV: "development",
+      MONGODB_URI: process.env.TEST_MONGODB_URI!,
+      MONGODB_DB: database.db.databaseName,
+      PORT: String(await freePort()),
+    });
     try {
       const warning = await firstLine(child.stdout, /API_TOKENS is not set/);
       expect(warning).toMatchObject({ level: 40, msg: expect.stringMatching(/the API is open.*development only/) });
@@ -222,7 +240,12 @@ describe("npm start", () => {
   it("listens on 127.0.0.1 only while the API is open, out of reach of other machines", async () => {
     const database = await openTestDatabase();
     const port = await freePort();
-    const child = start({ NODE_ENV: "development", MONGODB_URI: process.env.TEST_MONGODB_URI!, MONGODB_DB: database.db.databaseName, PORT: String(port) });
+    const child = start({
+      NODE_ENV: "development",
+      MONGODB_URI: process.env.TEST_MONGODB_URI!,
+      MONGODB_DB: database.db.databaseName,
+      PORT: String(port),
+    });
     try {
       await firstLine(child.stdout, /ready at http:\/\/127\.0\.0\.1:/);
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);

@@ -33,30 +33,85 @@ interface BadRequest {
 
 const cases: [string, BadRequest][] = [
   ["a books cursor that is not base64 JSON", { body: { query: `{ books(after: "%%%") { totalCount } }` }, code: "BAD_USER_INPUT" }],
-  ["a buyers cursor this API never issued", { body: { query: BUYERS, variables: { id: "1", after: "YXJyYXljb25uZWN0aW9uOi0x" } }, code: "BAD_USER_INPUT" }],
-  ["a books cursor naming an operator", { body: { query: `{ books(after: "${Buffer.from('{"id":{"$gt":""}}').toString("base64url")}") { totalCount } }` }, code: "BAD_USER_INPUT" }],
+  [
+    "a buyers cursor this API never issued",
+    { body: { query: BUYERS, variables: { id: "1", after: "YXJyYXljb25uZWN0aW9uOi0x" } }, code: "BAD_USER_INPUT" },
+  ],
+  [
+    "a books cursor naming an operator",
+    {
+      body: { query: `{ books(after: "${Buffer.from('{"id":{"$gt":""}}').toString("base64url")}") { totalCount } }` },
+      code: "BAD_USER_INPUT",
+    },
+  ],
   ["first over 100", { body: { query: BUYERS, variables: { id: "1", first: 101 } }, code: "BAD_USER_INPUT" }],
   ["a negative first", { body: { query: `{ books(first: -1) { totalCount } }` }, code: "BAD_USER_INPUT" }],
   ["a first past 32 bits", { body: { query: BUYERS, variables: { id: "1", first: 2 ** 31 } }, code: "BAD_USER_INPUT" }],
   ["a fractional first in a variable", { body: { query: BUYERS, variables: { id: "1", first: 1.5 } }, code: "BAD_USER_INPUT" }],
   ["a fractional first in the query", { body: { query: `{ books(first: 1.5) { totalCount } }` }, code: "GRAPHQL_VALIDATION_FAILED" }],
   ["a first given as a string", { body: { query: BUYERS, variables: { id: "1", first: "10" } }, code: "BAD_USER_INPUT" }],
-  ["a huge first that passes Int but not the cost limit", { body: { query: `{ books(first: 2000000000) { edges { node { id } } } }` }, code: "QUERY_TOO_COMPLEX" }],
-  ["a 1 MB title", { body: { query: ADD_BOOK, variables: { input: { title: "t".repeat(1024 * 1024), author: "A" } } }, code: "PAYLOAD_TOO_LARGE" }],
-  ["a title over 500 characters", { body: { query: ADD_BOOK, variables: { input: { title: "t".repeat(501), author: "A" } } }, code: "BAD_USER_INPUT" }],
-  ["a customer id over 128 characters", { body: { query: RECORD, variables: { input: { bookId: "1", customerId: "c".repeat(129) } } }, code: "BAD_USER_INPUT" }],
-  ["a book id over 128 characters", { body: { query: `query ($id: ID!) { book(id: $id) { title } }`, variables: { id: "b".repeat(129) } }, code: "BAD_USER_INPUT" }],
-  ["a books cursor carrying a 50,000-character id", { body: { query: `query ($after: String) { books(after: $after) { totalCount } }`, variables: { after: bookCursor("b".repeat(50_000)) } }, code: "BAD_USER_INPUT" }],
-  ["an operator object as a book id", { body: { query: `query ($id: ID!) { book(id: $id) { title } }`, variables: { id: { $gt: "" } } }, code: "BAD_USER_INPUT" }],
-  ["an operator object as a customer id", { body: { query: RECORD, variables: { input: { bookId: "1", customerId: { $ne: null } } } }, code: "BAD_USER_INPUT" }],
-  ["an operator smuggled into an input object", { body: { query: RECORD, variables: { input: { bookId: "1", customerId: "u", $set: { purchase_count: 0 } } } }, code: "BAD_USER_INPUT" }],
+  [
+    "a huge first that passes Int but not the cost limit",
+    { body: { query: `{ books(first: 2000000000) { edges { node { id } } } }` }, code: "QUERY_TOO_COMPLEX" },
+  ],
+  [
+    "a 1 MB title",
+    { body: { query: ADD_BOOK, variables: { input: { title: "t".repeat(1024 * 1024), author: "A" } } }, code: "PAYLOAD_TOO_LARGE" },
+  ],
+  [
+    "a title over 500 characters",
+    { body: { query: ADD_BOOK, variables: { input: { title: "t".repeat(501), author: "A" } } }, code: "BAD_USER_INPUT" },
+  ],
+  [
+    "a customer id over 128 characters",
+    { body: { query: RECORD, variables: { input: { bookId: "1", customerId: "c".repeat(129) } } }, code: "BAD_USER_INPUT" },
+  ],
+  [
+    "a book id over 128 characters",
+    { body: { query: `query ($id: ID!) { book(id: $id) { title } }`, variables: { id: "b".repeat(129) } }, code: "BAD_USER_INPUT" },
+  ],
+  [
+    "a books cursor carrying a 50,000-character id",
+    {
+      body: {
+        query: `query ($after: String) { books(after: $after) { totalCount } }`,
+        variables: { after: bookCursor("b".repeat(50_000)) },
+      },
+      code: "BAD_USER_INPUT",
+    },
+  ],
+  [
+    "an operator object as a book id",
+    { body: { query: `query ($id: ID!) { book(id: $id) { title } }`, variables: { id: { $gt: "" } } }, code: "BAD_USER_INPUT" },
+  ],
+  [
+    "an operator object as a customer id",
+    { body: { query: RECORD, variables: { input: { bookId: "1", customerId: { $ne: null } } } }, code: "BAD_USER_INPUT" },
+  ],
+  [
+    "an operator smuggled into an input object",
+    {
+      body: { query: RECORD, variables: { input: { bookId: "1", customerId: "u", $set: { purchase_count: 0 } } } },
+      code: "BAD_USER_INPUT",
+    },
+  ],
   ["a query nested 40 levels deep", { body: { query: nested(40) }, code: "QUERY_TOO_DEEP" }],
   ["a query 5,000 fields wide", { body: { query: `{ books { ${"totalCount ".repeat(5000)} } }` }, code: "GRAPHQL_PARSE_FAILED" }],
   ["an alias flood within the token limit", { body: { query: aliases(100) }, code: "TOO_MANY_ALIASES" }],
   ["an alias flood past the token limit", { body: { query: aliases(1000) }, code: "GRAPHQL_PARSE_FAILED" }],
   ["a batch of operations", { body: [{ query: "{ books { totalCount } }" }, { query: "{ books { totalCount } }" }], code: "BAD_REQUEST" }],
-  ["a text/plain POST, which a cross-site form can send", { body: `{"query":"{ books { totalCount } }"}`, headers: { "content-type": "text/plain" }, code: "BAD_REQUEST" }],
-  ["a form-encoded POST", { body: "query=%7B%20books%20%7B%20totalCount%20%7D%20%7D", headers: { "content-type": "application/x-www-form-urlencoded" }, code: "BAD_REQUEST" }],
+  [
+    "a text/plain POST, which a cross-site form can send",
+    { body: `{"query":"{ books { totalCount } }"}`, headers: { "content-type": "text/plain" }, code: "BAD_REQUEST" },
+  ],
+  [
+    "a form-encoded POST",
+    {
+      body: "query=%7B%20books%20%7B%20totalCount%20%7D%20%7D",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      code: "BAD_REQUEST",
+    },
+  ],
   ["a GET without a preflight-forcing header", { method: "GET", headers: {}, code: "BAD_REQUEST" }],
   ["a body that is not JSON", { body: `{"query": `, code: "BAD_REQUEST" }],
   ["a JSON body without a query", { body: { variables: {} }, code: "BAD_REQUEST" }],

@@ -15,7 +15,21 @@ afterAll(() => api.close());
 
 const BOOKS = graphql(`
   query BooksPage($first: Int, $after: String) {
-    books(first: $first, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } }
+    books(first: $first, after: $after) {
+      totalCount
+      edges {
+        cursor
+        node {
+          id
+        }
+      }
+      pageInfo {
+        hasNextPage
+        hasPreviousPage
+        startCursor
+        endCursor
+      }
+    }
   }
 `);
 
@@ -23,7 +37,12 @@ describe("Query.books", () => {
   it("orders books by id: integers, then strings, then ObjectIds", async () => {
     const result = await api.execute(BOOKS, { first: 10 });
     expect(result.data?.books.edges.map((edge) => edge.node.id)).toEqual([
-      "2", "10", "a-string", "b-string", "65f1a2b3c4d5e6f708192a3a", "65f1a2b3c4d5e6f708192a3b",
+      "2",
+      "10",
+      "a-string",
+      "b-string",
+      "65f1a2b3c4d5e6f708192a3a",
+      "65f1a2b3c4d5e6f708192a3b",
     ]);
     expect(result.data?.books.totalCount).toBe(6);
   });
@@ -63,9 +82,19 @@ describe("Query.books", () => {
   it("fetches no embedded buyers for a page that shows none", async () => {
     await seedBook(api.db, "3", customers(20));
     api.commands.reset();
-    await api.execute(`query ($after: String) { books(first: 1, after: $after) { edges { node { id title purchaseCount } } } }`, { after: bookCursor(2) });
+    await api.execute(`query ($after: String) { books(first: 1, after: $after) { edges { node { id title purchaseCount } } } }`, {
+      after: bookCursor(2),
+    });
     const [books] = api.commands.received();
-    expect(books?.[0]).toEqual({ _id: 3, title: "Seeded 3", author: "A", customers_purchased: [], has_extras: false, purchase_count: 20, extra_page_size: 1000 });
+    expect(books?.[0]).toEqual({
+      _id: 3,
+      title: "Seeded 3",
+      author: "A",
+      customers_purchased: [],
+      has_extras: false,
+      purchase_count: 20,
+      extra_page_size: 1000,
+    });
     expect(books?.map((book) => book.customers_purchased)).toEqual([[], []]);
   });
 

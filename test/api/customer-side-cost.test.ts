@@ -40,23 +40,79 @@ async function costOf(run: () => Promise<unknown>): Promise<[string, string, num
   sent = [];
   await run();
   const commands = [...sent];
-  return Promise.all(commands.map(async (event) => [event.commandName, String(event.command[event.commandName]), await docsExamined(event.command)] as [string, string, number]));
+  return Promise.all(
+    commands.map(
+      async (event) =>
+        [event.commandName, String(event.command[event.commandName]), await docsExamined(event.command)] as [string, string, number],
+    ),
+  );
 }
 
-const NEWEST = graphql(`query NewestBuyersCost($id: ID!) { book(id: $id) { customersPurchased(last: 20) { edges { node { id } } } } }`);
-const DEEP = graphql(`query DeepBuyersCost($id: ID!, $after: String) { book(id: $id) { customersPurchased(first: 20, after: $after) { edges { node { id } } } } }`);
-const BOUGHT = graphql(`query BoughtCost($id: ID!) { book(id: $id) { purchasedBy(customerId: "nobody") } }`);
-const ALSO_BOUGHT = graphql(`query AlsoBoughtCost($id: ID!) { book(id: $id) { alsoBought { sharedBuyers book { id } } } }`);
+const NEWEST = graphql(`
+  query NewestBuyersCost($id: ID!) {
+    book(id: $id) {
+      customersPurchased(last: 20) {
+        edges {
+          node {
+            id
+          }
+        }
+      }
+    }
+  }
+`);
+const DEEP = graphql(`
+  query DeepBuyersCost($id: ID!, $after: String) {
+    book(id: $id) {
+      customersPurchased(first: 20, after: $after) {
+        edges {
+          node {
+            id
+          }
+        }
+      }
+    }
+  }
+`);
+const BOUGHT = graphql(`
+  query BoughtCost($id: ID!) {
+    book(id: $id) {
+      purchasedBy(customerId: "nobody")
+    }
+  }
+`);
+const ALSO_BOUGHT = graphql(`
+  query AlsoBoughtCost($id: ID!) {
+    book(id: $id) {
+      alsoBought {
+        sharedBuyers
+        book {
+          id
+        }
+      }
+    }
+  }
+`);
 
 describe("the customer-side fields' cost as a book grows", () => {
   it("reads the newest and a deep page of an outlier's buyers from the book and one or two overflow pages", async () => {
-    expect(await costOf(() => api.execute(NEWEST, { id: "outlier" }))).toEqual([["find", "sales", 1], ["aggregate", "extra_sales", 1]]);
-    expect(await costOf(() => api.execute(DEEP, { id: "outlier", after: customerCursor(4039) }))).toEqual([["find", "sales", 1], ["aggregate", "extra_sales", 2]]);
+    expect(await costOf(() => api.execute(NEWEST, { id: "outlier" }))).toEqual([
+      ["find", "sales", 1],
+      ["aggregate", "extra_sales", 1],
+    ]);
+    expect(await costOf(() => api.execute(DEEP, { id: "outlier", after: customerCursor(4039) }))).toEqual([
+      ["find", "sales", 1],
+      ["aggregate", "extra_sales", 2],
+    ]);
   });
 
   it("answers purchasedBy for a customer who never bought the book examining at most the book itself, however many pages it has", async () => {
-    const atMostOne = (cost: [string, string, number][]) => cost.map(([command, collection, examined]) => [command, collection, examined <= 1]);
-    expect(atMostOne(await costOf(() => api.execute(BOUGHT, { id: "typical" })))).toEqual([["find", "sales", true], ["aggregate", "sales", true]]);
+    const atMostOne = (cost: [string, string, number][]) =>
+      cost.map(([command, collection, examined]) => [command, collection, examined <= 1]);
+    expect(atMostOne(await costOf(() => api.execute(BOUGHT, { id: "typical" })))).toEqual([
+      ["find", "sales", true],
+      ["aggregate", "sales", true],
+    ]);
     expect(atMostOne(await costOf(() => api.execute(BOUGHT, { id: "outlier" })))).toEqual([
       ["find", "sales", true],
       ["aggregate", "sales", true],
@@ -68,7 +124,12 @@ describe("the customer-side fields' cost as a book grows", () => {
     const typical = await costOf(() => api.execute(ALSO_BOUGHT, { id: "typical" }));
     const outlier = await costOf(() => api.execute(ALSO_BOUGHT, { id: "outlier" }));
     // The book, its 50-buyer sample, one aggregation over both multikey indexes (the book itself and "other"), the recommended books.
-    expect(typical).toEqual([["find", "sales", 1], ["find", "sales", 1], ["aggregate", "sales", 2], ["find", "sales", 1]]);
+    expect(typical).toEqual([
+      ["find", "sales", 1],
+      ["find", "sales", 1],
+      ["aggregate", "sales", 2],
+      ["find", "sales", 1],
+    ]);
     expect(outlier).toEqual(typical);
   });
 });

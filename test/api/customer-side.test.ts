@@ -29,7 +29,10 @@ beforeAll(async () => {
 afterAll(() => api.close());
 beforeEach(() => api.commands.reset());
 
-async function run<TData, TVariables extends Record<string, unknown>>(document: TypedDocumentNode<TData, TVariables>, variables: TVariables): Promise<TData> {
+async function run<TData, TVariables extends Record<string, unknown>>(
+  document: TypedDocumentNode<TData, TVariables>,
+  variables: TVariables,
+): Promise<TData> {
   const result = await api.execute(document, variables);
   if (result.errors) throw new Error(JSON.stringify(result.errors));
   return result.data!;
@@ -40,8 +43,17 @@ const HISTORY = graphql(`
     customer(id: $id) {
       id
       booksPurchased(first: $first, after: $after) {
-        edges { cursor node { id } }
-        pageInfo { hasNextPage hasPreviousPage endCursor }
+        edges {
+          cursor
+          node {
+            id
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+          endCursor
+        }
       }
     }
   }
@@ -70,19 +82,44 @@ describe("Customer.booksPurchased", () => {
   });
 
   it("counts the customer's distinct books only when asked", async () => {
-    const data = await run(graphql(`query PurchaseHistoryCount { customer(id: "alice") { booksPurchased(first: 0) { totalCount } } }`), {});
+    const data = await run(
+      graphql(`
+        query PurchaseHistoryCount {
+          customer(id: "alice") {
+            booksPurchased(first: 0) {
+              totalCount
+            }
+          }
+        }
+      `),
+      {},
+    );
     expect(data.customer!.booksPurchased.totalCount).toBe(3);
   });
 
   it("gives a customer who bought nothing an empty history", async () => {
     const { customer } = await run(HISTORY, { id: "nobody" });
-    expect(customer).toEqual({ id: "nobody", booksPurchased: { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: null } } });
+    expect(customer).toEqual({
+      id: "nobody",
+      booksPurchased: { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: null } },
+    });
     expect(api.commands.names()).toEqual(["find", "aggregate"]);
   });
 });
 
 describe("Book.purchasedBy", () => {
-  const LISTING = graphql(`query BoughtAcrossListing($customerId: ID!) { books(first: 10) { edges { node { id purchasedBy(customerId: $customerId) } } } }`);
+  const LISTING = graphql(`
+    query BoughtAcrossListing($customerId: ID!) {
+      books(first: 10) {
+        edges {
+          node {
+            id
+            purchasedBy(customerId: $customerId)
+          }
+        }
+      }
+    }
+  `);
   const answers = (data: BoughtAcrossListingQuery) => Object.fromEntries(data.books.edges.map(({ node }) => [node.id, node.purchasedBy]));
 
   it.each([
@@ -95,26 +132,62 @@ describe("Book.purchasedBy", () => {
   });
 
   it("answers for several customers in one request with the same two aggregations", async () => {
-    const data = await run(graphql(`query BoughtByTwo { book(id: "a") { alice: purchasedBy(customerId: "alice") ivan: purchasedBy(customerId: "ivan") nobody: purchasedBy(customerId: "nobody") } }`), {});
+    const data = await run(
+      graphql(`
+        query BoughtByTwo {
+          book(id: "a") {
+            alice: purchasedBy(customerId: "alice")
+            ivan: purchasedBy(customerId: "ivan")
+            nobody: purchasedBy(customerId: "nobody")
+          }
+        }
+      `),
+      {},
+    );
     expect(data.book).toEqual({ alice: true, ivan: true, nobody: false });
     expect(api.commands.names()).toEqual(["find", "aggregate", "aggregate"]);
   });
 
   it("asks only the books when none of them has overflowed", async () => {
-    const data = await run(graphql(`query BoughtOneBook { book(id: "c") { purchasedBy(customerId: "carol") } }`), {});
+    const data = await run(
+      graphql(`
+        query BoughtOneBook {
+          book(id: "c") {
+            purchasedBy(customerId: "carol")
+          }
+        }
+      `),
+      {},
+    );
     expect(data.book!.purchasedBy).toBe(true);
     expect(api.commands.names()).toEqual(["find", "aggregate"]);
   });
 });
 
 describe("Book.alsoBought", () => {
-  const ALSO_BOUGHT = graphql(`query AlsoBought($id: ID!, $first: Int) { book(id: $id) { alsoBought(first: $first) { book { id title } sharedBuyers } } }`);
+  const ALSO_BOUGHT = graphql(`
+    query AlsoBought($id: ID!, $first: Int) {
+      book(id: $id) {
+        alsoBought(first: $first) {
+          book {
+            id
+            title
+          }
+          sharedBuyers
+        }
+      }
+    }
+  `);
   const recommendations = (data: AlsoBoughtQuery) => data.book!.alsoBought.map(({ book, sharedBuyers }) => [book.id, sharedBuyers]);
 
   it("ranks the books the sampled buyers also bought, ties in book id order, never the book itself", async () => {
     const data = await run(ALSO_BOUGHT, { id: "a" });
     // Sample: a's embedded buyers alice, bob, carol, dave, erin. frank bought "f" but only sits on a's overflow page.
-    expect(recommendations(data)).toEqual([["2", 2], ["c", 2], [OBJECT_ID, 1]]);
+    expect(recommendations(data)).toEqual([
+      ["2", 2],
+      ["c", 2],
+      [OBJECT_ID, 1],
+    ]);
     expect(api.commands.names()).toEqual(["find", "find", "aggregate", "find"]);
   });
 
@@ -130,21 +203,49 @@ describe("Book.alsoBought", () => {
 });
 
 describe("Relay's Global Object Identification", () => {
-  const NODE = graphql(`query NodeById($id: ID!) { node(id: $id) { __typename globalId ... on Book { id title } ... on Customer { id } } }`);
+  const NODE = graphql(`
+    query NodeById($id: ID!) {
+      node(id: $id) {
+        __typename
+        globalId
+        ... on Book {
+          id
+          title
+        }
+        ... on Customer {
+          id
+        }
+      }
+    }
+  `);
 
   it("refetches a book and a customer by their global ids, and answers null for ids it never issued", async () => {
     for (const id of ["2", "a", OBJECT_ID]) {
       const { node } = await run(NODE, { id: bookGlobalId(parseBookId(id)) });
       expect(node).toMatchObject({ __typename: "Book", id });
     }
-    expect((await run(NODE, { id: customerGlobalId("alice") })).node).toEqual({ __typename: "Customer", globalId: customerGlobalId("alice"), id: "alice" });
+    expect((await run(NODE, { id: customerGlobalId("alice") })).node).toEqual({
+      __typename: "Customer",
+      globalId: customerGlobalId("alice"),
+      id: "alice",
+    });
     for (const id of ["2", "garbage", toGlobalId("Author", "1"), toGlobalId("Book", ""), bookGlobalId("no-such-book")]) {
       expect((await run(NODE, { id })).node).toBeNull();
     }
   });
 
   it("gives each book a global id that node takes back, while book(id:) keeps taking database ids", async () => {
-    const { book } = await run(graphql(`query BookGlobalId { book(id: "2") { id globalId } }`), {});
+    const { book } = await run(
+      graphql(`
+        query BookGlobalId {
+          book(id: "2") {
+            id
+            globalId
+          }
+        }
+      `),
+      {},
+    );
     expect(book!.id).toBe("2");
     const { node } = await run(NODE, { id: book!.globalId });
     expect(node).toMatchObject({ __typename: "Book", id: "2" });
@@ -152,13 +253,29 @@ describe("Relay's Global Object Identification", () => {
 
   it("reads every book among nodes with one query, in the order given", async () => {
     const ids = [bookGlobalId("a"), "garbage", customerGlobalId("bob"), bookGlobalId(2), bookGlobalId("missing")];
-    const { nodes } = await run(graphql(`query NodesByIds($ids: [ID!]!) { nodes(ids: $ids) { ... on Book { id } ... on Customer { id } } }`), { ids });
+    const { nodes } = await run(
+      graphql(`
+        query NodesByIds($ids: [ID!]!) {
+          nodes(ids: $ids) {
+            ... on Book {
+              id
+            }
+            ... on Customer {
+              id
+            }
+          }
+        }
+      `),
+      { ids },
+    );
     expect(nodes).toEqual([{ id: "a" }, null, { id: "bob" }, { id: "2" }, null]);
     expect(api.commands.names()).toEqual(["find"]);
   });
 
   it("refuses more than 100 ids before reading anything", async () => {
-    const result = await api.execute(`query ($ids: [ID!]!) { nodes(ids: $ids) { globalId } }`, { ids: Array.from({ length: 101 }, (_, index) => bookGlobalId(index)) });
+    const result = await api.execute(`query ($ids: [ID!]!) { nodes(ids: $ids) { globalId } }`, {
+      ids: Array.from({ length: 101 }, (_, index) => bookGlobalId(index)),
+    });
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argumentName: "ids" });
     expect(api.commands.names()).toEqual([]);
   });
@@ -171,7 +288,10 @@ describe("privacy", () => {
     ["what a book's buyers also bought", `{ book(id: "a") { alsoBought { sharedBuyers } } }`],
     ["a book's newest buyers", `{ book(id: "a") { customersPurchased(last: 2) { edges { node { id } } } } }`],
   ])("needs purchases:read for %s, and reads nothing about purchases without it", async (_what, query) => {
-    for (const [authorization, code] of [[bearer(writer), "FORBIDDEN"], [undefined, "UNAUTHENTICATED"]] as const) {
+    for (const [authorization, code] of [
+      [bearer(writer), "FORBIDDEN"],
+      [undefined, "UNAUTHENTICATED"],
+    ] as const) {
       api.commands.reset();
       const result = await api.withAuthorization(authorization).execute(query);
       expect(result.errors?.[0]?.extensions?.code).toBe(code);

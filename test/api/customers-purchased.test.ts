@@ -51,7 +51,12 @@ describe("Book.customersPurchased", () => {
 
   it("says where a page lies with Relay's pageInfo", async () => {
     const first = (await customersPage(api, "1", 2)).data!.book!.customersPurchased;
-    expect(first.pageInfo).toEqual({ hasNextPage: true, hasPreviousPage: false, startCursor: first.edges[0]!.cursor, endCursor: first.edges[1]!.cursor });
+    expect(first.pageInfo).toEqual({
+      hasNextPage: true,
+      hasPreviousPage: false,
+      startCursor: first.edges[0]!.cursor,
+      endCursor: first.edges[1]!.cursor,
+    });
     const last = (await customersPage(api, "1", 2, first.pageInfo.endCursor)).data!.book!.customersPurchased;
     expect(last.edges.map((edge) => edge.node.id)).toEqual(["user02"]);
     expect(last.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
@@ -59,7 +64,11 @@ describe("Book.customersPurchased", () => {
 
   it("returns an empty page with null cursors for first: 0", async () => {
     const result = (await customersPage(api, "2", 0)).data!.book!.customersPurchased;
-    expect(result).toEqual({ totalCount: 1000, edges: [], pageInfo: { hasNextPage: true, hasPreviousPage: false, startCursor: null, endCursor: null } });
+    expect(result).toEqual({
+      totalCount: 1000,
+      edges: [],
+      pageInfo: { hasNextPage: true, hasPreviousPage: false, startCursor: null, endCursor: null },
+    });
   });
 
   it("uses the default of 20 when first is null", async () => {
@@ -79,7 +88,20 @@ describe("Book.customersPurchased", () => {
 describe("reading many books' buyers in one request", () => {
   const LISTING = graphql(`
     query ListingWithBuyers($first: Int!) {
-      books(first: $first) { edges { node { id customersPurchased(first: 60) { edges { node { id } } } } } }
+      books(first: $first) {
+        edges {
+          node {
+            id
+            customersPurchased(first: 60) {
+              edges {
+                node {
+                  id
+                }
+              }
+            }
+          }
+        }
+      }
     }
   `);
 

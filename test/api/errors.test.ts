@@ -28,10 +28,13 @@ describe("bad input", () => {
     ["a malformed cursor", { after: "bm90LWEtY3Vyc29y" }],
     ["a book cursor", { after: "eyJpZCI6eyIkbnVtYmVySW50IjoiMiJ9fQ" }],
   ])("answers BAD_USER_INPUT for customersPurchased with %s", async (_case, args) => {
-    const result = await api.execute(`query ($id: ID!, $first: Int, $after: String) { book(id: $id) { customersPurchased(first: $first, after: $after) { totalCount } } }`, {
-      id: bookId,
-      ...args,
-    });
+    const result = await api.execute(
+      `query ($id: ID!, $first: Int, $after: String) { book(id: $id) { customersPurchased(first: $first, after: $after) { totalCount } } }`,
+      {
+        id: bookId,
+        ...args,
+      },
+    );
     expect(result.errors?.map((error) => error.extensions?.code)).toEqual(["BAD_USER_INPUT"]);
     expect(result.errors?.[0]?.extensions).toHaveProperty("argumentName");
   });
@@ -56,7 +59,12 @@ describe("in production", () => {
     await production.db.collection("sales").insertOne({ _id: "damaged" as never, author: "no title stored" });
     const result = await production.execute(`{ book(id: "damaged") { title } }`);
     expect(result.errors).toEqual([
-      { message: "Internal server error.", path: ["book", "title"], locations: [{ line: 1, column: 25 }], extensions: { code: "INTERNAL_SERVER_ERROR" } },
+      {
+        message: "Internal server error.",
+        path: ["book", "title"],
+        locations: [{ line: 1, column: 25 }],
+        extensions: { code: "INTERNAL_SERVER_ERROR" },
+      },
     ]);
   });
 });

@@ -27,10 +27,12 @@ describe("the example storefront client over HTTP", () => {
   it("lists books with their first few buyers", async () => {
     const { books } = await storefront.listBooks(10, 2);
     expect(books.totalCount).toBe(2);
-    expect(books.edges.map(({ node }) => [node.id, node.purchaseCount, node.customersPurchased.edges.map((edge) => edge.node.id)])).toEqual([
-      ["1", 3, ["user00", "user01"]],
-      ["2", 1000, ["user00", "user01"]],
-    ]);
+    expect(books.edges.map(({ node }) => [node.id, node.purchaseCount, node.customersPurchased.edges.map((edge) => edge.node.id)])).toEqual(
+      [
+        ["1", 3, ["user00", "user01"]],
+        ["2", 1000, ["user00", "user01"]],
+      ],
+    );
   });
 
   it("pages through one book's buyers into extra_sales", async () => {
@@ -76,7 +78,9 @@ describe("the example storefront client with credentials", () => {
 
   it("reads buyers and checks out with its bearer token", async () => {
     const client = new StorefrontClient(guarded.url, checkout.token);
-    expect((await client.bookBuyers("1", 1)).book?.customersPurchased.edges).toEqual([{ cursor: expect.any(String), node: { id: "user00" } }]);
+    expect((await client.bookBuyers("1", 1)).book?.customersPurchased.edges).toEqual([
+      { cursor: expect.any(String), node: { id: "user00" } },
+    ]);
     expect((await client.recordPurchase("1", "user05", "order-4/line-1")).recordPurchase.replayed).toBe(false);
   });
 
@@ -98,12 +102,18 @@ describe("the HTTP endpoints", () => {
   });
 
   it("refuses a form-encoded POST, which a cross-site form could send", async () => {
-    const response = await fetch(server.url, { method: "POST", headers: { "content-type": "text/plain" }, body: `{"query":"{ books { totalCount } }"}` });
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: `{"query":"{ books { totalCount } }"}`,
+    });
     expect(response.status).toBe(400);
   });
 
   it("serves a GET query when the client sends a preflight-forcing header", async () => {
-    const response = await fetch(`${server.url}?query=${encodeURIComponent("{ book(id: \"1\") { title } }")}`, { headers: { "apollo-require-preflight": "true" } });
+    const response = await fetch(`${server.url}?query=${encodeURIComponent('{ book(id: "1") { title } }')}`, {
+      headers: { "apollo-require-preflight": "true" },
+    });
     expect(await response.json()).toEqual({ data: { book: { title: "Seeded 1" } } });
   });
 });

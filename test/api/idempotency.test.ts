@@ -13,7 +13,11 @@ const RECORD_KEYED_PURCHASE = graphql(`
     recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {
       storedIn
       replayed
-      book { id purchaseCount hasExtras }
+      book {
+        id
+        purchaseCount
+        hasExtras
+      }
     }
   }
 `);

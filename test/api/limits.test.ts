@@ -35,7 +35,8 @@ function listBooksTimes(times: number): string {
 }
 
 const schema = buildSchema(typeDefs);
-const costOf = (document: DocumentNode, variables: Record<string, unknown>) => operationCost(schema, document, getOperationAST(document)!, variables)!;
+const costOf = (document: DocumentNode, variables: Record<string, unknown>) =>
+  operationCost(schema, document, getOperationAST(document)!, variables)!;
 
 const selections = (field: string, count: number, each: (index: number) => string) =>
   `{ ${Array.from({ length: count }, (_, index) => each(index)).join(" ")} ${field} }`;
@@ -59,7 +60,6 @@ describe("the storefront's operations", () => {
     const answer = await send(server.url, { query: listBooksTimes(10), variables: { first: LARGEST_FIRST, buyers: LARGEST_FIRST } });
     expect([answer.status, errorCodes(answer)]).toEqual([400, ["QUERY_TOO_COMPLEX"]]);
   });
-
 });
 
 describe("the cost of an operation", () => {
@@ -77,9 +77,21 @@ describe("the cost of an operation", () => {
 
 describe("requests over a limit", () => {
   it.each([
-    ["deeper than the depth limit", `{ __type(name: "Book") { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } }`, "QUERY_TOO_DEEP"],
-    ["with more aliases than allowed", selections("", REQUEST_LIMITS.maxAliases + 1, (index) => `a${index}: salesStats { books }`), "TOO_MANY_ALIASES"],
-    ["with more directives than allowed", `{ books { ${"totalCount @include(if: true) ".repeat(REQUEST_LIMITS.maxDirectives + 1)} } }`, "TOO_MANY_DIRECTIVES"],
+    [
+      "deeper than the depth limit",
+      `{ __type(name: "Book") { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } }`,
+      "QUERY_TOO_DEEP",
+    ],
+    [
+      "with more aliases than allowed",
+      selections("", REQUEST_LIMITS.maxAliases + 1, (index) => `a${index}: salesStats { books }`),
+      "TOO_MANY_ALIASES",
+    ],
+    [
+      "with more directives than allowed",
+      `{ books { ${"totalCount @include(if: true) ".repeat(REQUEST_LIMITS.maxDirectives + 1)} } }`,
+      "TOO_MANY_DIRECTIVES",
+    ],
     ["with more tokens than allowed", `{ books { ${"totalCount ".repeat(REQUEST_LIMITS.maxTokens)} } }`, "GRAPHQL_PARSE_FAILED"],
   ])("are refused before any resolver runs when %s", async (_case, query, code) => {
     database.commands.reset();
@@ -89,9 +101,13 @@ describe("requests over a limit", () => {
   });
 
   it("pass at exactly the alias and directive limits", async () => {
-    const aliases = await send(server.url, { query: selections("", REQUEST_LIMITS.maxAliases, (index) => `a${index}: book(id: "2") { id }`) });
+    const aliases = await send(server.url, {
+      query: selections("", REQUEST_LIMITS.maxAliases, (index) => `a${index}: book(id: "2") { id }`),
+    });
     expect(aliases.json?.errors).toBeUndefined();
-    const directives = await send(server.url, { query: `{ books { ${"totalCount @include(if: true) ".repeat(REQUEST_LIMITS.maxDirectives)} } }` });
+    const directives = await send(server.url, {
+      query: `{ books { ${"totalCount @include(if: true) ".repeat(REQUEST_LIMITS.maxDirectives)} } }`,
+    });
     expect(directives.json).toEqual({ data: { books: { totalCount: 2 } } });
   });
 
@@ -172,7 +188,13 @@ describe("the request time limit", () => {
     await new Promise<void>((resolve) => blackHole.listen(0, "127.0.0.1", resolve));
     const { port } = blackHole.address() as AddressInfo;
     client = new MongoClient(`mongodb://127.0.0.1:${port}/`, { serverSelectionTimeoutMS: 20_000, connectTimeoutMS: 20_000 });
-    const options = { db: client.db("limits"), settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: true, requestTimeoutMs: 300 };
+    const options = {
+      db: client.db("limits"),
+      settings: TEST_SETTINGS,
+      logger: pino({ level: "silent" }),
+      production: true,
+      requestTimeoutMs: 300,
+    };
     slowServer = await startHttpServer(options, 0);
   });
   afterAll(async () => {

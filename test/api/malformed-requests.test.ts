@@ -43,11 +43,17 @@ function expectClientMistake(answer: HttpAnswer, code: string): void {
 
 describe("an operation that cannot be picked from the document", () => {
   it("named by an operationName the document does not hold is refused with OPERATION_RESOLUTION_FAILURE", async () => {
-    expectClientMistake(await send(server.url, { query: "query Shelf { books { totalCount } }", operationName: "Other" }), "OPERATION_RESOLUTION_FAILURE");
+    expectClientMistake(
+      await send(server.url, { query: "query Shelf { books { totalCount } }", operationName: "Other" }),
+      "OPERATION_RESOLUTION_FAILURE",
+    );
   });
 
   it("among two operations without an operationName is refused with OPERATION_RESOLUTION_FAILURE", async () => {
-    expectClientMistake(await send(server.url, { query: "query A { books { totalCount } } query B { salesStats { books } }" }), "OPERATION_RESOLUTION_FAILURE");
+    expectClientMistake(
+      await send(server.url, { query: "query A { books { totalCount } } query B { salesStats { books } }" }),
+      "OPERATION_RESOLUTION_FAILURE",
+    );
   });
 
   it("leaves the server answering the next request", async () => {
@@ -63,7 +69,10 @@ describe("an automatic persisted query", () => {
   });
 
   it("whose hash does not match its query is refused with PERSISTED_QUERY_HASH_MISMATCH", async () => {
-    const answer = await send(server.url, { query: QUERY, extensions: { persistedQuery: { version: 1, sha256Hash: sha256("{ salesStats { books } }") } } });
+    const answer = await send(server.url, {
+      query: QUERY,
+      extensions: { persistedQuery: { version: 1, sha256Hash: sha256("{ salesStats { books } }") } },
+    });
     expectClientMistake(answer, "PERSISTED_QUERY_HASH_MISMATCH");
   });
 
@@ -87,13 +96,20 @@ describe("a compressed body", () => {
     expectClientMistake(answer, "BAD_REQUEST");
   });
 
-  it.each([["gzip", gzipSync(body)], ["br", brotliCompressSync(body)]])("in valid %s is answered", async (encoding, bytes) => {
+  it.each([
+    ["gzip", gzipSync(body)],
+    ["br", brotliCompressSync(body)],
+  ])("in valid %s is answered", async (encoding, bytes) => {
     expect((await sendBytes(bytes, encoding)).json).toEqual({ data: { books: { totalCount: 1 } } });
   });
 });
 
 async function sendBytes(bytes: Buffer, encoding: string): Promise<HttpAnswer> {
-  const response = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", "content-encoding": encoding }, body: bytes });
+  const response = await fetch(server.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "content-encoding": encoding },
+    body: bytes,
+  });
   const text = await response.text();
   const contentType = response.headers.get("content-type") ?? "";
   return { status: response.status, contentType, json: contentType.includes("json") ? JSON.parse(text) : undefined };

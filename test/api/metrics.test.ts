@@ -22,7 +22,11 @@ async function startServer(): Promise<RunningServer> {
 }
 
 async function post(server: RunningServer, query: string, variables?: Record<string, unknown>): Promise<void> {
-  const response = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(server.url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query, variables }),
+  });
   const body = (await response.json()) as { errors?: unknown };
   if (body.errors) throw new Error(JSON.stringify(body.errors));
 }

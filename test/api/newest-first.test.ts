@@ -13,8 +13,18 @@ const PAGE = graphql(`
   query BuyersBothWays($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {
     book(id: $id) {
       customersPurchased(first: $first, after: $after, last: $last, before: $before) {
-        edges { cursor node { id } }
-        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+        edges {
+          cursor
+          node {
+            id
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+          startCursor
+          endCursor
+        }
       }
     }
   }
@@ -63,7 +73,12 @@ describe("Book.customersPurchased newest first", () => {
   it("reads the newest page of an outlier with one query for the book and one for its last pages", async () => {
     const newest = await page("outlier", { last: 20 });
     expect(ids(newest)).toEqual(customers(20, 4980));
-    expect(newest.pageInfo).toEqual({ hasPreviousPage: true, hasNextPage: false, startCursor: customerCursor(4980), endCursor: customerCursor(4999) });
+    expect(newest.pageInfo).toEqual({
+      hasPreviousPage: true,
+      hasNextPage: false,
+      startCursor: customerCursor(4980),
+      endCursor: customerCursor(4999),
+    });
     expect(api.commands.names()).toEqual(["find", "aggregate"]);
   });
 
@@ -132,8 +147,17 @@ describe("Query.books newest first", () => {
   const BOOKS = graphql(`
     query CatalogBothWays($first: Int, $after: String, $last: Int, $before: String) {
       books(first: $first, after: $after, last: $last, before: $before) {
-        edges { node { id } }
-        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+        edges {
+          node {
+            id
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+          startCursor
+          endCursor
+        }
       }
     }
   `);
@@ -175,7 +199,13 @@ describe("Query.books newest first", () => {
 
   it("refuses a cursor paired with the other direction's size", async () => {
     const end = (await books({ first: 2 })).pageInfo.endCursor;
-    expect((await catalog.execute(BOOKS, { first: 2, before: end })).errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argumentName: "before" });
-    expect((await catalog.execute(BOOKS, { last: 2, after: end })).errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argumentName: "after" });
+    expect((await catalog.execute(BOOKS, { first: 2, before: end })).errors?.[0]?.extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      argumentName: "before",
+    });
+    expect((await catalog.execute(BOOKS, { last: 2, after: end })).errors?.[0]?.extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      argumentName: "after",
+    });
   });
 });

@@ -91,7 +91,9 @@ function streamPurchases(url: string, bookId: string, workers: number) {
  * machine a purchase slowed by the outage may also outlive its time limit (REQUEST_TIMEOUT): retryable too.
  */
 function expectRetryableRefusals(refusals: unknown[], expected: string[]): void {
-  expect(refusals.filter((code) => !["DATABASE_UNAVAILABLE", "DATABASE_NOT_READY", "REQUEST_TIMEOUT"].includes(code as string))).toEqual([]);
+  expect(refusals.filter((code) => !["DATABASE_UNAVAILABLE", "DATABASE_NOT_READY", "REQUEST_TIMEOUT"].includes(code as string))).toEqual(
+    [],
+  );
   expect(refusals).toEqual(expect.arrayContaining(expected));
 }
 
@@ -195,7 +197,6 @@ describe("losing the database while purchases stream in", () => {
     expectRetryableRefusals(purchases.refusals, ["DATABASE_UNAVAILABLE"]);
     await expectStoredOnceAndConsistent(service.live.db, BOOK, purchases.acknowledged, SETTINGS);
   });
-
 });
 
 describe("the database coming back without its indexes while purchases race", () => {
@@ -225,7 +226,8 @@ describe("the database coming back without its indexes while purchases race", ()
     await Promise.all(["extra_sales", "sales", "purchase_requests"].map((name) => db.collection(name).dropIndexes()));
     await admin.close();
   };
-  const indexNames = async (db: Db) => (await db.collection("extra_sales").indexes()).map((index) => `${index.name}${index.unique ? " unique" : ""}`);
+  const indexNames = async (db: Db) =>
+    (await db.collection("extra_sales").indexes()).map((index) => `${index.name}${index.unique ? " unique" : ""}`);
 
   it("refuses purchases into extra_sales with DATABASE_NOT_READY while the page index is missing, re-creates the indexes once the database is back, and never duplicates a page", async () => {
     const purchases = streamPurchases(service.server.url, BOOK, WORKERS);

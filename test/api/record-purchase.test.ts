@@ -14,7 +14,15 @@ import {
 const BUY_AND_LIST = graphql(`
   mutation BuyAndListBuyers($bookId: ID!, $customerId: ID!, $first: Int!) {
     recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {
-      book { customersPurchased(first: $first) { edges { node { id } } } }
+      book {
+        customersPurchased(first: $first) {
+          edges {
+            node {
+              id
+            }
+          }
+        }
+      }
     }
   }
 `);
@@ -113,7 +121,11 @@ describe("recordPurchase across extra_sales pages", () => {
     const id = await addBook(small);
     await recordPurchases(small, id, customers(3 + 4 + 4 + 1));
     const { pages } = await storedBook(small.db, id);
-    expect(pages.map(({ page, count }) => [page, count])).toEqual([[0, 4], [1, 4], [2, 1]]);
+    expect(pages.map(({ page, count }) => [page, count])).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 1],
+    ]);
     expect(await storedPurchases(small.db, id)).toEqual(customers(12));
     expect(await invariantViolations(small.db, id, { outlierThreshold: 3, extraSalesPageSize: 4 })).toEqual([]);
   });

@@ -38,7 +38,11 @@ afterAll(async () => {
 });
 
 async function post(query: string, headers: Record<string, string> = {}, variables?: Record<string, unknown>) {
-  const response = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(server.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
   await response.json();
   return response;
 }
@@ -90,7 +94,11 @@ describe("the request log", () => {
     // Reading a book is one find; a purchase past the threshold is four round trips (push refused, flag, append, count).
     const reads = ["1", "2", "3", "4"].map((id) => post(`query Read { book(id: "${id}") { title } }`, { "x-request-id": `read-${id}` }));
     const purchases = ["2", "3", "4"].map((id) =>
-      post(`mutation Buy($id: ID!) { recordPurchase(input: { bookId: $id, customerId: "late" }) { storedIn } }`, { "x-request-id": `buy-${id}` }, { id }),
+      post(
+        `mutation Buy($id: ID!) { recordPurchase(input: { bookId: $id, customerId: "late" }) { storedIn } }`,
+        { "x-request-id": `buy-${id}` },
+        { id },
+      ),
     );
     await Promise.all([...reads, ...purchases]);
 
@@ -99,7 +107,9 @@ describe("the request log", () => {
   });
 
   it("logs the number and codes of a request's errors", async () => {
-    await post(`mutation Buy { recordPurchase(input: { bookId: "missing", customerId: "c" }) { storedIn } }`, { "x-request-id": "failing" });
+    await post(`mutation Buy { recordPurchase(input: { bookId: "missing", customerId: "c" }) { storedIn } }`, {
+      "x-request-id": "failing",
+    });
 
     expect(lineFor("failing")).toMatchObject({ operationName: "Buy", operationType: "mutation", errors: 1, errorCodes: ["NOT_FOUND"] });
   });
@@ -107,6 +117,11 @@ describe("the request log", () => {
   it("logs a request that does not parse as unresolved", async () => {
     await post(`query Broken {`, { "x-request-id": "broken" });
 
-    expect(lineFor("broken")).toMatchObject({ operationName: "unresolved", databaseCommands: 0, errors: 1, errorCodes: ["GRAPHQL_PARSE_FAILED"] });
+    expect(lineFor("broken")).toMatchObject({
+      operationName: "unresolved",
+      databaseCommands: 0,
+      errors: 1,
+      errorCodes: ["GRAPHQL_PARSE_FAILED"],
+    });
   });
 });

@@ -5,10 +5,21 @@ import { customers, recordPurchases, seedBook } from "../support/factories";
 const SALES_STATS = graphql(`
   query SalesStats($top: Int) {
     salesStats(top: $top) {
-      books outliers extraSalesDocuments
-      overflowPagesPerOutlier { max median p99 }
-      largestBooks { id purchaseCount hasExtras }
-      outlierThreshold extraSalesPageSize
+      books
+      outliers
+      extraSalesDocuments
+      overflowPagesPerOutlier {
+        max
+        median
+        p99
+      }
+      largestBooks {
+        id
+        purchaseCount
+        hasExtras
+      }
+      outlierThreshold
+      extraSalesPageSize
     }
   }
 `);
@@ -48,7 +59,13 @@ describe("the salesStats query", () => {
   });
 
   it("lists the largest books by purchase count, largest first, as many as asked", async () => {
-    for (const [id, count] of [["a", 3], ["b", 40], ["c", 12], ["d", 7]] as const) await seedBook(api.db, id, customers(count), settings);
+    for (const [id, count] of [
+      ["a", 3],
+      ["b", 40],
+      ["c", 12],
+      ["d", 7],
+    ] as const)
+      await seedBook(api.db, id, customers(count), settings);
 
     const { largestBooks } = await salesStats(3);
     expect(largestBooks).toEqual([
@@ -59,12 +76,20 @@ describe("the salesStats query", () => {
   });
 
   it("reads sizes from metadata and the largest books from their index, with their buyers as far as selected", async () => {
-    for (const [id, count] of [["a", 3], ["b", 4]] as const) await seedBook(api.db, id, customers(count), settings);
+    for (const [id, count] of [
+      ["a", 3],
+      ["b", 4],
+    ] as const)
+      await seedBook(api.db, id, customers(count), settings);
     api.commands.reset();
 
-    const result = await api.execute(`{ salesStats(top: 1) { books largestBooks { id customersPurchased(first: 2) { edges { node { id } } } } } }`);
+    const result = await api.execute(
+      `{ salesStats(top: 1) { books largestBooks { id customersPurchased(first: 2) { edges { node { id } } } } } }`,
+    );
 
-    expect(result.data).toEqual({ salesStats: { books: 2, largestBooks: [{ id: "b", customersPurchased: { edges: customers(2).map((id) => ({ node: { id } })) } }] } });
+    expect(result.data).toEqual({
+      salesStats: { books: 2, largestBooks: [{ id: "b", customersPurchased: { edges: customers(2).map((id) => ({ node: { id } })) } }] },
+    });
     expect(api.commands.names().sort()).toEqual(["aggregate", "aggregate", "count", "count", "find"]);
     const largest = api.commands.received()[api.commands.names().indexOf("find")];
     expect(largest?.map((book) => book.customers_purchased)).toEqual([customers(3)]);

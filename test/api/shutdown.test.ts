@@ -32,9 +32,13 @@ const children: ChildProcess[] = [];
 // The compiled build the production command runs, in a folder of the tests' own beside src/ (so the build finds schema.graphql where dist/ does).
 const buildDir = mkdtempSync(join(ROOT, ".test-build-"));
 beforeAll(async () => {
-  const build = spawn(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", buildDir], {
-    stdio: "inherit",
-  });
+  const build = spawn(
+    process.execPath,
+    [require.resolve("typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", buildDir],
+    {
+      stdio: "inherit",
+    },
+  );
   const [status] = await once(build, "exit");
   expect(status).toBe(0);
 }, 300_000);
@@ -106,7 +110,12 @@ async function openRequest(port: number, body: string) {
     path: "/graphql",
     method: "POST",
     agent: false,
-    headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), expect: "100-continue", "x-request-id": "in-flight" },
+    headers: {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      expect: "100-continue",
+      "x-request-id": "in-flight",
+    },
   });
   const response = new Promise<http.IncomingMessage>((resolve) => request.once("response", resolve)).then(async (incoming) => {
     let text = "";

@@ -8,7 +8,12 @@ import { customers, seedBook } from "../support/factories";
 
 const ROOT = join(__dirname, "..", "..");
 /** Relay keys its store by `globalId`: `id` stays the database id (README "Relay"). */
-const RELAY_CONFIG = { src: "./src", schema: "./schema.graphql", language: "typescript", schemaConfig: { nodeInterfaceIdField: "globalId" } };
+const RELAY_CONFIG = {
+  src: "./src",
+  schema: "./schema.graphql",
+  language: "typescript",
+  schemaConfig: { nodeInterfaceIdField: "globalId" },
+};
 
 let api: TestApi;
 let workspace: string;
@@ -55,7 +60,9 @@ const ids = (buyers: Buyers) => buyers.edges.map((edge) => edge.node.id);
 describe("relay-compiler against this schema", () => {
   it("compiles @refetchable fragments on Book with @connection on customersPurchased, both ways", () => {
     expect(operations.get("BookBuyersPaginationQuery")).toMatch(/node\(id: \$globalId\)/);
-    expect(operations.get("BookNewestBuyersPaginationQuery")).toMatch(/newestBuyers: customersPurchased\(last: \$count, before: \$cursor\)/);
+    expect(operations.get("BookNewestBuyersPaginationQuery")).toMatch(
+      /newestBuyers: customersPurchased\(last: \$count, before: \$cursor\)/,
+    );
   });
 
   it("runs the generated queries: the page query by database id, then each refetch by global id returns the same book's next page", async () => {
@@ -63,13 +70,21 @@ describe("relay-compiler against this schema", () => {
     expect(book.title).toBe("Seeded 2");
     expect(ids(book.customersPurchased)).toEqual(["user00", "user01"]);
 
-    const forward = await run<Refetched>("BookBuyersPaginationQuery", { globalId: book.globalId, count: 50, cursor: book.customersPurchased.pageInfo.endCursor });
+    const forward = await run<Refetched>("BookBuyersPaginationQuery", {
+      globalId: book.globalId,
+      count: 50,
+      cursor: book.customersPurchased.pageInfo.endCursor,
+    });
     expect(forward.node).toMatchObject({ __typename: "Book", globalId: book.globalId, title: "Seeded 2" });
     expect(ids(forward.node.customersPurchased)).toEqual(customers(50, 2));
 
     const newest = await run<Refetched>("BookNewestBuyersPaginationQuery", { globalId: book.globalId, count: 5 });
     expect(ids(newest.node.newestBuyers)).toEqual(customers(5, 55));
-    const older = await run<Refetched>("BookNewestBuyersPaginationQuery", { globalId: book.globalId, count: 5, cursor: newest.node.newestBuyers.pageInfo.startCursor });
+    const older = await run<Refetched>("BookNewestBuyersPaginationQuery", {
+      globalId: book.globalId,
+      count: 5,
+      cursor: newest.node.newestBuyers.pageInfo.startCursor,
+    });
     expect(ids(older.node.newestBuyers)).toEqual(customers(5, 50));
   });
 });

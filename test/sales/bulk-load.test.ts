@@ -19,7 +19,11 @@ describe("the bulk load path", () => {
     for (const customer of buyers) await recordPurchase(database.db, recorded, customer, settings);
 
     const bulk = `bulk-${purchases}`;
-    await insertBooksWithPurchases(database.db, [{ book: { id: parseBookId(bulk), title: "Same", author: "Same", year: 2001 }, customers: buyers }], settings);
+    await insertBooksWithPurchases(
+      database.db,
+      [{ book: { id: parseBookId(bulk), title: "Same", author: "Same", year: 2001 }, customers: buyers }],
+      settings,
+    );
 
     const one = await storedBook(database.db, recorded);
     const other = await storedBook(database.db, bulk);
@@ -30,7 +34,11 @@ describe("the bulk load path", () => {
   it("writes fields in the order the server leaves them after recordPurchase", async () => {
     await createBook(database.db, { id: "order-recorded", title: "T", author: "A" }, settings);
     for (const customer of customers(7)) await recordPurchase(database.db, "order-recorded", customer, settings);
-    await insertBooksWithPurchases(database.db, [{ book: { id: "order-bulk", title: "T", author: "A" }, customers: customers(7) }], settings);
+    await insertBooksWithPurchases(
+      database.db,
+      [{ book: { id: "order-bulk", title: "T", author: "A" }, customers: customers(7) }],
+      settings,
+    );
 
     const recorded = await storedBook(database.db, "order-recorded");
     const bulk = await storedBook(database.db, "order-bulk");
@@ -40,7 +48,10 @@ describe("the bulk load path", () => {
 
   it("reports its progress in books and purchases", async () => {
     const reports: { books: number; purchases: number }[] = [];
-    const books = Array.from({ length: 3 }, (_, index) => ({ book: { id: `progress-${index}`, title: "T", author: "A" }, customers: customers(index) }));
+    const books = Array.from({ length: 3 }, (_, index) => ({
+      book: { id: `progress-${index}`, title: "T", author: "A" },
+      customers: customers(index),
+    }));
     const total = await insertBooksWithPurchases(database.db, books, settings, (progress) => reports.push(progress));
     expect(total).toEqual({ books: 3, purchases: 3 });
     expect(reports.at(-1)).toEqual(total);

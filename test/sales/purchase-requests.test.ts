@@ -35,12 +35,18 @@ describe("recordPurchaseRequest", () => {
     await expect(attempt).rejects.toThrow(PurchaseInProgressError);
     await expect(attempt).rejects.toMatchObject({ code: "PURCHASE_IN_PROGRESS" });
     expect(await storedPurchases(database.db, "in-progress")).toEqual([]);
-    expect(await purchaseRequestsCollection(database.db).findOne({ "_id.book_id": "in-progress" }, BY_ID)).toMatchObject({ owner: "a request still running" });
+    expect(await purchaseRequestsCollection(database.db).findOne({ "_id.book_id": "in-progress" }, BY_ID)).toMatchObject({
+      owner: "a request still running",
+    });
   });
 
   it("keeps a purchaseId for the configured lifetime", async () => {
     await createBook(database.db, { id: "two-hours", title: "Kept", author: "A" }, settings);
-    await recordPurchaseRequest(database.db, { bookId: "two-hours", customerId: "alice", purchaseId: "line-2" }, { ...settings, purchaseIdLifetimeHours: 2 });
+    await recordPurchaseRequest(
+      database.db,
+      { bookId: "two-hours", customerId: "alice", purchaseId: "line-2" },
+      { ...settings, purchaseIdLifetimeHours: 2 },
+    );
 
     const claim = await purchaseRequestsCollection(database.db).findOne({ "_id.book_id": "two-hours" }, BY_ID);
     expect(claim!.expires_at.getTime() - claim!.claimed_at.getTime()).toBe(2 * 3_600_000);

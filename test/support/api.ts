@@ -16,7 +16,10 @@ export interface TestApi extends TestDatabase {
    * A document from `graphql()` (test/__generated__) types the result and variables; a plain string is
    * for operations codegen must not see, such as deliberately invalid ones.
    */
-  execute<TData, TVariables extends Variables>(document: TypedDocumentNode<TData, TVariables>, variables?: TVariables): Promise<ExecutionResult<TData>>;
+  execute<TData, TVariables extends Variables>(
+    document: TypedDocumentNode<TData, TVariables>,
+    variables?: TVariables,
+  ): Promise<ExecutionResult<TData>>;
   execute(query: string, variables?: Variables): Promise<ExecutionResult<Record<string, unknown>>>;
   /** The same database and server as a later run would see them with other settings in its environment. */
   withSettings(settings: Partial<OutlierSettings>): TestApi;

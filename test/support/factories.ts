@@ -17,7 +17,9 @@ let nextTitle = 0;
 
 const ADD_BOOK_ID = graphql(`
   mutation FactoryAddBook($input: AddBookInput!) {
-    addBook(input: $input) { id }
+    addBook(input: $input) {
+      id
+    }
   }
 `);
 
@@ -32,7 +34,11 @@ export const RECORD_PURCHASE = graphql(`
   mutation FactoryRecordPurchase($bookId: ID!, $customerId: ID!) {
     recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {
       storedIn
-      book { id purchaseCount hasExtras }
+      book {
+        id
+        purchaseCount
+        hasExtras
+      }
     }
   }
 `);
@@ -50,7 +56,11 @@ export async function recordPurchases(api: TestApi, bookId: string, customerIds:
 
 /** Writes a book with its purchases directly, through the bulk path, for tests about reading. */
 export async function seedBook(db: Db, id: string, purchases: string[], settings: OutlierSettings = TEST_SETTINGS): Promise<void> {
-  await insertBooksWithPurchases(db, [{ book: { id: parseBookId(id), title: `Seeded ${id}`, author: "A" }, customers: purchases }], settings);
+  await insertBooksWithPurchases(
+    db,
+    [{ book: { id: parseBookId(id), title: `Seeded ${id}`, author: "A" }, customers: purchases }],
+    settings,
+  );
 }
 
 const CUSTOMERS_PAGE = graphql(`
@@ -58,8 +68,18 @@ const CUSTOMERS_PAGE = graphql(`
     book(id: $id) {
       customersPurchased(first: $first, after: $after) {
         totalCount
-        edges { cursor node { id } }
-        pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+        edges {
+          cursor
+          node {
+            id
+          }
+        }
+        pageInfo {
+          hasNextPage
+          hasPreviousPage
+          startCursor
+          endCursor
+        }
       }
     }
   }
@@ -89,7 +109,10 @@ export async function readAllCustomers(api: TestApi, id: string, pageSize: numbe
 export async function storedBook(db: Db, id: string) {
   const bookId = parseBookId(id);
   const book = await salesCollection(db).findOne({ _id: bookId });
-  const pages = await extraSalesCollection(db).find({ book_id: bookId }, { projection: { _id: 0 } }).sort({ page: 1 }).toArray();
+  const pages = await extraSalesCollection(db)
+    .find({ book_id: bookId }, { projection: { _id: 0 } })
+    .sort({ page: 1 })
+    .toArray();
   return { book, pages };
 }
 

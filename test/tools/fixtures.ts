@@ -62,12 +62,17 @@ export function legacyCatalog(): { fixture: LegacyFixture; purchases: Map<BookId
 
 /** A book already in the bounded form, as the API's bulk path writes it. */
 export async function insertBoundedBook(db: Db, id: BookId, purchases: string[]): Promise<void> {
-  await insertBooksWithPurchases(db, [{ book: { id, title: `Bounded ${String(id)}`, author: "An Author" }, customers: purchases }], SETTINGS);
+  await insertBooksWithPurchases(
+    db,
+    [{ book: { id, title: `Bounded ${String(id)}`, author: "An Author" }, customers: purchases }],
+    SETTINGS,
+  );
 }
 
 /** Everything the three collections hold, in a stable order, for before/after comparisons. */
 export async function snapshot(db: Db, { withPageIds = true } = {}): Promise<Record<string, Document[]>> {
-  const read = (name: string, sort: Document, projection: Document = {}) => db.collection(name).find({}, { projection }).sort(sort).toArray();
+  const read = (name: string, sort: Document, projection: Document = {}) =>
+    db.collection(name).find({}, { projection }).sort(sort).toArray();
   return {
     sales: await read(SALES, { _id: 1 }),
     extraSales: await read(EXTRA_SALES, { book_id: 1, page: 1 }, withPageIds ? {} : { _id: 0 }),

@@ -5,7 +5,17 @@ import { recordPurchase } from "../../src/sales/purchases";
 import { StoredDataError } from "../../src/sales/errors";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, invariantViolations, storedBook, storedPurchases } from "../support/factories";
-import { SETTINGS, emptyCollections, insertBoundedBook, insertLegacy, legacyBook, legacyCatalog, legacyOverflow, runCommand, snapshot } from "./fixtures";
+import {
+  SETTINGS,
+  emptyCollections,
+  insertBoundedBook,
+  insertLegacy,
+  legacyBook,
+  legacyCatalog,
+  legacyOverflow,
+  runCommand,
+  snapshot,
+} from "./fixtures";
 
 let database: TestDatabase;
 beforeAll(async () => void (database = await openTestDatabase()));
@@ -40,18 +50,31 @@ describe("npm run migrate", () => {
     const report = await migrate();
 
     await expectEveryPurchaseOnceInOrder(purchases);
-    expect(report).toMatchObject({ booksChecked: 6, booksTotal: 6, booksConverted: 6, legacyDocumentsRemoved: 3, needsAttention: [], orphanLegacyDocuments: [] });
+    expect(report).toMatchObject({
+      booksChecked: 6,
+      booksTotal: 6,
+      booksConverted: 6,
+      legacyDocumentsRemoved: 3,
+      needsAttention: [],
+      orphanLegacyDocuments: [],
+    });
     expect((await snapshot(database.db)).salesExtras).toEqual([]);
     expect(await extraSalesCollection(database.db).countDocuments({ page: { $exists: false } }, { hint: { book_id: 1, page: 1 } })).toBe(0);
   });
 
   it("counts as moved every purchase that leaves the embedded array or a legacy document", async () => {
-    await insertLegacy(database.db, { books: [legacyBook(1, customers(11)), legacyBook(2, customers(3), { has_extras: true })], extraSales: [legacyOverflow(2, customers(4, 3))] });
+    await insertLegacy(database.db, {
+      books: [legacyBook(1, customers(11)), legacyBook(2, customers(3), { has_extras: true })],
+      extraSales: [legacyOverflow(2, customers(4, 3))],
+    });
     expect(await migrate()).toMatchObject({ purchasesMoved: 6 + 4 });
   });
 
   it("writes exactly the documents the API's bulk path writes for the same purchases", async () => {
-    await insertLegacy(database.db, { books: [legacyBook("legacy", customers(8), { has_extras: "true" })], extraSales: [legacyOverflow("legacy", customers(6, 8), "customers_purchased")] });
+    await insertLegacy(database.db, {
+      books: [legacyBook("legacy", customers(8), { has_extras: "true" })],
+      extraSales: [legacyOverflow("legacy", customers(6, 8), "customers_purchased")],
+    });
     await insertBoundedBook(database.db, "bounded", customers(14));
 
     await migrate();
@@ -62,8 +85,11 @@ describe("npm run migrate", () => {
     expect(migrated.pages.map((page) => ({ ...page, book_id: "bounded" }))).toStrictEqual(bounded.pages);
   });
 
-  it("lets a book flagged with the string \"true\" keep embedding purchases until it is migrated, then keeps them in the migration's order", async () => {
-    await insertLegacy(database.db, { books: [legacyBook(8, customers(3), { has_extras: "true" })], extraSales: [legacyOverflow(8, customers(4, 3))] });
+  it('lets a book flagged with the string "true" keep embedding purchases until it is migrated, then keeps them in the migration\'s order', async () => {
+    await insertLegacy(database.db, {
+      books: [legacyBook(8, customers(3), { has_extras: "true" })],
+      extraSales: [legacyOverflow(8, customers(4, 3))],
+    });
 
     expect(await recordPurchase(database.db, 8, "meanwhile", SETTINGS)).toMatchObject({ storedIn: "EMBEDDED" });
     expect((await salesCollection(database.db).findOne({ _id: 8 }))?.customers_purchased).toEqual([...customers(3), "meanwhile"]);
@@ -75,7 +101,10 @@ describe("npm run migrate", () => {
   });
 
   it("lets the API record purchases on a migrated book, after the purchases that were migrated", async () => {
-    await insertLegacy(database.db, { books: [legacyBook(7, customers(5), { has_extras: true })], extraSales: [legacyOverflow(7, customers(6, 5))] });
+    await insertLegacy(database.db, {
+      books: [legacyBook(7, customers(5), { has_extras: true })],
+      extraSales: [legacyOverflow(7, customers(6, 5))],
+    });
     await expect(recordPurchase(database.db, 7, "before", SETTINGS)).rejects.toThrow(StoredDataError);
 
     await migrate();
@@ -167,10 +196,13 @@ describe("npm run migrate", () => {
       for (const id of acknowledged.keys()) {
         const customer = `live-${(purchase += 1)}`;
         // Books not yet migrated and already overflowing refuse purchases: refused is not lost.
-        const stored = await recordPurchase(database.db, id, customer, SETTINGS).then(() => true, (error: unknown) => {
-          if (error instanceof StoredDataError) return false;
-          throw error;
-        });
+        const stored = await recordPurchase(database.db, id, customer, SETTINGS).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof StoredDataError) return false;
+            throw error;
+          },
+        );
         if (stored) acknowledged.get(id)!.push(customer);
       }
     };
@@ -207,7 +239,10 @@ describe("npm run migrate", () => {
     ]);
     await migrate();
 
-    for (const [bookId, legacy] of [["hot", customers(3)], ["manual", customers(14)]] as const) {
+    for (const [bookId, legacy] of [
+      ["hot", customers(3)],
+      ["manual", customers(14)],
+    ] as const) {
       const stored = await storedPurchases(database.db, bookId);
       const live = acknowledged.filter((racer) => racer.bookId === bookId).map((racer) => racer.customer);
       expect(stored.slice(0, legacy.length)).toEqual(legacy);
@@ -247,7 +282,11 @@ describe("npm run migrate as a command", () => {
   });
 
   it("exits 1 and names the book when it leaves one as it was", async () => {
-    await insertLegacy(database.db, { books: [legacyBook(9, customers(5), { has_extras: true })], extraSales: [legacyOverflow(9, ["a"])], salesExtras: [legacyOverflow(9, ["b"])] });
+    await insertLegacy(database.db, {
+      books: [legacyBook(9, customers(5), { has_extras: true })],
+      extraSales: [legacyOverflow(9, ["a"])],
+      salesExtras: [legacyOverflow(9, ["b"])],
+    });
 
     const run = await runCommand("src/cli/migrate.ts", [], target());
 

@@ -24,7 +24,8 @@ async function brokenBook(id: BookId, purchases: number, breakIt: (id: BookId) =
 }
 
 const setBook = (fields: object) => (id: BookId) => salesCollection(database.db).updateOne({ _id: id }, { $set: fields });
-const setPage = (page: number, fields: object) => (id: BookId) => extraSalesCollection(database.db).updateOne({ book_id: id, page }, { $set: fields });
+const setPage = (page: number, fields: object) => (id: BookId) =>
+  extraSalesCollection(database.db).updateOne({ book_id: id, page }, { $set: fields });
 
 async function brokenCatalog(): Promise<void> {
   await brokenBook("count", 12, setBook({ purchase_count: 9 }));
@@ -37,7 +38,10 @@ async function brokenCatalog(): Promise<void> {
   await brokenBook("over-size", 11, setPage(0, { customers_purchased_extra: customers(5, 5), count: 5 }));
   await brokenBook("not-full", 11, setPage(0, { customers_purchased_extra: customers(3, 5), count: 3 }));
   await extraSalesCollection(database.db).insertOne({ book_id: "gone", page: 0, count: 1, customers_purchased_extra: ["orphan"] });
-  await insertLegacy(database.db, { books: [legacyBook("legacy", customers(5), { has_extras: true })], salesExtras: [legacyOverflow("legacy", ["late"])] });
+  await insertLegacy(database.db, {
+    books: [legacyBook("legacy", customers(5), { has_extras: true })],
+    salesExtras: [legacyOverflow("legacy", ["late"])],
+  });
 }
 
 describe("npm run reconcile", () => {
@@ -80,7 +84,16 @@ describe("npm run reconcile", () => {
     expect([...outcomes.values()]).toEqual(violations.filter((violation) => violation.repair).map(() => "repaired"));
     expect(await everyStoredPurchase()).toEqual(purchasesBefore);
     const left = summary(await check()).map(({ kind, bookId }) => `${kind} ${bookId}`);
-    expect(left).toEqual(["embedded-over-threshold embedded", "has-extras flag-alone", "page-gap gap", "not-migrated legacy", "page-not-full not-full", "page-over-size over-size", "orphan-page gone", "legacy-overflow legacy"]);
+    expect(left).toEqual([
+      "embedded-over-threshold embedded",
+      "has-extras flag-alone",
+      "page-gap gap",
+      "not-migrated legacy",
+      "page-not-full not-full",
+      "page-over-size over-size",
+      "orphan-page gone",
+      "legacy-overflow legacy",
+    ]);
   });
 
   it("does not apply a repair to a book a purchase changed after the check", async () => {
@@ -104,7 +117,10 @@ describe("npm run reconcile", () => {
 });
 
 async function everyStoredPurchase(): Promise<Record<string, string[]>> {
-  const books = await salesCollection(database.db).find({}, { projection: { _id: 1 } }).sort({ _id: 1 }).toArray();
+  const books = await salesCollection(database.db)
+    .find({}, { projection: { _id: 1 } })
+    .sort({ _id: 1 })
+    .toArray();
   const orphans = await extraSalesCollection(database.db).find({ book_id: "gone" }).toArray();
   return Object.fromEntries([
     ...(await Promise.all(books.map(async ({ _id }) => [String(_id), await storedPurchases(database.db, String(_id))] as const))),
@@ -117,7 +133,10 @@ describe("npm run reconcile as a command", () => {
 
   it("exits 0 on a sound catalog and 1 with one line per violation on a broken one", async () => {
     await insertBoundedBook(database.db, "sound", customers(9));
-    expect(await runCommand("src/cli/reconcile.ts", [], target())).toMatchObject({ status: 0, stdout: expect.stringContaining("0 violations found") });
+    expect(await runCommand("src/cli/reconcile.ts", [], target())).toMatchObject({
+      status: 0,
+      stdout: expect.stringContaining("0 violations found"),
+    });
 
     await brokenBook("count", 12, setBook({ purchase_count: 9 }));
     const broken = await runCommand("src/cli/reconcile.ts", [], target());
@@ -178,7 +197,11 @@ describe("npm run reconcile with the unique page index missing", () => {
 
     expect([...outcomes.values()]).toEqual(["repaired", "repaired"]);
     expect(await storedPurchases(database.db, "dup")).toEqual(expectedPurchases);
-    expect((await pages().find({ book_id: "dup" }).sort({ page: 1 }).toArray()).map(({ page, count }) => [page, count])).toEqual([[0, 4], [1, 4], [2, 1]]);
+    expect((await pages().find({ book_id: "dup" }).sort({ page: 1 }).toArray()).map(({ page, count }) => [page, count])).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 1],
+    ]);
     expect(await check()).toEqual([]);
     expect(await findMissingIndexes(database.db)).toEqual([]);
   });
@@ -195,7 +218,10 @@ describe("npm run reconcile with the unique page index missing", () => {
     await pages().deleteMany({ book_id: "dup" });
 
     const violations = await check();
-    expect(summary(violations).map(({ kind, bookId }) => `${kind} ${String(bookId)}`)).toEqual(["duplicate-pages dup", "missing-index undefined"]);
+    expect(summary(violations).map(({ kind, bookId }) => `${kind} ${String(bookId)}`)).toEqual([
+      "duplicate-pages dup",
+      "missing-index undefined",
+    ]);
     await repairViolations(database.db, violations);
 
     expect(await storedPurchases(database.db, "dup")).toEqual(expectedPurchases);

@@ -15,13 +15,21 @@ beforeAll(async () => {
 });
 afterAll(() => database.close());
 
-async function runReport(args: string[], env: NodeJS.ProcessEnv = { MONGODB_URI: process.env.TEST_MONGODB_URI, MONGODB_DB: database.db.databaseName }) {
+async function runReport(
+  args: string[],
+  env: NodeJS.ProcessEnv = { MONGODB_URI: process.env.TEST_MONGODB_URI, MONGODB_DB: database.db.databaseName },
+) {
   const out: string[] = [];
   const err: string[] = [];
-  const status = await runTool(reportTool, args, { OUTLIER_THRESHOLD: "5", EXTRA_SALES_PAGE_SIZE: "10", ...env }, {
-    out: (line) => out.push(line),
-    err: (line) => err.push(line),
-  });
+  const status = await runTool(
+    reportTool,
+    args,
+    { OUTLIER_THRESHOLD: "5", EXTRA_SALES_PAGE_SIZE: "10", ...env },
+    {
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    },
+  );
   return { status, out: out.join("\n"), err: err.join("\n") };
 }
 
@@ -39,7 +47,10 @@ describe("npm run report", () => {
   it("lists the largest books first, as many as --top asks", async () => {
     const { out } = await runReport(["--top", "2"]);
     const ranking = out.split("\n").filter((line) => /^ +\d+\. /.test(line));
-    expect(ranking).toEqual([expect.stringMatching(/1\. 25 .*\(id big, outlier\)$/), expect.stringMatching(/2\. {2}9 .*\(id middle, outlier\)$/)]);
+    expect(ranking).toEqual([
+      expect.stringMatching(/1\. 25 .*\(id big, outlier\)$/),
+      expect.stringMatching(/2\. {2}9 .*\(id middle, outlier\)$/),
+    ]);
   });
 
   it("prints one JSON object with --json, books as the API shows them", async () => {

@@ -7,8 +7,16 @@ import { openTestDatabase, type TestDatabase } from "../support/database";
 import { invariantViolations, storedPurchases } from "../support/factories";
 
 const SMALL = { seed: 11, books: 30, outliers: 2, maxPurchases: 1_200 } satisfies CatalogSpec;
-const flagsFor = (spec: CatalogSpec) =>
-  ["--seed", String(spec.seed), "--books", String(spec.books), "--outliers", String(spec.outliers), "--max-purchases", String(spec.maxPurchases)];
+const flagsFor = (spec: CatalogSpec) => [
+  "--seed",
+  String(spec.seed),
+  "--books",
+  String(spec.books),
+  "--outliers",
+  String(spec.outliers),
+  "--max-purchases",
+  String(spec.maxPurchases),
+];
 
 const databases: TestDatabase[] = [];
 async function freshDatabase(): Promise<TestDatabase> {
@@ -28,7 +36,10 @@ async function runSeed(database: TestDatabase | null, args: string[]) {
 
 const everyDocument = async (database: TestDatabase) => ({
   sales: await salesCollection(database.db).find().sort({ _id: 1 }).toArray(),
-  extraSales: await extraSalesCollection(database.db).find({}, { projection: { _id: 0 } }).sort({ book_id: 1, page: 1 }).toArray(),
+  extraSales: await extraSalesCollection(database.db)
+    .find({}, { projection: { _id: 0 } })
+    .sort({ book_id: 1, page: 1 })
+    .toArray(),
 });
 
 describe("npm run seed", () => {

@@ -17,7 +17,11 @@ describe("configuration", () => {
 
   it.each<[string, Record<string, string>, string | undefined]>([
     ["127.0.0.1 while the API is open to anyone", {}, "127.0.0.1"],
-    ["every interface once tokens guard it", { API_TOKENS: JSON.stringify([{ name: "a", token: "t".repeat(32), scopes: ["catalog:write"] }]) }, undefined],
+    [
+      "every interface once tokens guard it",
+      { API_TOKENS: JSON.stringify([{ name: "a", token: "t".repeat(32), scopes: ["catalog:write"] }]) },
+      undefined,
+    ],
     ["the HOST given, even while open", { HOST: "0.0.0.0" }, "0.0.0.0"],
   ])("listens on %s", (_case, env, expected) => {
     expect(readConfig(env).host).toBe(expected);
@@ -38,7 +42,9 @@ describe("configuration", () => {
   });
 
   it.each(["0", "8761", "1.5"])("rejects a PURCHASE_ID_LIFETIME_HOURS of %s", (hours) => {
-    expect(() => readConfig({ PURCHASE_ID_LIFETIME_HOURS: hours })).toThrow(/PURCHASE_ID_LIFETIME_HOURS: must be a whole number from 1 to 8760/);
+    expect(() => readConfig({ PURCHASE_ID_LIFETIME_HOURS: hours })).toThrow(
+      /PURCHASE_ID_LIFETIME_HOURS: must be a whole number from 1 to 8760/,
+    );
   });
 
   it.each(["0", "120001", "ten"])("rejects a REQUEST_TIMEOUT_MS of %s", (milliseconds) => {
@@ -48,7 +54,9 @@ describe("configuration", () => {
   it("refuses production without MONGODB_URI, naming the variable and how to fix it", () => {
     const attempt = () => readConfig({ NODE_ENV: "production" });
     expect(attempt).toThrow(ConfigError);
-    expect(attempt).toThrow(/MONGODB_URI: must be set when NODE_ENV=production.*set it to your MongoDB's connection string \(eg\. "mongodb:\/\/db1/);
+    expect(attempt).toThrow(
+      /MONGODB_URI: must be set when NODE_ENV=production.*set it to your MongoDB's connection string \(eg\. "mongodb:\/\/db1/,
+    );
   });
 
   it("starts development and tests without MONGODB_URI, on the embedded database", () => {

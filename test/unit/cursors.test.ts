@@ -37,12 +37,13 @@ describe("book cursors", () => {
     },
   );
 
-  it.each([["an empty", ""], ["a 129-character", "b".repeat(129)], ["a 50,000-character", "b".repeat(50_000)]])(
-    "reject a cursor carrying %s string id, as the id itself would be",
-    (_case, id) => {
-      expect(() => parseBookCursor(bookCursor(id))).toThrow(InvalidInputError);
-    },
-  );
+  it.each([
+    ["an empty", ""],
+    ["a 129-character", "b".repeat(129)],
+    ["a 50,000-character", "b".repeat(50_000)],
+  ])("reject a cursor carrying %s string id, as the id itself would be", (_case, id) => {
+    expect(() => parseBookCursor(bookCursor(id))).toThrow(InvalidInputError);
+  });
 
   it("accept a cursor carrying a 128-character string id", () => {
     expect(parseBookCursor(bookCursor("b".repeat(128)))).toBe("b".repeat(128));

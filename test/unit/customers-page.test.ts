@@ -100,7 +100,11 @@ describe("reading a page of a book's customers", () => {
 });
 
 describe("reading a page of a book's customers backward", () => {
-  const backward = (last: number, before: number | null = null, after: number | null = null): CustomersPageRequest => ({ after, before, last });
+  const backward = (last: number, before: number | null = null, after: number | null = null): CustomersPageRequest => ({
+    after,
+    before,
+    last,
+  });
 
   it.each([
     [5, 2],
@@ -112,7 +116,10 @@ describe("reading a page of a book's customers backward", () => {
     const page = await retrieveCustomersPage(loadPage, book, backward(last));
     expect(ids(page)).toEqual(customers(purchases).slice(purchases - last));
     expect(page.entries.map((entry) => entry.position)).toEqual(Array.from({ length: last }, (_, index) => purchases - last + index));
-    expect({ hasPreviousPage: page.hasPreviousPage, hasNextPage: page.hasNextPage }).toEqual({ hasPreviousPage: last < purchases, hasNextPage: false });
+    expect({ hasPreviousPage: page.hasPreviousPage, hasNextPage: page.hasNextPage }).toEqual({
+      hasPreviousPage: last < purchases,
+      hasNextPage: false,
+    });
   });
 
   it("finds the newest purchase while the stored count still lags its append, even onto a new page", async () => {

@@ -24,7 +24,10 @@ describe("isDatabaseUnavailable", () => {
     ["a network timeout", new MongoNetworkTimeoutError("timed out")],
     ["a closed topology", new MongoTopologyClosedError()],
     ["a closed client", new MongoClientClosedError()],
-    ["Node's EPIPE, which the driver lets through when the server ends a socket under a write", Object.assign(new Error("This socket has been ended by the other party"), { code: "EPIPE" })],
+    [
+      "Node's EPIPE, which the driver lets through when the server ends a socket under a write",
+      Object.assign(new Error("This socket has been ended by the other party"), { code: "EPIPE" }),
+    ],
     ["NotWritablePrimary (10107)", serverError(10107, "not primary")],
     ["PrimarySteppedDown (189)", serverError(189)],
     ["ShutdownInProgress (91)", serverError(91)],
@@ -32,7 +35,10 @@ describe("isDatabaseUnavailable", () => {
     ["LegacyNotPrimary (10058)", serverError(10058)],
     ["HostUnreachable (6)", serverError(6)],
     ["ExceededTimeLimit (262)", serverError(262)],
-    ["a write concern not met in time (64)", new MongoWriteConcernError({ writeConcernError: { code: 64, errmsg: "waiting for replication timed out" }, ok: 1 })],
+    [
+      "a write concern not met in time (64)",
+      new MongoWriteConcernError({ writeConcernError: { code: 64, errmsg: "waiting for replication timed out" }, ok: 1 }),
+    ],
     ["an error labelled SystemOverloadedError", labelled(MongoErrorLabel.SystemOverloadedError)],
     ["an error labelled RetryableWriteError", labelled(MongoErrorLabel.RetryableWriteError)],
     ["an error labelled TransientTransactionError", labelled(MongoErrorLabel.TransientTransactionError)],
@@ -55,7 +61,10 @@ describe("isDatabaseUnavailable", () => {
 
 describe("isMissingHintedIndexError", () => {
   it("recognises mongod's refusal of a hint naming an index that does not exist", () => {
-    const error = serverError(2, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
+    const error = serverError(
+      2,
+      "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index",
+    );
     expect(isMissingHintedIndexError(error)).toBe(true);
   });
 

@@ -12,7 +12,11 @@ const nothingElse = { legacy: [], existingPages: [] };
 
 describe("planning the migration of one book", () => {
   it("lays out the embedded purchases, then the legacy overflow, as recordPurchase would have stored them", () => {
-    const plan = planBookMigration(book({ customers_purchased: buyers(4), has_extras: "true" }), { legacy: [overflow(buyers(3, 4))], existingPages: [] }, settings);
+    const plan = planBookMigration(
+      book({ customers_purchased: buyers(4), has_extras: "true" }),
+      { legacy: [overflow(buyers(3, 4))], existingPages: [] },
+      settings,
+    );
 
     expect(plan).toMatchObject({
       action: "convert",
@@ -29,7 +33,11 @@ describe("planning the migration of one book", () => {
 
   it("fills in the fields of a small legacy book without moving any purchase", () => {
     const plan = planBookMigration(book({ customers_purchased: buyers(2) }), nothingElse, settings);
-    expect(plan).toMatchObject({ action: "convert", moved: 0, target: { book: { has_extras: false, purchase_count: 2, extra_page_size: 2 }, pages: [] } });
+    expect(plan).toMatchObject({
+      action: "convert",
+      moved: 0,
+      target: { book: { has_extras: false, purchase_count: 2, extra_page_size: 2 }, pages: [] },
+    });
   });
 
   it("reads seed 004's overflow field customers_purchased", () => {
@@ -39,7 +47,11 @@ describe("planning the migration of one book", () => {
   });
 
   it("refuses to guess an order between two legacy overflow documents", () => {
-    const plan = planBookMigration(book({ customers_purchased: buyers(3) }), { legacy: [overflow(["a"]), overflow(["b"])], existingPages: [] }, settings);
+    const plan = planBookMigration(
+      book({ customers_purchased: buyers(3) }),
+      { legacy: [overflow(["a"]), overflow(["b"])], existingPages: [] },
+      settings,
+    );
     expect(plan).toEqual({ action: "skip", reason: expect.stringContaining("2 legacy overflow documents") });
   });
 
@@ -51,7 +63,10 @@ describe("planning the migration of one book", () => {
   it("finishes what a stopped run committed: removes legacy documents marked as copied", () => {
     const bounded = book({ customers_purchased: buyers(3), has_extras: true, purchase_count: 5, extra_page_size: 2 });
     const legacy = overflow(buyers(2, 3), { migrated_entries: 2 });
-    expect(planBookMigration(bounded, { legacy: [legacy], existingPages: [] }, settings)).toEqual({ action: "remove-copied-legacy", legacy: [legacy] });
+    expect(planBookMigration(bounded, { legacy: [legacy], existingPages: [] }, settings)).toEqual({
+      action: "remove-copied-legacy",
+      legacy: [legacy],
+    });
     expect(planBookMigration(bounded, { legacy: [overflow(buyers(2, 3))], existingPages: [] }, settings)).toMatchObject({ action: "skip" });
   });
 

@@ -1,7 +1,14 @@
 import { checkBook, type BookSummary, type PageSummary } from "../../src/sales/reconcile";
 
 const settings = { outlierThreshold: 3 };
-const book = (fields: Partial<BookSummary> = {}): BookSummary => ({ _id: 7, embedded: 3, has_extras: true, purchase_count: 8, extra_page_size: 4, ...fields });
+const book = (fields: Partial<BookSummary> = {}): BookSummary => ({
+  _id: 7,
+  embedded: 3,
+  has_extras: true,
+  purchase_count: 8,
+  extra_page_size: 4,
+  ...fields,
+});
 const page = (number: number, entries: number, count = entries): PageSummary => ({ book_id: 7, page: number, count, entries });
 const kinds = (book: BookSummary, pages: PageSummary[]) => checkBook(book, pages, settings).map((violation) => violation.kind);
 
@@ -16,7 +23,11 @@ describe("checking one book's invariants", () => {
       kind: "purchase-count",
       bookId: "7",
       numbers: { stored: 6, embedded: 3, overflow: 5, expected: 8 },
-      repair: { collection: "sales", filter: { _id: 7, purchase_count: { $eq: 6 }, customers_purchased: { $size: 3 } }, set: { purchase_count: 8 } },
+      repair: {
+        collection: "sales",
+        filter: { _id: 7, purchase_count: { $eq: 6 }, customers_purchased: { $size: 3 } },
+        set: { purchase_count: 8 },
+      },
     });
   });
 
@@ -32,7 +43,10 @@ describe("checking one book's invariants", () => {
 
   it("repairs a flag that says less than the data, never one that may announce a purchase being recorded", () => {
     const [missing] = checkBook(book({ has_extras: undefined }), [page(0, 4), page(1, 1)], settings);
-    expect(missing).toMatchObject({ kind: "has-extras", repair: { filter: { has_extras: { $exists: false } }, set: { has_extras: true } } });
+    expect(missing).toMatchObject({
+      kind: "has-extras",
+      repair: { filter: { has_extras: { $exists: false } }, set: { has_extras: true } },
+    });
 
     const [early] = checkBook(book({ purchase_count: 3 }), [], settings);
     expect(early).toMatchObject({ kind: "has-extras", numbers: { stored: true, overflow: 0 } });

@@ -10,16 +10,28 @@ describe("summarising overflow pages per outlier", () => {
   });
 
   it("takes the nearest rank, so the median of 1, 2, 2, 9 is 2", () => {
-    expect(summarisePagesHistogram([{ pages: 1, books: 1 }, { pages: 2, books: 2 }, { pages: 9, books: 1 }]).median).toBe(2);
+    expect(
+      summarisePagesHistogram([
+        { pages: 1, books: 1 },
+        { pages: 2, books: 2 },
+        { pages: 9, books: 1 },
+      ]).median,
+    ).toBe(2);
   });
 
   it("keeps one book in a hundred above the 99th percentile", () => {
-    const histogram = [{ pages: 1, books: 99 }, { pages: 40, books: 1 }];
+    const histogram = [
+      { pages: 1, books: 99 },
+      { pages: 40, books: 1 },
+    ];
     expect(summarisePagesHistogram(histogram)).toEqual({ max: 40, median: 1, p99: 1 });
   });
 
   it("reaches the largest value once more than one book in a hundred has it", () => {
-    const histogram = [{ pages: 1, books: 98 }, { pages: 40, books: 2 }];
+    const histogram = [
+      { pages: 1, books: 98 },
+      { pages: 40, books: 2 },
+    ];
     expect(summarisePagesHistogram(histogram).p99).toBe(40);
   });
 });

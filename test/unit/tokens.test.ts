@@ -36,9 +36,17 @@ describe("parsing API_TOKENS", () => {
     ["a token of 31 characters", specs({ ...reader, token: "a".repeat(31) }), /token of 31 characters; use 32 to 512/],
     ["a token of 513 characters", specs({ ...reader, token: "a".repeat(513) }), /token of 513 characters/],
     ["a token with a space", specs({ ...reader, token: `${"a".repeat(20)} ${"b".repeat(20)}` }), /characters a bearer token cannot carry/],
-    ["missing scopes", specs({ name: "reader", token: reader.token }), /needs "scopes", a non-empty array of purchases:read, catalog:write/],
+    [
+      "missing scopes",
+      specs({ name: "reader", token: reader.token }),
+      /needs "scopes", a non-empty array of purchases:read, catalog:write/,
+    ],
     ["an empty scope list", specs({ ...reader, scopes: [] }), /needs "scopes"/],
-    ["an unknown scope", specs({ ...reader, scopes: ["purchases:write"] }), /unknown scope "purchases:write"; known: purchases:read, catalog:write/],
+    [
+      "an unknown scope",
+      specs({ ...reader, scopes: ["purchases:write"] }),
+      /unknown scope "purchases:write"; known: purchases:read, catalog:write/,
+    ],
     ["a misspelt field", specs({ ...reader, scope: ["catalog:write"] }), /unknown field "scope"; allowed: name, token, scopes/],
     ["a name used twice", specs(reader, { ...writer, name: "reader" }), /the name "reader" is used more than once/],
     ["a token used twice", specs(reader, { ...writer, token: reader.token }), /entry "writer" has the same token as an earlier entry/],
@@ -72,7 +80,9 @@ describe("API_TOKENS in the configuration", () => {
   });
 
   it("reports a bad token list together with the other bad variables", () => {
-    expect(() => readConfig({ PORT: "http", API_TOKENS: specs({ ...reader, scopes: [] }) })).toThrow(/PORT[\s\S]*API_TOKENS: entry 1 \("reader"\) needs "scopes"/);
+    expect(() => readConfig({ PORT: "http", API_TOKENS: specs({ ...reader, scopes: [] }) })).toThrow(
+      /PORT[\s\S]*API_TOKENS: entry 1 \("reader"\) needs "scopes"/,
+    );
   });
 });
 

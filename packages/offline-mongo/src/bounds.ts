@@ -22,7 +22,9 @@ function point(value: unknown): Interval {
 
 export function isPoint(bounds: FieldBounds): boolean {
   const [only] = bounds;
-  return bounds.length === 1 && only !== undefined && only.lowInclusive && only.highInclusive && compareKeyValues(only.low, only.high) === 0;
+  return (
+    bounds.length === 1 && only !== undefined && only.lowInclusive && only.highInclusive && compareKeyValues(only.low, only.high) === 0
+  );
 }
 
 export function isAllValues(bounds: FieldBounds): boolean {
@@ -36,14 +38,17 @@ function normalize(intervals: readonly Interval[]): FieldBounds {
   const out: Interval[] = [];
   for (const interval of sorted) {
     const last = out[out.length - 1];
-    const touching = last !== undefined && (compareKeyValues(interval.low, last.high) < 0
-      || (compareKeyValues(interval.low, last.high) === 0 && (interval.lowInclusive || last.highInclusive)));
+    const touching =
+      last !== undefined &&
+      (compareKeyValues(interval.low, last.high) < 0 ||
+        (compareKeyValues(interval.low, last.high) === 0 && (interval.lowInclusive || last.highInclusive)));
     if (last === undefined || !touching) {
       out.push(interval);
       continue;
     }
     const order = compareKeyValues(interval.high, last.high);
-    if (order > 0 || (order === 0 && interval.highInclusive)) out[out.length - 1] = { ...last, high: interval.high, highInclusive: interval.highInclusive };
+    if (order > 0 || (order === 0 && interval.highInclusive))
+      out[out.length - 1] = { ...last, high: interval.high, highInclusive: interval.highInclusive };
   }
   return out;
 }
@@ -95,7 +100,13 @@ function regexStringBounds(regex: RegExp): Interval[] {
 /** Type-bracketed ranges as mongod builds them: `$gt: 5` scans (5, inf], never strings. */
 function rangeBounds(operator: string, value: unknown): FieldBounds | undefined {
   // An array operand compares whole arrays, which a multikey index does not hold: left to the filter.
-  if (value === null || value === undefined || value instanceof RegExp || Array.isArray(value) || (typeof value === "number" && Number.isNaN(value))) {
+  if (
+    value === null ||
+    value === undefined ||
+    value instanceof RegExp ||
+    Array.isArray(value) ||
+    (typeof value === "number" && Number.isNaN(value))
+  ) {
     return undefined;
   }
   const numeric = typeof value === "number";
@@ -103,11 +114,16 @@ function rangeBounds(operator: string, value: unknown): FieldBounds | undefined 
   const lowest = numeric ? -Infinity : new KeyBound(rank, false);
   const highest = numeric ? Infinity : new KeyBound(rank, true);
   switch (operator) {
-    case "$gt": return [{ low: value, lowInclusive: false, high: highest, highInclusive: true }];
-    case "$gte": return [{ low: value, lowInclusive: true, high: highest, highInclusive: true }];
-    case "$lt": return [{ low: lowest, lowInclusive: true, high: value, highInclusive: false }];
-    case "$lte": return [{ low: lowest, lowInclusive: true, high: value, highInclusive: true }];
-    default: return undefined;
+    case "$gt":
+      return [{ low: value, lowInclusive: false, high: highest, highInclusive: true }];
+    case "$gte":
+      return [{ low: value, lowInclusive: true, high: highest, highInclusive: true }];
+    case "$lt":
+      return [{ low: lowest, lowInclusive: true, high: value, highInclusive: false }];
+    case "$lte":
+      return [{ low: lowest, lowInclusive: true, high: value, highInclusive: true }];
+    default:
+      return undefined;
   }
 }
 
@@ -156,7 +172,9 @@ export function indexablePredicates(filter: Document): IndexablePredicates {
 
 function collectField(byField: Map<string, FieldBounds[]>, field: string, condition: unknown): void {
   const found = isOperatorObject(condition)
-    ? Object.entries(condition).map(([operator, operand]) => operatorBounds(operator, operand)).filter((bounds) => bounds !== undefined)
+    ? Object.entries(condition)
+        .map(([operator, operand]) => operatorBounds(operator, operand))
+        .filter((bounds) => bounds !== undefined)
     : [equalityBounds(toPlain(condition))];
   if (found.length > 0) byField.set(field, [...(byField.get(field) ?? []), ...found]);
 }
@@ -170,7 +188,12 @@ function isExactEquality(value: unknown): boolean {
 /** A range operand whose type-bracketed bounds are exactly the operator's matches. */
 function isExactRange(value: unknown): boolean {
   const plain = toPlain(value);
-  return (typeof plain === "number" && !Number.isNaN(plain)) || ["string", "boolean"].includes(typeof plain) || plain instanceof Date || plain instanceof ObjectId;
+  return (
+    (typeof plain === "number" && !Number.isNaN(plain)) ||
+    ["string", "boolean"].includes(typeof plain) ||
+    plain instanceof Date ||
+    plain instanceof ObjectId
+  );
 }
 
 function isExactCondition(condition: unknown): boolean {

@@ -73,7 +73,10 @@ export class CursorRegistry {
     const cursor = this.cursors.get(id.toString());
     if (!cursor) throw new MongoCommandError(43, `cursor id ${id.toString()} not found`);
     if (cursor.namespace !== namespace) {
-      throw new MongoCommandError(13, `Requested getMore on namespace '${namespace}', but cursor belongs to a different namespace ${cursor.namespace}`);
+      throw new MongoCommandError(
+        13,
+        `Requested getMore on namespace '${namespace}', but cursor belongs to a different namespace ${cursor.namespace}`,
+      );
     }
     const { batch, exhausted } = takeBatch(cursor, batchSize);
     cursor.lastUsed = Date.now();

@@ -23,7 +23,9 @@ const MAX_EXPIRE_AFTER_SECONDS = 2_147_483_647;
 
 /** mongod's default name: `field_1_other_-1`. */
 export function defaultIndexName(key: Document): string {
-  return Object.entries(key).map(([field, direction]) => `${field}_${isNumeric(direction) ? toNumber(direction) : String(direction)}`).join("_");
+  return Object.entries(key)
+    .map(([field, direction]) => `${field}_${isNumeric(direction) ? toNumber(direction) : String(direction)}`)
+    .join("_");
 }
 
 export function parseIndexSpec(raw: Document): IndexSpec {
@@ -40,8 +42,9 @@ export function parseIndexSpec(raw: Document): IndexSpec {
   }
   const name = raw["name"] ?? defaultIndexName(key as Document);
   if (typeof name !== "string") throw new MongoCommandError(14, "The 'name' field of an index specification must be a string");
-  const unique = raw["unique"] === true || isNumeric(raw["unique"]) && toNumber(raw["unique"]) !== 0;
-  const ttl = "expireAfterSeconds" in raw ? { expireAfterSeconds: parseExpireAfterSeconds(raw["expireAfterSeconds"], key as Document) } : {};
+  const unique = raw["unique"] === true || (isNumeric(raw["unique"]) && toNumber(raw["unique"]) !== 0);
+  const ttl =
+    "expireAfterSeconds" in raw ? { expireAfterSeconds: parseExpireAfterSeconds(raw["expireAfterSeconds"], key as Document) } : {};
   return { name, key: key as Document, unique, sparse: raw["sparse"] === true, ...ttl };
 }
 
@@ -56,10 +59,16 @@ function parseExpireAfterSeconds(value: unknown, key: Document): number {
     throw new MongoCommandError(67, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number");
   }
   if ("_id" in key) {
-    throw new MongoCommandError(197, `The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: ${formatDocument(key)}`);
+    throw new MongoCommandError(
+      197,
+      `The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: ${formatDocument(key)}`,
+    );
   }
   if (Object.keys(key).length > 1) {
-    throw new MongoCommandError(67, `TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: ${formatDocument(key)}`);
+    throw new MongoCommandError(
+      67,
+      `TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: ${formatDocument(key)}`,
+    );
   }
   return seconds;
 }
@@ -92,7 +101,10 @@ export class Index {
   readonly multikeyFields = new Set<number>();
   private readonly tree: BTree<IndexKey, true>;
 
-  constructor(readonly spec: IndexSpec, private readonly namespace: string) {
+  constructor(
+    readonly spec: IndexSpec,
+    private readonly namespace: string,
+  ) {
     this.fields = Object.keys(spec.key);
     this.directions = Object.values(spec.key).map((direction) => (toNumber(direction as TypedNumber) < 0 ? -1 : 1));
     this.tree = new BTree<IndexKey, true>(undefined, keyComparator(this.directions));

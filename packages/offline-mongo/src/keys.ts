@@ -9,7 +9,10 @@ import { canonicalKey, toPlain } from "./values";
  * the smallest or largest value of a type (its bounds are "type bracketed").
  */
 export class KeyBound {
-  constructor(readonly rank: number, readonly after: boolean) {}
+  constructor(
+    readonly rank: number,
+    readonly after: boolean,
+  ) {}
 }
 
 export const MIN_KEY = new KeyBound(-Infinity, false);

@@ -14,10 +14,35 @@ import { bsonTypeName } from "./values";
 
 /** mongod's `$type` aliases and the numbers it also accepts for them. */
 const TYPE_ALIASES: Readonly<Record<string, string>> = {
-  double: "double", string: "string", object: "object", array: "array", binData: "binData", objectId: "objectId",
-  bool: "bool", date: "date", null: "null", regex: "regex", int: "int", timestamp: "timestamp", long: "long",
-  decimal: "decimal", number: "number", 1: "double", 2: "string", 3: "object", 4: "array", 5: "binData", 7: "objectId",
-  8: "bool", 9: "date", 10: "null", 11: "regex", 16: "int", 17: "timestamp", 18: "long", 19: "decimal",
+  double: "double",
+  string: "string",
+  object: "object",
+  array: "array",
+  binData: "binData",
+  objectId: "objectId",
+  bool: "bool",
+  date: "date",
+  null: "null",
+  regex: "regex",
+  int: "int",
+  timestamp: "timestamp",
+  long: "long",
+  decimal: "decimal",
+  number: "number",
+  1: "double",
+  2: "string",
+  3: "object",
+  4: "array",
+  5: "binData",
+  7: "objectId",
+  8: "bool",
+  9: "date",
+  10: "null",
+  11: "regex",
+  16: "int",
+  17: "timestamp",
+  18: "long",
+  19: "decimal",
 };
 /** The query engine sees numbers without their BSON subtype, so only "number" can be answered exactly. */
 const NUMERIC_SUBTYPES = new Set(["double", "int", "long", "decimal"]);
@@ -25,7 +50,10 @@ const NUMERIC_SUBTYPES = new Set(["double", "int", "long", "decimal"]);
 function typeAlias(wanted: unknown): string {
   const alias = TYPE_ALIASES[String(wanted)];
   if (alias === undefined) {
-    throw new MongoCommandError(2, typeof wanted === "string" ? `Unknown type name alias: ${wanted}` : `Invalid numerical type code: ${String(wanted)}`);
+    throw new MongoCommandError(
+      2,
+      typeof wanted === "string" ? `Unknown type name alias: ${wanted}` : `Invalid numerical type code: ${String(wanted)}`,
+    );
   }
   if (NUMERIC_SUBTYPES.has(alias)) throw notSupported(`$type '${alias}' (the offline server matches numbers by value only; use 'number')`);
   return alias;

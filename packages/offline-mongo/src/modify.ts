@@ -12,7 +12,12 @@ export interface ModifyOptions {
  * checked) or throws with nothing changed. `modified` is false when the bytes are identical, which
  * is how mongod decides nModified.
  */
-export function updateRecord(collection: Collection, record: StoredDocument, spec: UpdateSpec, options: ModifyOptions): { record: StoredDocument; modified: boolean } {
+export function updateRecord(
+  collection: Collection,
+  record: StoredDocument,
+  spec: UpdateSpec,
+  options: ModifyOptions,
+): { record: StoredDocument; modified: boolean } {
   const doc = applyUpdate(spec, record.doc, { ...options, inserting: false });
   if (Buffer.compare(BSON.serialize(doc), BSON.serialize(record.doc)) === 0) return { record, modified: false };
   return { record: collection.replace(record, doc), modified: true };

@@ -5,8 +5,21 @@ import type { Index } from "./indexes";
 import type { SortSpec } from "./query";
 import { compareKeyValues } from "./keys";
 import {
-  CollectionScan, CountScan, EmptyPlan, Fetch, IdLookup, IndexScan, isSingleInterval, Limit, Or, Skip, Sort, total,
-  type DocumentTest, type Stage, type WorkResult,
+  CollectionScan,
+  CountScan,
+  EmptyPlan,
+  Fetch,
+  IdLookup,
+  IndexScan,
+  isSingleInterval,
+  Limit,
+  Or,
+  Skip,
+  Sort,
+  total,
+  type DocumentTest,
+  type Stage,
+  type WorkResult,
 } from "./stages";
 import type { Collection, StoredDocument } from "./storage";
 import { isDocument } from "./values";
@@ -45,7 +58,9 @@ export function refusesTableScan(notablescan: boolean, database: string, collect
 
 /** query_planner.cpp's two refusals under NO_TABLE_SCAN: a hinted `$natural`, and no indexed plan at all. */
 function refuseTableScan(hinted: boolean): MongoCommandError {
-  const reason = hinted ? "hint $natural is not allowed, because 'notablescan' is enabled" : "No indexed plans available, and running with 'notablescan'";
+  const reason = hinted
+    ? "hint $natural is not allowed, because 'notablescan' is enabled"
+    : "No indexed plans available, and running with 'notablescan'";
   return new MongoCommandError(291, `error processing query: planner returned error :: caused by :: ${reason}`);
 }
 
@@ -140,7 +155,8 @@ function idHackValue(request: QueryRequest): { value: unknown } | undefined {
   const keys = Object.keys(request.filter);
   if (keys.length !== 1 || keys[0] !== "_id" || request.hint !== undefined || request.skip > 0 || request.countOnly) return undefined;
   const value: unknown = request.filter["_id"];
-  if (value === null || Array.isArray(value) || (isDocument(value) && Object.keys(value).some((key) => key.startsWith("$")))) return undefined;
+  if (value === null || Array.isArray(value) || (isDocument(value) && Object.keys(value).some((key) => key.startsWith("$"))))
+    return undefined;
   if (typeof value === "object" && value !== null && (value.constructor.name === "BSONRegExp" || value instanceof RegExp)) return undefined;
   return { value };
 }
@@ -170,18 +186,31 @@ function boundsFor(index: Index, predicates: IndexablePredicates): FieldBounds[]
 }
 
 /** An index is a candidate when its leading field has a predicate (or it is hinted); sparse indexes only when null is not sought. */
-function indexAccess(index: Index, predicates: IndexablePredicates, request: Pick<QueryRequest, "filter" | "sort">, hinted: boolean): IndexAccess | undefined {
+function indexAccess(
+  index: Index,
+  predicates: IndexablePredicates,
+  request: Pick<QueryRequest, "filter" | "sort">,
+  hinted: boolean,
+): IndexAccess | undefined {
   const bounds = boundsFor(index, predicates);
   const leading = bounds[0] ?? ALL_VALUES;
   if (!hinted && isAllValues(leading)) return undefined;
   if (!hinted && index.spec.sparse && seeksMissing(index, predicates, bounds)) return undefined;
   const direction = sortDirection(index, bounds, request.sort);
-  return { index, bounds, forward: direction !== -1, providesSort: direction !== 0, residual: residualFilter(index, predicates, request.filter) };
+  return {
+    index,
+    bounds,
+    forward: direction !== -1,
+    providesSort: direction !== 0,
+    residual: residualFilter(index, predicates, request.filter),
+  };
 }
 
 /** A sparse index lacks documents missing its fields, so it cannot answer a predicate that matches null (missing). */
 function seeksMissing(index: Index, predicates: IndexablePredicates, bounds: readonly FieldBounds[]): boolean {
-  return index.fields.some((field, i) => predicates.byField.has(field) && (bounds[i] ?? []).some((interval) => compareKeyValues(interval.low, null) <= 0));
+  return index.fields.some(
+    (field, i) => predicates.byField.has(field) && (bounds[i] ?? []).some((interval) => compareKeyValues(interval.low, null) <= 0),
+  );
 }
 
 /**
@@ -234,7 +263,15 @@ function bestBranchAccess(collection: Collection, branch: Document): IndexAccess
   const predicates = indexablePredicates(branch);
   const scans = collection.indexes.flatMap((index) => indexAccess(index, predicates, { filter: branch, sort: [] }, false) ?? []);
   if (scans.length <= 1) return scans[0];
-  const request: QueryRequest = { filter: branch, test: () => true, sort: [], skip: 0, limit: undefined, hint: undefined, countOnly: false };
+  const request: QueryRequest = {
+    filter: branch,
+    test: () => true,
+    sort: [],
+    skip: 0,
+    limit: undefined,
+    hint: undefined,
+    countOnly: false,
+  };
   const plans = scans.map((scan) => new IndexScan(scan.index, scan.bounds, scan.forward) as Stage);
   const winner = chooseByTrial(collection, plans, request).winner;
   return scans[plans.indexOf(plans[winner] as Stage)];

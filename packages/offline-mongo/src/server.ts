@@ -107,23 +107,27 @@ export class OfflineServer {
     const requestId = this.nextRequestId++;
     if (request.kind === "query") {
       const db = request.collection.endsWith(".$cmd") ? request.collection.slice(0, -".$cmd".length) : undefined;
-      const reply = db === undefined
-        ? { $err: "offline server: OP_QUERY is only supported for commands", code: 238, ok: 0 }
-        : this.run(request.query, db, connectionId);
+      const reply =
+        db === undefined
+          ? { $err: "offline server: OP_QUERY is only supported for commands", code: 238, ok: 0 }
+          : this.run(request.query, db, connectionId);
       socket.write(encodeReply(requestId, request.header.requestId, reply));
       return;
     }
     const db = request.body["$db"];
-    const reply = typeof db === "string"
-      ? this.run(request.body, db, connectionId)
-      : new MongoCommandError(40571, "OP_MSG requests require a $db argument").toReply();
+    const reply =
+      typeof db === "string"
+        ? this.run(request.body, db, connectionId)
+        : new MongoCommandError(40571, "OP_MSG requests require a $db argument").toReply();
     if (!request.moreToCome) socket.write(encodeMsg(requestId, request.header.requestId, reply));
   }
 
   private run(body: Document, db: string, connectionId: number): Document {
     if (this.config.logCommands) {
       const text = EJSON.stringify(body, { relaxed: true });
-      process.stderr.write(`[offline-mongo] conn${connectionId} ${db} ${text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}…` : text}\n`);
+      process.stderr.write(
+        `[offline-mongo] conn${connectionId} ${db} ${text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}…` : text}\n`,
+      );
     }
     return runCommand(body, { parameters: this.config.parameters, storage: this.storage, cursors: this.cursors, db, connectionId });
   }

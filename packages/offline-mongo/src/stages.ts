@@ -7,7 +7,8 @@ import type { Collection, StoredDocument } from "./storage";
 import { formatValue } from "./values";
 
 /** One call of a stage's `work()`, as mongod's PlanStage: it produced a record, needs more time, or is done. */
-export type WorkResult = { readonly state: "advanced"; readonly id: number; readonly record?: StoredDocument } | { readonly state: "needTime" | "eof" };
+export type WorkResult =
+  { readonly state: "advanced"; readonly id: number; readonly record?: StoredDocument } | { readonly state: "needTime" | "eof" };
 
 const NEED_TIME: WorkResult = { state: "needTime" };
 const EOF: WorkResult = { state: "eof" };
@@ -92,7 +93,11 @@ export class CollectionScan extends Stage {
   private examined = 0;
   private readonly iterator: Iterator<StoredDocument>;
 
-  constructor(collection: Collection, private readonly test: DocumentTest, private readonly filter: Document) {
+  constructor(
+    collection: Collection,
+    private readonly test: DocumentTest,
+    private readonly filter: Document,
+  ) {
     super();
     this.iterator = collection.scan();
   }
@@ -136,7 +141,11 @@ export class IndexScan extends Stage {
   private dupsDropped = 0;
   private seeks = 0;
 
-  constructor(readonly index: Index, readonly bounds: readonly FieldBounds[], readonly forward: boolean) {
+  constructor(
+    readonly index: Index,
+    readonly bounds: readonly FieldBounds[],
+    readonly forward: boolean,
+  ) {
     super();
     this.scanBounds = bounds.map((field, i) => (this.scanOrder(i) === 1 ? field : [...field].reverse().map(flip)));
     this.singleInterval = isSingleInterval(bounds);
@@ -191,7 +200,8 @@ export class IndexScan extends Stage {
         return order < 0 || (order === 0 && interval.highInclusive);
       });
       const interval = intervals[at];
-      if (interval === undefined) return i === 0 ? { verdict: "done" } : { verdict: "seek", to: this.pad(key.slice(0, i) as unknown[], "last") };
+      if (interval === undefined)
+        return i === 0 ? { verdict: "done" } : { verdict: "seek", to: this.pad(key.slice(0, i) as unknown[], "last") };
       const order = this.compare(i, value, interval.low);
       if (order < 0 || (order === 0 && !interval.lowInclusive)) {
         const prefix = [...key.slice(0, i), interval.low];
@@ -203,9 +213,12 @@ export class IndexScan extends Stage {
 
   protected doWork(): WorkResult {
     if (this.pendingSeek !== undefined) this.seeks++;
-    const key = this.pendingSeek !== undefined
-      ? this.index.seek(this.pendingSeek, this.forward)
-      : this.position === undefined ? undefined : this.index.next(this.position, this.forward);
+    const key =
+      this.pendingSeek !== undefined
+        ? this.index.seek(this.pendingSeek, this.forward)
+        : this.position === undefined
+          ? undefined
+          : this.index.next(this.position, this.forward);
     this.pendingSeek = undefined;
     if (key === undefined) return EOF;
     const check = this.check(key);
@@ -244,7 +257,12 @@ export class IndexScan extends Stage {
     };
   }
   override statistics(): Document {
-    return { keysExamined: this.examined, seeks: this.seeks, dupsTested: this.index.isMultikey ? this.advanced + this.dupsDropped : 0, dupsDropped: this.dupsDropped };
+    return {
+      keysExamined: this.examined,
+      seeks: this.seeks,
+      dupsTested: this.index.isMultikey ? this.advanced + this.dupsDropped : 0,
+      dupsDropped: this.dupsDropped,
+    };
   }
   override keysExamined(): number {
     return this.examined;
@@ -320,7 +338,12 @@ export class Fetch extends Stage {
   private examined = 0;
   readonly children: readonly Stage[];
 
-  constructor(private readonly collection: Collection, readonly input: Stage, private readonly test: DocumentTest, private readonly filter: Document) {
+  constructor(
+    private readonly collection: Collection,
+    readonly input: Stage,
+    private readonly test: DocumentTest,
+    private readonly filter: Document,
+  ) {
     super();
     this.children = [input];
   }
@@ -351,7 +374,10 @@ export class IdLookup extends Stage {
   readonly children = [];
   private found = 0;
 
-  constructor(private readonly collection: Collection, private readonly id: unknown) {
+  constructor(
+    private readonly collection: Collection,
+    private readonly id: unknown,
+  ) {
     super();
   }
 
@@ -424,7 +450,12 @@ export class Sort extends Stage {
   private emitted = 0;
   readonly children: readonly Stage[];
 
-  constructor(private readonly collection: Collection, readonly input: Stage, private readonly spec: SortSpec, private readonly limit: number | undefined) {
+  constructor(
+    private readonly collection: Collection,
+    readonly input: Stage,
+    private readonly spec: SortSpec,
+    private readonly limit: number | undefined,
+  ) {
     super();
     this.children = [input];
   }
@@ -481,7 +512,10 @@ export class Skip extends Stage {
   private skipped = 0;
   readonly children: readonly Stage[];
 
-  constructor(readonly input: Stage, private readonly amount: number) {
+  constructor(
+    readonly input: Stage,
+    private readonly amount: number,
+  ) {
     super();
     this.children = [input];
   }
@@ -504,7 +538,10 @@ export class Limit extends Stage {
   readonly name = "LIMIT";
   readonly children: readonly Stage[];
 
-  constructor(readonly input: Stage, private readonly amount: number) {
+  constructor(
+    readonly input: Stage,
+    private readonly amount: number,
+  ) {
     super();
     this.children = [input];
   }
@@ -539,7 +576,11 @@ export class Count extends Stage {
   private counted = 0;
   private skipped = 0;
 
-  constructor(private readonly run: PlanRun, private readonly skip: number, private readonly limit: number | undefined) {
+  constructor(
+    private readonly run: PlanRun,
+    private readonly skip: number,
+    private readonly limit: number | undefined,
+  ) {
     super();
     this.children = [run.root];
   }

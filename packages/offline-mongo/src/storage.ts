@@ -29,7 +29,10 @@ export class Collection {
   private bytes = 0;
   readonly uuid = new UUID();
 
-  constructor(readonly database: string, readonly name: string) {
+  constructor(
+    readonly database: string,
+    readonly name: string,
+  ) {
     this.indexList = [new Index(ID_INDEX, this.namespace)];
   }
 

@@ -85,11 +85,21 @@ export function compileArrayFilters(filters: readonly Document[], patterns: read
   for (const filter of filters) {
     const identifier = Object.keys(filter)[0]?.split(".")[0] ?? "";
     if (!/^[a-z]\w*$/.test(identifier)) {
-      throw new MongoCommandError(2, `Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${identifier}'`);
+      throw new MongoCommandError(
+        2,
+        `Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${identifier}'`,
+      );
     }
     compiled.set(identifier, compileFilter(filter));
   }
-  const used = new Set(patterns.flatMap((pattern) => pattern.split(".").filter(isAllPositional).map((s) => s.slice(2, -1))));
+  const used = new Set(
+    patterns.flatMap((pattern) =>
+      pattern
+        .split(".")
+        .filter(isAllPositional)
+        .map((s) => s.slice(2, -1)),
+    ),
+  );
   for (const identifier of used) {
     const path = patterns.find((pattern) => pattern.includes(`$[${identifier}]`)) ?? "";
     if (identifier !== "" && !compiled.has(identifier)) {

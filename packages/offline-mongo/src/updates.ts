@@ -5,15 +5,42 @@ import { valueAt } from "./paths";
 import { mingoOptions, translateMingoErrors, type CompiledFilter } from "./query";
 import { compileArrayFilters, expandPath, patternMatches, resolvePositional } from "./update-paths";
 import {
-  assertComparable, bsonTypeName, canonicalKey, deepCopy, describeId, findSameNumber, formatValue, isDocument,
-  isNumeric, isSafeLong, numericLeaves, retype, sameNumber, toNumber, toPlain, type TypedNumber,
+  assertComparable,
+  bsonTypeName,
+  canonicalKey,
+  deepCopy,
+  describeId,
+  findSameNumber,
+  formatValue,
+  isDocument,
+  isNumeric,
+  isSafeLong,
+  numericLeaves,
+  retype,
+  sameNumber,
+  toNumber,
+  toPlain,
+  type TypedNumber,
 } from "./values";
 
 export type UpdateSpec = { readonly kind: "replacement"; readonly doc: Document } | { readonly kind: "modifier"; readonly ops: Document };
 
 const OPERATORS = new Set([
-  "$set", "$setOnInsert", "$unset", "$inc", "$mul", "$rename", "$min", "$max", "$currentDate",
-  "$push", "$addToSet", "$pop", "$pull", "$pullAll", "$bit",
+  "$set",
+  "$setOnInsert",
+  "$unset",
+  "$inc",
+  "$mul",
+  "$rename",
+  "$min",
+  "$max",
+  "$currentDate",
+  "$push",
+  "$addToSet",
+  "$pop",
+  "$pull",
+  "$pullAll",
+  "$bit",
 ]);
 /** Operators whose operand becomes the new value as is (so it also gives the new value's type). */
 const REPLACING = new Set(["$set", "$setOnInsert"]);
@@ -29,10 +56,16 @@ export function parseUpdate(u: unknown, multi: boolean): UpdateSpec {
   }
   for (const [op, operand] of Object.entries(u)) {
     if (!OPERATORS.has(op)) {
-      throw new MongoCommandError(9, `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`);
+      throw new MongoCommandError(
+        9,
+        `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
+      );
     }
     if (!isDocument(operand)) {
-      throw new MongoCommandError(9, `Modifiers operate on fields but we found type ${bsonTypeName(operand)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${String(operand)}}`);
+      throw new MongoCommandError(
+        9,
+        `Modifiers operate on fields but we found type ${bsonTypeName(operand)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${String(operand)}}`,
+      );
     }
   }
   checkConflicts(u);
@@ -43,7 +76,9 @@ export function parseUpdate(u: unknown, multi: boolean): UpdateSpec {
 function checkConflicts(ops: Document): void {
   const seen: string[] = [];
   for (const [op, operand] of Object.entries(ops)) {
-    const paths = Object.entries(operand as Document).flatMap(([path, value]) => (op === "$rename" && typeof value === "string" ? [path, value] : [path]));
+    const paths = Object.entries(operand as Document).flatMap(([path, value]) =>
+      op === "$rename" && typeof value === "string" ? [path, value] : [path],
+    );
     for (const path of paths) {
       const clash = seen.find((other) => other === path || other.startsWith(`${path}.`) || path.startsWith(`${other}.`));
       if (clash !== undefined) {
@@ -76,10 +111,16 @@ export function applyUpdate(spec: UpdateSpec, original: Document, context: Updat
   }
   const plain = deepCopy(plainBefore);
   translateMingoErrors(() =>
-    mingoUpdate(plain, toPlain(ops) as Document, context.arrayFilters.map((f) => toPlain(f) as Document), undefined, {
-      cloneMode: "deep",
-      queryOptions: mingoOptions(),
-    }),
+    mingoUpdate(
+      plain,
+      toPlain(ops) as Document,
+      context.arrayFilters.map((f) => toPlain(f) as Document),
+      undefined,
+      {
+        cloneMode: "deep",
+        queryOptions: mingoOptions(),
+      },
+    ),
   );
   const after = retype(plain, before, numberTyper(ops, before)) as Document;
   checkIdUnchanged(before, after);
@@ -98,7 +139,9 @@ function orderNewFields(after: Document, before: Document): Document {
     const value = after[key];
     ordered[key] = isDocument(value) && isDocument(old) ? orderNewFields(value, old) : value;
   }
-  const created = Object.keys(after).filter((key) => !(key in before)).sort();
+  const created = Object.keys(after)
+    .filter((key) => !(key in before))
+    .sort();
   for (const key of created) ordered[key] = after[key];
   return ordered;
 }
@@ -126,7 +169,10 @@ function separateIdUpdate(ops: Document, before: Document, inserting: boolean): 
 
 function replaceDocument(before: Document, replacement: Document, inserting: boolean): Document {
   if ("_id" in replacement && "_id" in before && canonicalKey(replacement["_id"]) !== canonicalKey(before["_id"])) {
-    throw new MongoCommandError(66, `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${String(replacement["_id"])}`);
+    throw new MongoCommandError(
+      66,
+      `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${String(replacement["_id"])}`,
+    );
   }
   const { _id: id, ...rest } = replacement;
   const keptId = "_id" in before ? before["_id"] : id;
@@ -148,9 +194,16 @@ function effectiveOperators(ops: Document, context: UpdateContext, plainBefore: 
   return out;
 }
 
-function validateOperation(op: string, path: string, operand: unknown, doc: Document, arrayFilters: ReadonlyMap<string, CompiledFilter>): void {
+function validateOperation(
+  op: string,
+  path: string,
+  operand: unknown,
+  doc: Document,
+  arrayFilters: ReadonlyMap<string, CompiledFilter>,
+): void {
   if (op === "$unset" || op === "$rename" || op === "$currentDate") {
-    if (op === "$currentDate" && isDocument(operand) && operand["$type"] === "timestamp") throw notSupported("$currentDate with $type 'timestamp'");
+    if (op === "$currentDate" && isDocument(operand) && operand["$type"] === "timestamp")
+      throw notSupported("$currentDate with $type 'timestamp'");
     return;
   }
   assertComparable(operand, `the ${op} operand`);
@@ -164,7 +217,10 @@ function validateOperation(op: string, path: string, operand: unknown, doc: Docu
     const type = bsonTypeName(value);
     if (ARITHMETIC.has(op)) {
       if (!isNumeric(value)) {
-        throw new MongoCommandError(14, `Cannot apply ${op} to a value of non-numeric type. ${describeId(doc)} has the field '${field}' of non-numeric type ${type}`);
+        throw new MongoCommandError(
+          14,
+          `Cannot apply ${op} to a value of non-numeric type. ${describeId(doc)} has the field '${field}' of non-numeric type ${type}`,
+        );
       }
       assertComparable(value, `the target of ${op}`);
     } else if (op === "$push" && !Array.isArray(value)) {
@@ -175,8 +231,14 @@ function validateOperation(op: string, path: string, operand: unknown, doc: Docu
       throw new MongoCommandError(2, "Cannot apply $pull to a non-array value");
     } else if (op === "$pop" && !Array.isArray(value)) {
       throw new MongoCommandError(14, `Path '${concrete.join(".")}' contains an element of non-array type '${type}'`);
-    } else if (op === "$bit" && !(value instanceof Int32 || value instanceof Long || (typeof value === "number" && Number.isInteger(value)))) {
-      throw new MongoCommandError(14, `Cannot apply $bit to a value of non-integral type.${describeId(doc)} has the field ${field} of non-integer type ${type}`);
+    } else if (
+      op === "$bit" &&
+      !(value instanceof Int32 || value instanceof Long || (typeof value === "number" && Number.isInteger(value)))
+    ) {
+      throw new MongoCommandError(
+        14,
+        `Cannot apply $bit to a value of non-integral type.${describeId(doc)} has the field ${field} of non-integer type ${type}`,
+      );
     } else if (value instanceof Decimal128) {
       throw notSupported(`${op} on Decimal128 values`);
     }
@@ -224,7 +286,7 @@ function arithmeticResult(n: number, prior: unknown, operand: TypedNumber): Type
 }
 
 function checkIdUnchanged(before: Document, after: Document): void {
-  if (canonicalKey(before["_id"]) !== canonicalKey(after["_id"]) || ("_id" in before) !== ("_id" in after)) {
+  if (canonicalKey(before["_id"]) !== canonicalKey(after["_id"]) || "_id" in before !== "_id" in after) {
     throw new MongoCommandError(66, "Performing an update on the path '_id' would modify the immutable field '_id'");
   }
 }

@@ -22,7 +22,9 @@ export function toNumber(value: TypedNumber): number {
 }
 
 export function isSafeLong(value: Long): boolean {
-  return value.lessThanOrEqual(Long.fromNumber(Number.MAX_SAFE_INTEGER)) && value.greaterThanOrEqual(Long.fromNumber(Number.MIN_SAFE_INTEGER));
+  return (
+    value.lessThanOrEqual(Long.fromNumber(Number.MAX_SAFE_INTEGER)) && value.greaterThanOrEqual(Long.fromNumber(Number.MIN_SAFE_INTEGER))
+  );
 }
 
 /** mongod's type names, as used in its error messages and `$type`. */
@@ -102,7 +104,9 @@ export function canonicalKey(value: unknown): string {
   if (value instanceof Decimal128) return `m${value.toString()}`;
   if (Array.isArray(value)) return `[${value.map(canonicalKey).join(",")}]`;
   if (isDocument(value)) {
-    return `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${canonicalKey(v)}`).join(",")}}`;
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}:${canonicalKey(v)}`)
+      .join(",")}}`;
   }
   if (value instanceof Binary) return `x${value.sub_type}:${Buffer.from(value.buffer).toString("hex")}`;
   if (value instanceof BSONRegExp) return `r${value.pattern}/${value.options}`;
@@ -202,7 +206,10 @@ export function findSameNumber(candidates: readonly TypedNumber[], n: number): T
 /** Reads a numeric command argument (the driver may send int32, int64 or double). */
 export function numberArg(command: string, field: string, value: unknown): number {
   if (!isNumeric(value)) {
-    throw new MongoCommandError(14, `BSON field '${command}.${field}' is the wrong type '${bsonTypeName(value)}', expected types '[long, int, decimal, double]'`);
+    throw new MongoCommandError(
+      14,
+      `BSON field '${command}.${field}' is the wrong type '${bsonTypeName(value)}', expected types '[long, int, decimal, double]'`,
+    );
   }
   return toNumber(value);
 }

@@ -156,7 +156,7 @@ function readDocumentSequence(message: Buffer, offset: number, end: number): { i
   const id = readCString(message, offset + 4);
   if (id.next > sectionEnd) throw new WireProtocolError("OP_MSG document sequence id overruns its section");
   const docs: Document[] = [];
-  for (let at = id.next; at < sectionEnd; ) {
+  for (let at = id.next; at < sectionEnd;) {
     const read = readDocument(message, at, sectionEnd);
     docs.push(read.doc);
     at = read.next;

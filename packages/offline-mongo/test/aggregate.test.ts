@@ -31,11 +31,17 @@ test("groups and sorts", async () => {
     .collection("books")
     .aggregate([{ $group: { _id: "$author_id", n: { $sum: 1 } } }, { $sort: { _id: 1 } }])
     .toArray();
-  expect(result).toEqual([{ _id: 10, n: 1 }, { _id: 20, n: 2 }]);
+  expect(result).toEqual([
+    { _id: 10, n: 1 },
+    { _id: 20, n: 2 },
+  ]);
 });
 
 test("returns aggregation results across getMore batches", async () => {
-  const result = await target.db.collection("books").aggregate([{ $sort: { _id: -1 } }], { batchSize: 1 }).toArray();
+  const result = await target.db
+    .collection("books")
+    .aggregate([{ $sort: { _id: -1 } }], { batchSize: 1 })
+    .toArray();
   expect(result.map((d) => d["_id"])).toEqual([3, 2, 1]);
 });
 

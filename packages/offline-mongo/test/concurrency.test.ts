@@ -54,7 +54,8 @@ test("never exceeds a filter-guarded bound when many clients push to one documen
     for (let i = 0; i < 5; i++) {
       const update = untypedUpdate({ $push: { list: `${index}-${i}` } });
       const filter = { _id: insertedId, "list.49": { $exists: false } };
-      const outcome = i % 2 === 0 ? (await coll.updateOne(filter, update)).modifiedCount : (await coll.findOneAndUpdate(filter, update)) ? 1 : 0;
+      const outcome =
+        i % 2 === 0 ? (await coll.updateOne(filter, update)).modifiedCount : (await coll.findOneAndUpdate(filter, update)) ? 1 : 0;
       accepted += outcome;
     }
     return accepted;

@@ -47,7 +47,12 @@ test("returns documents in insertion order when no sort is given", async () => {
 test("sorts, skips and limits like mongod", async () => {
   const items = freshCollection();
   await items.insertMany([{ n: 3 }, { n: 1 }, { n: 2 }, { n: 5 }, { n: 4 }]);
-  const result = await items.find({}, { projection: { _id: 0 } }).sort({ n: -1 }).skip(1).limit(3).toArray();
+  const result = await items
+    .find({}, { projection: { _id: 0 } })
+    .sort({ n: -1 })
+    .skip(1)
+    .limit(3)
+    .toArray();
   expect(result).toEqual([{ n: 4 }, { n: 3 }, { n: 2 }]);
 });
 
@@ -92,9 +97,15 @@ test("sorts across BSON types as mongod: empty array, null, numbers with NaN fir
     { at: 10, v: null },
     { at: 11, v: [] },
   ]);
-  const ascending = await items.find({}, { projection: { _id: 0, at: 1 } }).sort({ v: 1 }).toArray();
+  const ascending = await items
+    .find({}, { projection: { _id: 0, at: 1 } })
+    .sort({ v: 1 })
+    .toArray();
   expect(ascending.map((doc) => doc["at"])).toEqual([11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
-  const descending = await items.find({}, { projection: { _id: 0, at: 1 } }).sort({ v: -1 }).toArray();
+  const descending = await items
+    .find({}, { projection: { _id: 0, at: 1 } })
+    .sort({ v: -1 })
+    .toArray();
   expect(descending.map((doc) => doc["at"])).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
 });
 
@@ -118,7 +129,13 @@ test("matches an array shorter than 50 elements with {'list.49': {$exists: false
 
 test("projects with inclusion, exclusion, $slice and $elemMatch keeping _id first", async () => {
   const items = freshCollection();
-  await items.insertOne({ _id: new Int32(1) as unknown as ObjectId, a: 1, b: { c: 2, d: 3 }, list: [1, 2, 3, 4, 5], pairs: [{ k: 1 }, { k: 2 }] });
+  await items.insertOne({
+    _id: new Int32(1) as unknown as ObjectId,
+    a: 1,
+    b: { c: 2, d: 3 },
+    list: [1, 2, 3, 4, 5],
+    pairs: [{ k: 1 }, { k: 2 }],
+  });
   expect(await items.findOne({}, { projection: { "b.c": 1, a: 1 } })).toEqual({ _id: 1, a: 1, b: { c: 2 } });
   expect(await items.findOne({}, { projection: { b: 0, list: 0, pairs: 0 } })).toEqual({ _id: 1, a: 1 });
   expect(await items.findOne({}, { projection: { list: { $slice: -2 }, _id: 0, a: 0, b: 0, pairs: 0 } })).toEqual({ list: [4, 5] });
@@ -170,7 +187,10 @@ test("matches any of the types given as a list to $type", async () => {
   const items = freshCollection();
   const oid = new ObjectId();
   await items.insertMany([{ _id: 1 as never }, { _id: "a" as never }, { _id: oid }, { _id: true as never }]);
-  const found = await items.find(untypedFilter({ _id: { $type: ["string", "objectId"] } })).sort({ _id: 1 }).toArray();
+  const found = await items
+    .find(untypedFilter({ _id: { $type: ["string", "objectId"] } }))
+    .sort({ _id: 1 })
+    .toArray();
   expect(found).toEqual([{ _id: "a" }, { _id: oid }]);
 });
 
@@ -188,7 +208,11 @@ test("pages past the last number _id to string and then ObjectId _ids in BSON or
 
 test("matches a field holding an array with $type 'array'", async () => {
   const items = freshCollection();
-  await items.insertMany([{ name: "list", v: [1, 2] }, { name: "scalar", v: 1 }, { name: "object", v: { a: 1 } }]);
+  await items.insertMany([
+    { name: "list", v: [1, 2] },
+    { name: "scalar", v: 1 },
+    { name: "object", v: { a: 1 } },
+  ]);
   const found = await items.find({ v: { $type: "array" } }).toArray();
   expect(found.map((d) => d["name"])).toEqual(["list"]);
 });

@@ -61,11 +61,20 @@ test("rejects a duplicate _id on insert with code 11000", async () => {
 
 test("stops an ordered insert at the first duplicate and continues an unordered one", async () => {
   const ordered = await pagesCollection();
-  const docs = [{ book_id: "a", page: 1 }, { book_id: "a", page: 1 }, { book_id: "a", page: 2 }];
+  const docs = [
+    { book_id: "a", page: 1 },
+    { book_id: "a", page: 1 },
+    { book_id: "a", page: 2 },
+  ];
   await expect(ordered.insertMany(docs.map((d) => ({ ...d })))).rejects.toMatchObject({ code: 11000 });
   expect(await ordered.countDocuments()).toBe(1);
   const unordered = await pagesCollection();
-  await expect(unordered.insertMany(docs.map((d) => ({ ...d })), { ordered: false })).rejects.toMatchObject({ code: 11000 });
+  await expect(
+    unordered.insertMany(
+      docs.map((d) => ({ ...d })),
+      { ordered: false },
+    ),
+  ).rejects.toMatchObject({ code: 11000 });
   expect(await unordered.countDocuments()).toBe(2);
 });
 
@@ -85,7 +94,10 @@ test("rejects a duplicate key on upsert with code 11000", async () => {
 
 test("rejects a duplicate key on findOneAndUpdate with a top-level 11000 error", async () => {
   const pages = await pagesCollection();
-  await pages.insertMany([{ book_id: "b", page: 1 }, { book_id: "b", page: 2 }]);
+  await pages.insertMany([
+    { book_id: "b", page: 1 },
+    { book_id: "b", page: 2 },
+  ]);
   await expect(pages.findOneAndUpdate({ page: 2 }, { $set: { page: 1 } })).rejects.toMatchObject({
     code: 11000,
     codeName: "DuplicateKey",
@@ -110,7 +122,10 @@ test("refuses a hint naming an index that does not exist", async () => {
 test("refuses an upsert whose hint names a missing index, even on a collection that does not exist yet, which it creates as mongod does", async () => {
   const pages = target.freshCollection("q");
   const upsert = () => pages.updateOne({ book_id: "b", page: 0 }, { $inc: { count: 1 } }, { upsert: true, hint: "book_id_1_page_1" });
-  await expect(upsert()).rejects.toMatchObject({ code: 2, message: expect.stringMatching(/hint provided does not correspond to an existing index/) });
+  await expect(upsert()).rejects.toMatchObject({
+    code: 2,
+    message: expect.stringMatching(/hint provided does not correspond to an existing index/),
+  });
   expect((await pages.listIndexes().toArray()).map((index) => index.name)).toEqual(["_id_"]);
   expect(await pages.countDocuments()).toBe(0);
   await pages.createIndex({ book_id: 1, page: 1 }, { unique: true });
@@ -121,7 +136,12 @@ describe("TTL indexes", () => {
   test("lists a TTL index with its expireAfterSeconds", async () => {
     const sessions = target.freshCollection("ttl");
     await sessions.createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 });
-    expect(await sessions.listIndexes().toArray()).toContainEqual({ v: 2, key: { expires_at: 1 }, name: "expires_at_1", expireAfterSeconds: 0 });
+    expect(await sessions.listIndexes().toArray()).toContainEqual({
+      v: 2,
+      key: { expires_at: 1 },
+      name: "expires_at_1",
+      expireAfterSeconds: 0,
+    });
   });
 
   test("creates the same TTL index twice without error and refuses a different expireAfterSeconds with IndexOptionsConflict (85)", async () => {

@@ -6,7 +6,10 @@ const freshCollection = () => target.freshCollection("u");
 
 test("reports matched and modified counts, not counting a no-op as modified", async () => {
   const items = freshCollection();
-  await items.insertMany([{ k: 1, v: 1 }, { k: 1, v: 2 }]);
+  await items.insertMany([
+    { k: 1, v: 1 },
+    { k: 1, v: 2 },
+  ]);
   expect(await items.updateMany({ k: 1 }, { $set: { v: 2 } })).toMatchObject({ matchedCount: 2, modifiedCount: 1 });
 });
 
@@ -15,7 +18,11 @@ test("keeps each number's BSON type through $inc, promoting int32 overflow to in
   const { insertedId } = await items.insertOne({ i: new Int32(1), d: new Double(1), l: Long.fromNumber(1), big: new Int32(2147483647) });
   await items.updateOne({ _id: insertedId }, { $inc: { i: 1, d: 1, l: 1, big: 1 } });
   expect(await items.findOne({ _id: insertedId }, RAW_NUMBERS)).toEqual({
-    _id: insertedId, i: new Int32(2), d: new Double(2), l: Long.fromNumber(2), big: Long.fromNumber(2147483648),
+    _id: insertedId,
+    i: new Int32(2),
+    d: new Double(2),
+    l: Long.fromNumber(2),
+    big: Long.fromNumber(2147483648),
   });
 });
 
@@ -35,7 +42,11 @@ test("seeds an upsert from the filter's equality fields and applies $setOnInsert
   );
   expect(result.upsertedCount).toBe(1);
   expect(await items.findOne({ _id: result.upsertedId! }, { projection: { _id: 0 } })).toEqual({
-    book: "b1", page: 3, buyers: ["ann"], count: 1, created: true,
+    book: "b1",
+    page: 3,
+    buyers: ["ann"],
+    count: 1,
+    created: true,
   });
 });
 
@@ -112,21 +123,38 @@ test("updates array elements selected by arrayFilters", async () => {
 
 test("updates the array element matched by the query with the positional $", async () => {
   const items = freshCollection();
-  const { insertedId } = await items.insertOne({ list: [{ k: "a", n: 1 }, { k: "b", n: 1 }] });
+  const { insertedId } = await items.insertOne({
+    list: [
+      { k: "a", n: 1 },
+      { k: "b", n: 1 },
+    ],
+  });
   await items.updateOne({ _id: insertedId, "list.k": "b" }, { $inc: { "list.$.n": 5 } });
-  expect((await items.findOne({ _id: insertedId }))?.["list"]).toEqual([{ k: "a", n: 1 }, { k: "b", n: 6 }]);
+  expect((await items.findOne({ _id: insertedId }))?.["list"]).toEqual([
+    { k: "a", n: 1 },
+    { k: "b", n: 6 },
+  ]);
 });
 
 test("returns the document before or after findOneAndUpdate", async () => {
   const items = freshCollection();
   await items.insertOne({ k: 1, v: 1 });
   expect(await items.findOneAndUpdate({ k: 1 }, { $inc: { v: 1 } }, { projection: { _id: 0 } })).toEqual({ k: 1, v: 1 });
-  expect(await items.findOneAndUpdate({ k: 1 }, { $inc: { v: 1 } }, { returnDocument: "after", projection: { _id: 0 } })).toEqual({ k: 1, v: 3 });
+  expect(await items.findOneAndUpdate({ k: 1 }, { $inc: { v: 1 } }, { returnDocument: "after", projection: { _id: 0 } })).toEqual({
+    k: 1,
+    v: 3,
+  });
 });
 
 test("reports lastErrorObject for a findAndModify upsert", async () => {
   const items = freshCollection();
-  const reply = await target.db.command({ findAndModify: items.collectionName, query: { k: 9 }, update: { $set: { v: 1 } }, upsert: true, new: true });
+  const reply = await target.db.command({
+    findAndModify: items.collectionName,
+    query: { k: 9 },
+    update: { $set: { v: 1 } },
+    upsert: true,
+    new: true,
+  });
   expect(reply["lastErrorObject"]).toMatchObject({ n: 1, updatedExisting: false });
   expect(reply["lastErrorObject"]["upserted"]).toBeInstanceOf(ObjectId);
   expect(reply["value"]).toMatchObject({ k: 9, v: 1 });

@@ -123,11 +123,18 @@ describe("a message's declared length", () => {
     // As a driver sends a large insert: three documents of 15.9 MB in one document sequence.
     const documents = [1, 2, 3].map((n) => BSON.serialize({ _id: n, padding: "x".repeat(15_900_000) }));
     const body = BSON.serialize({ insert: "large", $db: "wire_test" });
-    const sequence = Buffer.concat([Buffer.from([1]), int32(4 + "documents\0".length + 3 * documents[0]!.length), Buffer.from("documents\0", "latin1"), ...documents]);
+    const sequence = Buffer.concat([
+      Buffer.from([1]),
+      int32(4 + "documents\0".length + 3 * documents[0]!.length),
+      Buffer.from("documents\0", "latin1"),
+      ...documents,
+    ]);
     const sections = Buffer.concat([Buffer.alloc(5), body, sequence]);
     const message = Buffer.concat([int32(16 + sections.length), int32(3), int32(0), int32(2013), sections]);
     expect(message.length).toBeLessThanOrEqual(MAX_MESSAGE_SIZE);
-    const chunks = Array.from({ length: Math.ceil(message.length / 65_536) }, (_, index) => message.subarray(index * 65_536, (index + 1) * 65_536));
+    const chunks = Array.from({ length: Math.ceil(message.length / 65_536) }, (_, index) =>
+      message.subarray(index * 65_536, (index + 1) * 65_536),
+    );
     expect(await exchange(server.port, ...chunks)).toEqual({ kind: "reply", body: { n: 3, ok: 1 } });
   });
 });
@@ -152,7 +159,14 @@ describe("maxIncomingConnections", () => {
   let capped: OfflineServer;
   let port: number;
   beforeAll(async () => {
-    capped = new OfflineServer({ host: "127.0.0.1", port: 0, logCommands: false, ttlMonitorIntervalMs: 60_000, maxIncomingConnections: LIMIT, parameters: { notablescan: false } });
+    capped = new OfflineServer({
+      host: "127.0.0.1",
+      port: 0,
+      logCommands: false,
+      ttlMonitorIntervalMs: 60_000,
+      maxIncomingConnections: LIMIT,
+      parameters: { notablescan: false },
+    });
     port = await capped.listen();
   });
   afterAll(() => capped.stop());

@@ -25,12 +25,7 @@ const LIST_SIZE_ARGUMENTS: readonly string[] = ["first", "last", "top"];
 
 /** The codes clients see when a request is refused for its size, shape or duration. */
 export type RequestLimitCode =
-  | "QUERY_TOO_DEEP"
-  | "TOO_MANY_ALIASES"
-  | "TOO_MANY_DIRECTIVES"
-  | "QUERY_TOO_COMPLEX"
-  | "PAYLOAD_TOO_LARGE"
-  | "REQUEST_TIMEOUT";
+  "QUERY_TOO_DEEP" | "TOO_MANY_ALIASES" | "TOO_MANY_DIRECTIVES" | "QUERY_TOO_COMPLEX" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT";
 
 /** A refusal for breaking a request limit; `extensions.code` says which one. */
 export class RequestLimitError extends GraphQLError {
@@ -111,7 +106,10 @@ export function costLimitPlugin<TContext extends object>(maxCost: number = REQUE
           if (!operation) return;
           const cost = operationCost(schema, document, operation, request.variables ?? {});
           if (cost !== undefined && cost > maxCost) {
-            throw new RequestLimitError("QUERY_TOO_COMPLEX", `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`);
+            throw new RequestLimitError(
+              "QUERY_TOO_COMPLEX",
+              `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
+            );
           }
         },
       };

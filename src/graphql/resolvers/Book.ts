@@ -28,7 +28,9 @@ export const Book: BookResolvers = {
 
   alsoBought: async (book, { first }, { db, loaders }) => {
     const recommended = await retrieveAlsoBought(db, book._id, first ?? DEFAULT_RECOMMENDATIONS);
-    const loaded = await Promise.all(recommended.map(async ({ _id, sharedBuyers }) => ({ book: await loaders.book.load(_id), sharedBuyers })));
+    const loaded = await Promise.all(
+      recommended.map(async ({ _id, sharedBuyers }) => ({ book: await loaders.book.load(_id), sharedBuyers })),
+    );
     // A book id left only on overflow pages (reconcile reports those) is no book to recommend.
     return loaded.filter((recommendation): recommendation is Recommendation => recommendation.book !== null);
   },

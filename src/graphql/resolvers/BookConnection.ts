@@ -10,7 +10,11 @@ export const BookConnection: BookConnectionResolvers = {
   totalCount: ({ purchasedBy }, _args, { db }) => (purchasedBy === undefined ? countBooks(db) : countBooksPurchased(db, purchasedBy)),
   edges: (connection) => connection.books,
   pageInfo: ({ books, hasNextPage, hasPreviousPage }) =>
-    pageInfo(books.map((book) => bookCursor(book._id)), hasNextPage, hasPreviousPage),
+    pageInfo(
+      books.map((book) => bookCursor(book._id)),
+      hasNextPage,
+      hasPreviousPage,
+    ),
 };
 
 export const BookEdge: BookEdgeResolvers = {

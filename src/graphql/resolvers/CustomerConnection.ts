@@ -6,7 +6,11 @@ export const CustomerConnection: CustomerConnectionResolvers = {
   totalCount: ({ book }) => book.purchase_count,
   edges: ({ entries }) => entries,
   pageInfo: ({ entries, hasNextPage, hasPreviousPage }) =>
-    pageInfo(entries.map((entry) => customerCursor(entry.position)), hasNextPage, hasPreviousPage),
+    pageInfo(
+      entries.map((entry) => customerCursor(entry.position)),
+      hasNextPage,
+      hasPreviousPage,
+    ),
 };
 
 export const CustomerEdge: CustomerEdgeResolvers = {

@@ -18,5 +18,9 @@ export const Mutation: MutationResolvers = {
 
 function parsePurchaseRequest(input: RecordPurchaseInput): PurchaseRequest {
   const purchaseId = input.purchaseId == null ? {} : { purchaseId: parsePurchaseId(input.purchaseId, "input.purchaseId") };
-  return { bookId: parseBookId(input.bookId, "input.bookId"), customerId: parseCustomerId(input.customerId, "input.customerId"), ...purchaseId };
+  return {
+    bookId: parseBookId(input.bookId, "input.bookId"),
+    customerId: parseCustomerId(input.customerId, "input.customerId"),
+    ...purchaseId,
+  };
 }

@@ -37,7 +37,9 @@ export const Query: QueryResolvers = {
   },
 
   salesStats: (_parent, { top }, { db, settings }, info) =>
-    retrieveRecentSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS, { embeddedBuyers: embeddedBuyersSelected(info, ["largestBooks"]) }),
+    retrieveRecentSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS, {
+      embeddedBuyers: embeddedBuyersSelected(info, ["largestBooks"]),
+    }),
 };
 
 /** The objects global ids name, in order, null for each that names nothing; every book among them is read by one query. */

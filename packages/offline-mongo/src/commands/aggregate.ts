@@ -5,7 +5,17 @@ import { MongoCommandError, notSupported } from "../errors";
 import type { QueryExecution } from "../planner";
 import { mingoOptions, rejectScripts, translateMingoErrors } from "../query";
 import type { Collection, StoredDocument } from "../storage";
-import { assertComparable, defaultTyped, documentArg, isDocument, isNumeric, optionalNumberArg, retype, toNumber, toPlain } from "../values";
+import {
+  assertComparable,
+  defaultTyped,
+  documentArg,
+  isDocument,
+  isNumeric,
+  optionalNumberArg,
+  retype,
+  toNumber,
+  toPlain,
+} from "../values";
 import { collectionName, namespace, refuseOptions } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";
 import { planRead, planSource, type Selection } from "./read";
@@ -89,7 +99,11 @@ function countingGroup(rest: readonly Document[]): { id: unknown; field: string 
   if (entry === undefined || more.length > 0) return undefined;
   const [field, accumulator] = entry;
   const constant = id === null || isNumeric(id) || (typeof id === "string" && !id.startsWith("$"));
-  const countsOne = isDocument(accumulator) && Object.keys(accumulator).length === 1 && isNumeric(accumulator["$sum"]) && toNumber(accumulator["$sum"]) === 1;
+  const countsOne =
+    isDocument(accumulator) &&
+    Object.keys(accumulator).length === 1 &&
+    isNumeric(accumulator["$sum"]) &&
+    toNumber(accumulator["$sum"]) === 1;
   return constant && countsOne ? { id, field } : undefined;
 }
 
@@ -119,7 +133,10 @@ export function planAggregate(
     const resolver = (other: string): Document[] => remember(typedOf, context.storage.existingCollection(context.db, other)?.all() ?? []);
     const input = remember(typedOf, execution.drain());
     const results = translateMingoErrors(() =>
-      new Aggregator(rest.map((stage) => toPlain(stage) as Document), mingoOptions({ collectionResolver: resolver })).run(input),
+      new Aggregator(
+        rest.map((stage) => toPlain(stage) as Document),
+        mingoOptions({ collectionResolver: resolver }),
+      ).run(input),
     );
     return arraySource(typedResults(context.storage.existingCollection(context.db, name), typedOf, results));
   };
@@ -130,7 +147,8 @@ const aggregate: CommandDefinition = {
   names: ["aggregate"],
   fields: AGGREGATE_FIELDS,
   run(body, context) {
-    if (body["explain"] !== undefined && body["explain"] !== false) throw notSupported("aggregate's explain option (send the explain command)");
+    if (body["explain"] !== undefined && body["explain"] !== false)
+      throw notSupported("aggregate's explain option (send the explain command)");
     if (body["cursor"] === undefined) {
       throw new MongoCommandError(9, "The 'cursor' option is required, except for aggregate with the explain argument");
     }

@@ -32,13 +32,21 @@ export function resolveHint(collection: Collection | undefined, hint: unknown): 
   const found = collection.indexes.find((index) =>
     typeof hint === "string" ? index.spec.name === hint : isDocument(hint) && sameKeyPattern(index.spec.key, hint),
   );
-  if (!found) throw new MongoCommandError(2, "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index");
+  if (!found)
+    throw new MongoCommandError(
+      2,
+      "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index",
+    );
   return found;
 }
 
 /** Lets `$lookup` read other collections of the same database. */
 export function collectionResolver(context: CommandContext): CollectionResolver {
-  return (name) => context.storage.existingCollection(context.db, name)?.all().map((record) => record.plain) ?? [];
+  return (name) =>
+    context.storage
+      .existingCollection(context.db, name)
+      ?.all()
+      .map((record) => record.plain) ?? [];
 }
 
 /**

@@ -54,11 +54,21 @@ function planSections(ns: string, explained: Explained, verbosity: Verbosity): D
   if (verbosity === "queryPlanner") return planner;
   const started = Date.now();
   const nReturned = explained.run();
-  const allPlans = verbosity === "allPlansExecution"
-    ? { allPlansExecution: [explained.root, ...explained.rejected].map((plan) => ({ nReturned: plan.advanced, executionTimeMillisEstimate: 0, ...planFigures(plan) })) }
-    : {};
+  const allPlans =
+    verbosity === "allPlansExecution"
+      ? {
+          allPlansExecution: [explained.root, ...explained.rejected].map((plan) => ({
+            nReturned: plan.advanced,
+            executionTimeMillisEstimate: 0,
+            ...planFigures(plan),
+          })),
+        }
+      : {};
   const executionTimeMillis = Date.now() - started;
-  return { ...planner, executionStats: { executionSuccess: true, nReturned, executionTimeMillis, ...planFigures(explained.root), ...allPlans } };
+  return {
+    ...planner,
+    executionStats: { executionSuccess: true, nReturned, executionTimeMillis, ...planFigures(explained.root), ...allPlans },
+  };
 }
 
 function explainFind(inner: Document, context: CommandContext, verbosity: Verbosity): Document {

@@ -7,8 +7,19 @@ import { isDocument } from "../values";
  * comments and time limits do not change what a single in-memory node answers.
  */
 const GENERIC_FIELDS = new Set([
-  "$db", "lsid", "$clusterTime", "$readPreference", "readConcern", "writeConcern", "comment", "maxTimeMS",
-  "apiVersion", "apiStrict", "apiDeprecationErrors", "$client", "mayBypassWriteBlocking",
+  "$db",
+  "lsid",
+  "$clusterTime",
+  "$readPreference",
+  "readConcern",
+  "writeConcern",
+  "comment",
+  "maxTimeMS",
+  "apiVersion",
+  "apiStrict",
+  "apiDeprecationErrors",
+  "$client",
+  "mayBypassWriteBlocking",
 ]);
 export function isGenericField(field: string): boolean {
   return GENERIC_FIELDS.has(field);
@@ -31,7 +42,8 @@ export function checkGenericFields(name: string, body: Document, fields: readonl
   const readConcern = body["readConcern"];
   if (isDocument(readConcern)) {
     const level = readConcern["level"];
-    if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level))) throw unsupportedOption(name, `readConcern.level '${String(level)}'`);
+    if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level)))
+      throw unsupportedOption(name, `readConcern.level '${String(level)}'`);
     if (readConcern["afterClusterTime"] !== undefined || readConcern["atClusterTime"] !== undefined) {
       throw unsupportedOption(name, "readConcern with a cluster time");
     }

@@ -14,9 +14,16 @@ import { writeCommands } from "./write";
 export type { CommandContext } from "./context";
 
 const COMMANDS = new Map<string, CommandDefinition>(
-  [...handshakeCommands, ...readCommands, ...writeCommands, ...aggregateCommands, ...explainCommands, ...indexCommands, ...namespaceCommands, ...parameterCommands].flatMap(
-    (definition) => definition.names.map((name) => [name, definition] as const),
-  ),
+  [
+    ...handshakeCommands,
+    ...readCommands,
+    ...writeCommands,
+    ...aggregateCommands,
+    ...explainCommands,
+    ...indexCommands,
+    ...namespaceCommands,
+    ...parameterCommands,
+  ].flatMap((definition) => definition.names.map((name) => [name, definition] as const)),
 );
 
 /** Runs one command synchronously and returns its reply, errors included as `{ok: 0, ...}`. */

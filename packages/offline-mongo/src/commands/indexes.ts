@@ -18,14 +18,18 @@ function alreadyExists(collection: Collection, spec: IndexSpec): boolean {
   const requested = formatDocument(describeIndex(spec));
   for (const { spec: existing } of collection.indexes) {
     const sameKey = sameKeyPattern(existing.key, spec.key);
-    const sameOptions = existing.unique === spec.unique && existing.sparse === spec.sparse && existing.expireAfterSeconds === spec.expireAfterSeconds;
+    const sameOptions =
+      existing.unique === spec.unique && existing.sparse === spec.sparse && existing.expireAfterSeconds === spec.expireAfterSeconds;
     if (existing.name === spec.name) {
       if (sameKey && (sameOptions || spec.name === "_id_")) return true;
       const code = sameKey ? 85 : 86;
       const prefix = sameKey
         ? "An equivalent index already exists with the same name but different options."
         : "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation.";
-      throw new MongoCommandError(code, `${prefix} Requested index: ${requested}, existing index: ${formatDocument(describeIndex(existing))}`);
+      throw new MongoCommandError(
+        code,
+        `${prefix} Requested index: ${requested}, existing index: ${formatDocument(describeIndex(existing))}`,
+      );
     }
     if (sameKey && sameOptions) throw new MongoCommandError(85, `Index already exists with a different name: ${existing.name}`);
   }
@@ -59,7 +63,10 @@ const listIndexes: CommandDefinition = {
   run(body, context) {
     const name = collectionName(body, "listIndexes");
     const indexes = existingCollection(context, name).describeIndexes();
-    return { cursor: context.cursors.open(`${context.db}.$cmd.listIndexes.${name}`, arraySource(indexes), Number.MAX_SAFE_INTEGER, false), ok: 1 };
+    return {
+      cursor: context.cursors.open(`${context.db}.$cmd.listIndexes.${name}`, arraySource(indexes), Number.MAX_SAFE_INTEGER, false),
+      ok: 1,
+    };
   },
 };
 
@@ -81,7 +88,10 @@ const dropIndexes: CommandDefinition = {
         typeof wanted === "string" ? candidate.spec.name === wanted : isDocument(wanted) && sameKeyPattern(candidate.spec.key, wanted),
       );
       if (!index) {
-        const described = typeof wanted === "string" ? `index not found with name [${wanted}]` : `can't find index with key: ${formatDocument(wanted as Document)}`;
+        const described =
+          typeof wanted === "string"
+            ? `index not found with name [${wanted}]`
+            : `can't find index with key: ${formatDocument(wanted as Document)}`;
         throw new MongoCommandError(27, described);
       }
       if (index.spec.name === "_id_") throw new MongoCommandError(72, "cannot drop _id index");

@@ -16,15 +16,42 @@ function matching(entries: Document[], filter: unknown, command: string): Docume
 const create: CommandDefinition = {
   names: ["create"],
   fields: [
-    "capped", "size", "max", "validator", "validationLevel", "validationAction", "indexOptionDefaults", "viewOn", "pipeline",
-    "collation", "storageEngine", "timeseries", "expireAfterSeconds", "clusteredIndex", "changeStreamPreAndPostImages", "idIndex",
+    "capped",
+    "size",
+    "max",
+    "validator",
+    "validationLevel",
+    "validationAction",
+    "indexOptionDefaults",
+    "viewOn",
+    "pipeline",
+    "collation",
+    "storageEngine",
+    "timeseries",
+    "expireAfterSeconds",
+    "clusteredIndex",
+    "changeStreamPreAndPostImages",
+    "idIndex",
   ],
   run(body, context) {
     const name = collectionName(body, "create");
     refuseFlags(body, "create", ["capped"]);
     refuseOptions(body, "create", [
-      "size", "max", "validator", "validationLevel", "validationAction", "indexOptionDefaults", "viewOn", "pipeline", "collation",
-      "storageEngine", "timeseries", "expireAfterSeconds", "clusteredIndex", "changeStreamPreAndPostImages", "idIndex",
+      "size",
+      "max",
+      "validator",
+      "validationLevel",
+      "validationAction",
+      "indexOptionDefaults",
+      "viewOn",
+      "pipeline",
+      "collation",
+      "storageEngine",
+      "timeseries",
+      "expireAfterSeconds",
+      "clusteredIndex",
+      "changeStreamPreAndPostImages",
+      "idIndex",
     ]);
     validateCollectionName(name);
     // Since 7.0 mongod answers ok to a create whose options match the existing collection's (SERVER-60064);

@@ -23,7 +23,9 @@ const setParameter: CommandDefinition = {
   fields: "any",
   run(body, context) {
     requireAdmin("setParameter", context);
-    const settings = Object.entries(body).slice(1).filter(([field]) => !isGenericField(field));
+    const settings = Object.entries(body)
+      .slice(1)
+      .filter(([field]) => !isGenericField(field));
     if (settings.length === 0) throw new MongoCommandError(72, "no option found to set, use help:true to see options ");
     const [[field, value] = ["", undefined], ...others] = settings;
     if (others.length > 0) throw notSupported("setting several server parameters in one command");
@@ -43,9 +45,13 @@ const getParameter: CommandDefinition = {
   fields: "any",
   run(body, context) {
     requireAdmin("getParameter", context);
-    const names = body["getParameter"] === "*"
-      ? PARAMETERS
-      : Object.keys(body).slice(1).filter((field) => !isGenericField(field)).map(parameterName);
+    const names =
+      body["getParameter"] === "*"
+        ? PARAMETERS
+        : Object.keys(body)
+            .slice(1)
+            .filter((field) => !isGenericField(field))
+            .map(parameterName);
     if (names.length === 0) throw new MongoCommandError(72, "no option found to get");
     const values: Document = {};
     for (const name of names) values[name] = context.parameters[name];

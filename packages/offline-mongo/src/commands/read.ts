@@ -8,7 +8,18 @@ import { Count } from "../stages";
 import { compileFilter, parseSort } from "../query";
 import type { StoredDocument } from "../storage";
 import { compareValues } from "../compare";
-import { assertComparable, canonicalKey, documentArg, isDocument, isNumeric, isTruthy, optionalNumberArg, stringArg, toNumber, toPlain } from "../values";
+import {
+  assertComparable,
+  canonicalKey,
+  documentArg,
+  isDocument,
+  isNumeric,
+  isTruthy,
+  optionalNumberArg,
+  stringArg,
+  toNumber,
+  toPlain,
+} from "../values";
 import { resolveHint, collectionName, collectionResolver, namespace, refuseFlags, refuseOptions } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";
 
@@ -34,7 +45,11 @@ export function planRead(context: CommandContext, collection: string, command: s
   if (skip < 0) throw new MongoCommandError(51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
   const limit = selection.limit === undefined || selection.limit === 0 ? undefined : Math.abs(selection.limit);
   const notablescan = refusesTableScan(context.parameters.notablescan, context.db, collection, compiled.filter);
-  return planQuery(stored, { filter: compiled.filter, test: compiled.test, sort, skip, limit, hint, countOnly: selection.countOnly ?? false }, { notablescan });
+  return planQuery(
+    stored,
+    { filter: compiled.filter, test: compiled.test, sort, skip, limit, hint, countOnly: selection.countOnly ?? false },
+    { notablescan },
+  );
 }
 
 /** Every record a read selects, for commands that must see them all before acting (writes, distinct). */
@@ -43,16 +58,38 @@ export function select(context: CommandContext, collection: string, command: str
 }
 
 export const FIND_FIELDS = [
-  "filter", "sort", "projection", "skip", "limit", "batchSize", "singleBatch", "hint", "collation", "let",
-  "allowDiskUse", "noCursorTimeout", "allowPartialResults", "tailable", "awaitData", "returnKey", "showRecordId", "min", "max",
+  "filter",
+  "sort",
+  "projection",
+  "skip",
+  "limit",
+  "batchSize",
+  "singleBatch",
+  "hint",
+  "collation",
+  "let",
+  "allowDiskUse",
+  "noCursorTimeout",
+  "allowPartialResults",
+  "tailable",
+  "awaitData",
+  "returnKey",
+  "showRecordId",
+  "min",
+  "max",
 ];
 
 /** A find command's plan and how to shape its results, shared by `find` and `explain`. */
-export function planFind(body: Document, context: CommandContext): { execution: QueryExecution; project: (doc: Document) => Document; collection: string } {
+export function planFind(
+  body: Document,
+  context: CommandContext,
+): { execution: QueryExecution; project: (doc: Document) => Document; collection: string } {
   const collection = collectionName(body, "find");
   refuseOptions(body, "find", ["collation", "let", "min", "max"]);
   refuseFlags(body, "find", ["tailable", "awaitData", "returnKey", "showRecordId"]);
-  const projection = compileProjection(body["projection"] === undefined ? undefined : documentArg("find", "projection", body["projection"]));
+  const projection = compileProjection(
+    body["projection"] === undefined ? undefined : documentArg("find", "projection", body["projection"]),
+  );
   const execution = planRead(context, collection, "find", {
     filter: body["filter"],
     sort: body["sort"],
@@ -65,10 +102,12 @@ export function planFind(body: Document, context: CommandContext): { execution: 
 
 /** A cursor source that runs the plan only as far as each batch needs. */
 export function planSource(execution: QueryExecution, project: (doc: Document) => Document): ResultSource {
-  return { next: () => {
-    const record = execution.next();
-    return record === undefined ? undefined : project(record.doc);
-  } };
+  return {
+    next: () => {
+      const record = execution.next();
+      return record === undefined ? undefined : project(record.doc);
+    },
+  };
 }
 
 const find: CommandDefinition = {

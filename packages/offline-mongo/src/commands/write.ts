@@ -39,7 +39,8 @@ const remove: CommandDefinition = {
     const writeErrors = runWriteBatch(deletes, body["ordered"] !== false, (statement) => {
       refuseOptions(statement, "delete", ["collation"]);
       const limit = isNumeric(statement["limit"]) ? toNumber(statement["limit"]) : NaN;
-      if (limit !== 0 && limit !== 1) throw new MongoCommandError(9, `The limit field in delete objects must be 0 or 1. Got ${String(statement["limit"])}`);
+      if (limit !== 0 && limit !== 1)
+        throw new MongoCommandError(9, `The limit field in delete objects must be 0 or 1. Got ${String(statement["limit"])}`);
       const records = select(context, name, "delete", { filter: statement["q"], limit, hint: statement["hint"] });
       const collection = context.storage.existingCollection(context.db, name);
       records.forEach((record) => collection?.remove(record));
@@ -95,7 +96,20 @@ function refuseWithRemove(body: Document): void {
 
 const findAndModify: CommandDefinition = {
   names: ["findAndModify", "findandmodify"],
-  fields: ["query", "sort", "remove", "update", "new", "fields", "upsert", "arrayFilters", "hint", "collation", "bypassDocumentValidation", "let"],
+  fields: [
+    "query",
+    "sort",
+    "remove",
+    "update",
+    "new",
+    "fields",
+    "upsert",
+    "arrayFilters",
+    "hint",
+    "collation",
+    "bypassDocumentValidation",
+    "let",
+  ],
   run(body, context) {
     const command = Object.keys(body)[0] ?? "findAndModify";
     const name = collectionName(body, command);
