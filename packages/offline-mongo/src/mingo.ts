@@ -74,12 +74,37 @@ function exactType(selector: string, wanted: unknown, _options: Options): (doc: 
   };
 }
 
+type Predicate = (doc: Record<string, unknown>) => boolean;
+
+/**
+ * mongod matches each array in a `$in` as `{field: array}` does, by whole-array equality too (so `[]`
+ * matches a field holding `[]`); mingo's `$in` compares only the field's elements, so those arrays
+ * become `$eq`s beside a `$in` of the rest. Anything else (a non-array operand) keeps mingo's refusal.
+ */
+function inMatchingArrays(selector: string, operand: unknown, options: Options): Predicate {
+  if (!Array.isArray(operand) || !operand.some(Array.isArray)) return queryOperators.$in(selector, operand, options);
+  const scalars = queryOperators.$in(
+    selector,
+    operand.filter((element) => !Array.isArray(element)),
+    options,
+  );
+  const arrays = operand.filter(Array.isArray).map((element: unknown) => queryOperators.$eq(selector, element, options));
+  return (doc) => scalars(doc) || arrays.some((matches) => matches(doc));
+}
+
+/** mongod's `$nin` is the negation of its `$in`, arrays in the operand included. */
+function ninMatchingArrays(selector: string, operand: unknown, options: Options): Predicate {
+  if (!Array.isArray(operand)) return queryOperators.$nin(selector, operand, options);
+  const matches = inMatchingArrays(selector, operand, options);
+  return (doc) => !matches(doc);
+}
+
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
   expression: expressionOperators,
   pipeline: pipelineOperators,
   projection: projectionOperators,
-  query: { ...queryOperators, $type: exactType },
+  query: { ...queryOperators, $type: exactType, $in: inMatchingArrays, $nin: ninMatchingArrays },
   window: windowOperators,
 });
 

@@ -158,9 +158,14 @@ describe("arrays in a multikey index", () => {
     { name: "[]", filter: { tags: [] }, expected: [3] },
     { name: "['a']", filter: { tags: ["a"] }, expected: [7] },
     { name: "['b', 'a']", filter: { tags: ["b", "a"] }, expected: [1] },
+    { name: "$in [[], 'd']", filter: { tags: { $in: [[], "d"] } }, expected: [2, 3] },
   ])("match an array value ($name) from the index as the scan does", async ({ filter, expected }) => {
     expect(ascending(await ids(tagged, filter))).toEqual(expected);
     expect(ascending(await ids(tagged, filter, undefined, true))).toEqual(expected);
+  });
+
+  test("exclude with $nin exactly the documents its $in of arrays matches", async () => {
+    expect(ascending(await ids(tagged, { tags: { $nin: [[], "d"] } }, undefined, true))).toEqual([1, 4, 5, 6, 7, 8, 9]);
   });
 
   test("sort by each array's smallest element ascending, an empty array before null and missing", async () => {
