@@ -281,12 +281,24 @@ function buildPlan(collection: Collection, access: Access, request: QueryRequest
   if (access.kind === "index") {
     const { index, bounds, forward, providesSort, residual } = access.scan;
     if (request.countOnly && countsKeys(access.scan)) return new CountScan(index, bounds, forward);
-    const fetch = new Fetch(collection, new IndexScan(index, bounds, forward), request.test, residual);
-    return finish(collection, fetch, request, providesSort);
+    return fetchAndFinish(collection, new IndexScan(index, bounds, forward), request, residual, providesSort);
   }
   const or = new Or(access.branches.map((branch) => new IndexScan(branch.index, branch.bounds, branch.forward)));
   const exact = access.branches.every((branch) => Object.keys(branch.residual).length === 0);
-  return finish(collection, new Fetch(collection, or, request.test, exact ? {} : request.filter), request, false);
+  return fetchAndFinish(collection, or, request, exact ? {} : request.filter, false);
+}
+
+/**
+ * FETCH above index keys, then the stages above it. When the bounds decide the filter exactly and no
+ * SORT needs the documents, SKIP goes under FETCH, so skipped keys are never fetched, as mongod's
+ * planner_analysis.cpp adds SKIP before the FETCH an unfetched plan still needs (SERVER-13946).
+ */
+function fetchAndFinish(collection: Collection, keys: Stage, request: QueryRequest, residual: Document, sortProvided: boolean): Stage {
+  const needsSort = request.sort.length > 0 && !sortProvided;
+  if (request.skip === 0 || needsSort || Object.keys(residual).length > 0)
+    return finish(collection, new Fetch(collection, keys, request.test, residual), request, sortProvided);
+  const fetch = new Fetch(collection, new Skip(keys, request.skip), request.test, residual);
+  return finish(collection, fetch, { ...request, skip: 0 }, sortProvided);
 }
 
 /** mongod's COUNT_SCAN conditions: the bounds answer the whole filter, form one interval, and the index is not multikey. */

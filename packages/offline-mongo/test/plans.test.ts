@@ -177,6 +177,19 @@ describe("a compound index with a descending field", () => {
     expect(run).toMatchObject({ nReturned: 40, totalKeysExamined: 40, totalDocsExamined: 40 });
   });
 
+  test.each([
+    { sort: { genre: 1, year: -1 } as const, direction: "forward" },
+    { sort: { genre: -1, year: 1 } as const, direction: "backward" },
+  ])("provides sort $sort by walking $direction, skipping keys without fetching their documents", async ({ sort, direction }) => {
+    const expected = inIndexOrder(await scan(shelves, {}), sort).slice(3, 7);
+    expect(await shelves.find({}).sort(sort).skip(3).limit(4).toArray()).toEqual(expected);
+    const run = await explainFind(shelves, {}, { sort, skip: 3, limit: 4 });
+    expect(planShape(run.winningPlan)).toBe("LIMIT > FETCH > SKIP > IXSCAN");
+    expect(stageNamed(run.winningPlan, "IXSCAN")).toMatchObject({ indexName: "genre_1_year_-1", direction });
+    // skip + limit keys, then LIMIT stops; only the 4 documents past the skip are fetched.
+    expect(run).toMatchObject({ nReturned: 4, totalKeysExamined: 7, totalDocsExamined: 4 });
+  });
+
   test("provides a sort on its second field under an equality on its first, walking backward for ascending years", async () => {
     const expected = inIndexOrder(await scan(shelves, { genre: "drama" }), { year: 1 }).slice(0, 3);
     expect(await shelves.find({ genre: "drama" }).sort({ year: 1 }).limit(3).toArray()).toEqual(expected);
@@ -197,6 +210,19 @@ describe("a compound index with a descending field", () => {
 });
 
 describe("a sort the _id index provides", () => {
+  test.each([
+    { direction: 1 as const, ids: [10, 11, 12, 13, 14], walk: "forward", bounds: "[MinKey, MaxKey]" },
+    { direction: -1 as const, ids: [189, 188, 187, 186, 185], walk: "backward", bounds: "[MaxKey, MinKey]" },
+  ])("walks the index $walk and stops after skip + limit", async ({ direction, ids, walk, bounds }) => {
+    const found = await books.find({}).sort({ _id: direction }).skip(10).limit(5).toArray();
+    expect(found.map((doc) => doc["_id"])).toEqual(ids);
+    expect(found).toEqual(inIndexOrder(await scan(books, {}), { _id: direction }).slice(10, 15));
+    const run = await explainFind(books, {}, { sort: { _id: direction }, skip: 10, limit: 5 });
+    expect(planShape(run.winningPlan)).toBe("LIMIT > FETCH > SKIP > IXSCAN");
+    expect(stageNamed(run.winningPlan, "IXSCAN")).toMatchObject({ indexName: "_id_", direction: walk, indexBounds: { _id: [bounds] } });
+    expect(run).toMatchObject({ nReturned: 5, totalKeysExamined: 15, totalDocsExamined: 5 });
+  });
+
   test("pages after a given _id, examining only the page", async () => {
     const found = await books
       .find({ _id: { $gt: 100 } })
