@@ -103,6 +103,7 @@ describe("values of mixed BSON types", () => {
     { name: "$gt {k: 0}: objects only", filter: { v: { $gt: { k: 0 } } }, expected: [9] },
     { name: "$gte false: booleans only", filter: { v: { $gte: false } }, expected: [13, 12] },
     { name: "$lte a date: dates only", filter: { v: { $lte: new Date(0) } }, expected: [14] },
+    { name: "null: null and missing", filter: { v: null }, expected: [1, 2] },
   ])("bracket a range by type ($name), from the index as from the scan", async ({ filter, expected }) => {
     expect(await ids(mixed, filter, { v: 1, _id: 1 })).toEqual(expected);
     expect(await ids(mixed, filter, { v: 1, _id: 1 }, true)).toEqual(expected);
@@ -152,6 +153,13 @@ describe("arrays in a multikey index", () => {
     expect(stageNamed(run.winningPlan, "IXSCAN")).toMatchObject({ indexName: "tags_1", isMultiKey: true });
     // ["a", "a"] is indexed under "a" once: one key per document holding "a".
     expect(run).toMatchObject({ nReturned: 3, totalKeysExamined: 3, totalDocsExamined: 3 });
+  });
+
+  test("match null for missing and null values but not for an empty array", async () => {
+    expect(await ids(tagged, { tags: null })).toEqual([4, 9]);
+    expect(await ids(tagged, { tags: null }, undefined, true)).toEqual([4, 9]);
+    const run = await explainCommand(tagged, { find: "tagged", filter: { tags: null } });
+    expect(run).toMatchObject({ nReturned: 2, totalKeysExamined: 2, totalDocsExamined: 2 });
   });
 
   test.each([
