@@ -275,6 +275,18 @@ export class IndexScan extends Stage {
  */
 export class CountScan extends IndexScan {
   override readonly name = "COUNT_SCAN";
+  /** count_scan.cpp counts a key examined before it learns its cursor is past the end: that last call counts too. */
+  private endCalls = 0;
+
+  protected override doWork(): WorkResult {
+    const result = super.doWork();
+    if (result.state === "eof") this.endCalls = 1;
+    return result;
+  }
+
+  override keysExamined(): number {
+    return super.keysExamined() + this.endCalls;
+  }
 
   override describe(): Document {
     const { direction: _direction, indexBounds: _bounds, ...index } = super.describe();

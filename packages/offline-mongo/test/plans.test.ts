@@ -250,6 +250,17 @@ describe("a sort no index provides", () => {
 });
 
 describe("count", () => {
+  test("counts a range from the index alone with COUNT_SCAN", async () => {
+    const query = { price: { $gte: 90 } };
+    const counted = await target.db.command({ count: "books", query });
+    expect(counted["n"]).toBe((await scan(books, query)).length);
+    expect(counted["n"]).toBe(20);
+    const run = await explainCommand(books, { count: "books", query });
+    expect(planShape(run.winningPlan)).toBe("COUNT > COUNT_SCAN");
+    // COUNT_SCAN counts its last call too, the one that finds the index has no further key: 20 + 1.
+    expect(run).toMatchObject({ totalKeysExamined: 21, totalDocsExamined: 0 });
+  });
+
   test("counts a filter no index serves by scanning the collection", async () => {
     const query = { stock: 3 };
     const counted = await target.db.command({ count: "books", query });
