@@ -80,8 +80,6 @@ function equalityBounds(value: unknown): FieldBounds {
   return [point(value)];
 }
 
-const STRING_RANK = typeRank("");
-
 /**
  * mongod's simple-prefix rule: `^literal` without the i or m flags and without `|` anywhere scans
  * [prefix, next prefix); other regexes scan every string.
@@ -92,7 +90,7 @@ function regexStringBounds(regex: RegExp): Interval[] {
   const prefix = quantified ? literal.slice(0, -1) : literal;
   const simple = regex.source.startsWith("^") && !regex.source.includes("|") && !regex.flags.includes("i") && !regex.flags.includes("m");
   if (!simple || prefix.length === 0) {
-    return [{ low: "", lowInclusive: true, high: new KeyBound(STRING_RANK, true), highInclusive: false }];
+    return [{ low: "", lowInclusive: true, high: {}, highInclusive: false }];
   }
   const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
   return [{ low: prefix, lowInclusive: true, high: next, highInclusive: false }];
@@ -111,14 +109,18 @@ function rangeBounds(operator: string, value: unknown): FieldBounds | undefined 
     return undefined;
   }
   const numeric = typeof value === "number";
+  const text = typeof value === "string";
   const rank = typeRank(value);
-  const lowest = numeric ? -Infinity : new KeyBound(rank, false);
-  const highest = numeric ? Infinity : new KeyBound(rank, true);
+  // mongod's minForType/maxForType: numbers end at infinities, strings run from "" up to (not
+  // including) {}, the first object; other types are shown here as MinKey/MaxKey of their bracket.
+  const lowest = numeric ? -Infinity : text ? "" : new KeyBound(rank, false);
+  const highest = numeric ? Infinity : text ? {} : new KeyBound(rank, true);
+  const highestInclusive = !text;
   switch (operator) {
     case "$gt":
-      return [{ low: value, lowInclusive: false, high: highest, highInclusive: true }];
+      return [{ low: value, lowInclusive: false, high: highest, highInclusive: highestInclusive }];
     case "$gte":
-      return [{ low: value, lowInclusive: true, high: highest, highInclusive: true }];
+      return [{ low: value, lowInclusive: true, high: highest, highInclusive: highestInclusive }];
     case "$lt":
       return [{ low: lowest, lowInclusive: true, high: value, highInclusive: false }];
     case "$lte":

@@ -155,6 +155,17 @@ describe("arrays in a multikey index", () => {
     expect(run).toMatchObject({ nReturned: 3, totalKeysExamined: 3, totalDocsExamined: 3 });
   });
 
+  test("drop a document's second key in a range before fetching it again", async () => {
+    const filter = { tags: { $gte: "b" } };
+    expect(await ids(tagged, filter)).toEqual([1, 2, 8]);
+    expect(ascending(await ids(tagged, filter, undefined, true))).toEqual([1, 2, 8]);
+    const run = await explainCommand(tagged, { find: "tagged", filter });
+    expect(stageNamed(run.winningPlan, "IXSCAN")).toMatchObject({ indexBounds: { tags: ['["b", {})'] } });
+    // Keys "b" (1), "c" and "d" (both 2), "z" (8): 4; the IXSCAN drops 2's second key, so 3 fetches.
+    expect(run).toMatchObject({ nReturned: 3, totalKeysExamined: 4, totalDocsExamined: 3 });
+    expect(stageNamed(run.executionStages, "IXSCAN")).toMatchObject({ dupsTested: 4, dupsDropped: 1 });
+  });
+
   test("match null for missing and null values but not for an empty array", async () => {
     expect(await ids(tagged, { tags: null })).toEqual([4, 9]);
     expect(await ids(tagged, { tags: null }, undefined, true)).toEqual([4, 9]);
