@@ -16,6 +16,7 @@ import {
   Or,
   Skip,
   Sort,
+  Subplan,
   total,
   type DocumentTest,
   type Stage,
@@ -143,11 +144,21 @@ export function planQuery(collection: Collection | undefined, request: QueryRequ
   if (accesses.length === 0) {
     if (settings.notablescan) throw refuseTableScan(request.hint === "$natural");
     const scan = new CollectionScan(collection, request.test, request.filter);
-    return new QueryExecution(collection, finish(collection, scan, request, false), [], []);
+    return new QueryExecution(collection, subplanned(request, finish(collection, scan, request, false)), [], []);
   }
   const plans = accesses.map((access) => buildPlan(collection, access, request));
-  if (plans.length === 1) return new QueryExecution(collection, plans[0] as Stage, [], []);
+  if (plans.length === 1) return new QueryExecution(collection, subplanned(request, plans[0] as Stage), [], []);
   return runTrial(collection, plans, request);
+}
+
+/**
+ * mongod plans a rooted `$or` (a filter that is one non-empty `$or`, without a hint) branch by
+ * branch, under a SUBPLAN stage, whatever plan comes of it (subplan.cpp, canUseSubplanning).
+ */
+function subplanned(request: QueryRequest, root: Stage): Stage {
+  const branches: unknown = request.filter["$or"];
+  const rooted = Object.keys(request.filter).length === 1 && Array.isArray(branches) && branches.length > 0;
+  return rooted && request.hint === undefined ? new Subplan(root) : root;
 }
 
 /** mongod's IDHACK: a filter that is exactly `{_id: <value>}` (no operators, regex or array), with no hint or skip, not a count. */
@@ -358,5 +369,5 @@ function chooseByTrial(collection: Collection, plans: readonly Stage[], request:
 function runTrial(collection: Collection, plans: readonly Stage[], request: QueryRequest): QueryExecution {
   const { winner, results } = chooseByTrial(collection, plans, request);
   const rejected = plans.filter((_, i) => i !== winner);
-  return new QueryExecution(collection, plans[winner] as Stage, rejected, results[winner] ?? []);
+  return new QueryExecution(collection, subplanned(request, plans[winner] as Stage), rejected, results[winner] ?? []);
 }

@@ -451,6 +451,27 @@ export class Or extends Stage {
   }
 }
 
+/** mongod's SUBPLAN above a rooted `$or`, whose branches were planned one by one: it passes its plan's results through. */
+export class Subplan extends Stage {
+  readonly name = "SUBPLAN";
+  readonly children: readonly Stage[];
+
+  constructor(readonly input: Stage) {
+    super();
+    this.children = [input];
+    // Placed above a plan the trial may already have run to its end.
+    this.isEOF = input.isEOF;
+  }
+
+  protected doWork(): WorkResult {
+    return this.input.work();
+  }
+
+  describe(): Document {
+    return {};
+  }
+}
+
 /**
  * A blocking sort. With a limit it is mongod's top-k sort: it holds only the best `limit` records
  * seen so far, in order (a record ties after those already held, so ties keep their input order).

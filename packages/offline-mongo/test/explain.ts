@@ -33,6 +33,11 @@ export function stageNamed(root: PlanStage, name: string): PlanStage {
   return found;
 }
 
+/** Every stage named `name`, depth first (e.g. each IXSCAN under an OR). */
+export function stagesNamed(root: PlanStage, name: string): PlanStage[] {
+  return stagesOf(root).filter((stage) => stage.stage === name);
+}
+
 function stagesOf(stage: PlanStage): PlanStage[] {
   const children = stage.inputStages ?? (stage.inputStage === undefined ? [] : [stage.inputStage]);
   return [stage, ...children.flatMap(stagesOf)];

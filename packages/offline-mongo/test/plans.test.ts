@@ -1,6 +1,6 @@
 import type { Collection, Document, Filter } from "mongodb";
 import { useTestDatabase } from "./connect";
-import { explainCommand, explainedRun, planShape, stageNamed, type ExplainedRun } from "./explain";
+import { explainCommand, explainedRun, planShape, stageNamed, stagesNamed, type ExplainedRun } from "./explain";
 
 /*
  * One test per plan shape mongod 7.0's classic planner builds for these reads. Each compares the
@@ -206,6 +206,26 @@ describe("a compound index with a descending field", () => {
     const run = await explainFind(shelves, {}, { sort, limit: 4 });
     expect(planShape(run.winningPlan)).toBe("SORT > COLLSCAN");
     expect(run).toMatchObject({ nReturned: 4, totalKeysExamined: 0, totalDocsExamined: SIZE });
+  });
+});
+
+describe("$or whose every branch an index serves", () => {
+  test("scans each branch's index and returns each document once", async () => {
+    const filter = { $or: [{ genre: "crime" }, { price: { $in: [7, 44] } }] };
+    // Branch by branch, in index order: the crime books, then the price-7 and price-44 books the
+    // first branch did not already return (both price-44 books are crime books).
+    const crime = await scan(books, { genre: "crime" });
+    const priced = inIndexOrder(await scan(books, { price: { $in: [7, 44] } }), { price: 1 });
+    const expected = [...crime, ...priced.filter((doc) => doc["genre"] !== "crime")];
+    expect(expected).toHaveLength(42);
+    expect(await books.find(filter).toArray()).toEqual(expected);
+    const run = await explainFind(books, filter);
+    expect(planShape(run.winningPlan)).toBe("SUBPLAN > FETCH > OR(IXSCAN, IXSCAN)");
+    expect(stagesNamed(run.winningPlan, "IXSCAN").map((scanStage) => scanStage["indexName"])).toEqual(["genre_1", "price_1"]);
+    // 40 crime keys (one interval); $in [7, 44]: 7, 7, the 8 that shows the gap, 44, 44, and the
+    // 45 that shows the end (6). OR drops the two price-44 records before FETCH loads them.
+    expect(run).toMatchObject({ nReturned: 42, totalKeysExamined: 46, totalDocsExamined: 42 });
+    expect(stageNamed(run.executionStages, "OR")).toMatchObject({ dupsTested: 44, dupsDropped: 2 });
   });
 });
 
