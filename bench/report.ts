@@ -3,6 +3,7 @@ import type { OperationFigures } from "./figures";
 import type { HttpResults } from "./http";
 import type { ReadResults, WholeListFigures } from "./reads";
 import type { TargetCheck } from "./targets";
+import type { ThroughputResults } from "./throughput";
 import type { WriteResults } from "./writes";
 import type { ScaleResults } from "./catalog-scale";
 
@@ -14,6 +15,7 @@ export interface Report {
   writes: WriteResults;
   reads: ReadResults;
   http: HttpResults;
+  throughput: ThroughputResults;
   scale: ScaleResults;
   targets: TargetCheck[];
 }
@@ -25,6 +27,7 @@ export function renderReport(report: Report): string {
     renderPageReads(report.reads),
     renderWholeLists(report.reads),
     renderHttp(report.http),
+    renderThroughput(report.throughput),
     renderScale(report.scale),
     renderTargets(report.targets),
   ].join("\n\n");
@@ -152,6 +155,23 @@ function renderHttp({ rows }: HttpResults): string {
       ["p99 ms", (row) => row.p99Ms],
       ["commands/request", (row) => row.commandsPerRequest],
       ["under load", (row) => row.commandsPerRequestUnderLoad.toFixed(2)],
+      ["requests", (row) => count(row.requests)],
+      ["failed", (row) => row.failures],
+    ]),
+  );
+}
+
+function renderThroughput({ database, rows }: ThroughputResults): string {
+  return part(
+    "Throughput with the database, the API and autocannon each in a process of its own",
+    `As production runs. Database: ${database}. Commands under load from the API's /metrics over the requests it completed.`,
+    table(rows, [
+      ["scenario", (row) => row.scenario],
+      ["req/s", (row) => count(row.requestsPerSecond)],
+      ["share of { __typename }", (row) => `${(row.shareOfOverhead * 100).toFixed(0)} %`],
+      ["p50 ms", (row) => row.p50Ms],
+      ["p99 ms", (row) => row.p99Ms],
+      ["commands/request under load", (row) => row.commandsPerRequestUnderLoad.toFixed(2)],
       ["requests", (row) => count(row.requests)],
       ["failed", (row) => row.failures],
     ]),

@@ -14,6 +14,7 @@ import { startProgress } from "./progress";
 import { benchmarkReads, readSteps } from "./reads";
 import { renderReport, type Report } from "./report";
 import { checkTargets } from "./targets";
+import { benchmarkThroughput, throughputSteps } from "./throughput";
 import { benchmarkWrites, writeSteps } from "./writes";
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog]
@@ -56,6 +57,9 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
     const http = await section("http", httpSteps(plan.http), (progress) =>
       benchmarkHttp(web.db, web.monitor, config, plan.http, progress),
     ).finally(() => web.close());
+    const throughput = await section("throughput", throughputSteps(plan.http), (progress) =>
+      benchmarkThroughput(database, (uri) => openBenchDatabase(uri, `${name}_apart`), config, plan.http, progress),
+    );
     const scale = await section("scale", scaleSteps(plan.scale), (progress) =>
       benchmarkScale((suffix) => openBenchDatabase(database.uri, `${name}_${suffix}`), config, plan.scale, progress),
     );
@@ -68,8 +72,9 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
       writes,
       reads,
       http,
+      throughput,
       scale,
-      targets: checkTargets({ writes, reads, http, scale }),
+      targets: checkTargets({ writes, reads, http, throughput, scale }),
     };
     output.out(renderReport(report));
     output.err(`Raw figures: ${saveResults(report)}`);

@@ -1,5 +1,6 @@
 import type { HttpResults, HttpRow } from "./http";
 import type { ReadResults } from "./reads";
+import type { ThroughputResults } from "./throughput";
 import type { WriteResults } from "./writes";
 import { SCALE_SCENARIOS, type ScaleResults, type ScaleRow } from "./catalog-scale";
 
@@ -18,6 +19,7 @@ interface Results {
   writes: WriteResults;
   reads: ReadResults;
   http: HttpResults;
+  throughput: ThroughputResults;
   scale: ScaleResults;
 }
 
@@ -27,7 +29,11 @@ export function checkTargets(results: Results): TargetCheck[] {
     firstPageCostIsFlat(results.reads),
     pagesCostAtMostTwoCommands(results.reads),
     ...listingCommands(results.http),
-    listingThroughput(results.http),
+    listingThroughput(results.throughput.rows, "the database, the API and the load each in its own process, as in production"),
+    listingThroughput(
+      results.http.rows.filter((row) => row.batching),
+      "all three in the bench's process (the database's work counted against the API)",
+    ),
     ...SCALE_SCENARIOS.flatMap((scenario) => scaleTargets(results.scale.rows.filter((row) => row.scenario === scenario))),
     noInvariantBroke(results),
   ];
@@ -101,10 +107,10 @@ function noInvariantBroke(results: Results): TargetCheck {
   };
 }
 
-function listingThroughput({ rows }: HttpResults): TargetCheck {
-  const target = "Storefront listing of 5 books at 50 % or more of `{ __typename }`'s throughput";
+function listingThroughput(rows: { scenario: string; requestsPerSecond: number }[], setUp: string): TargetCheck {
+  const target = `Storefront listing of 5 books at 50 % or more of \`{ __typename }\`'s throughput, ${setUp}`;
   const overhead = rows.find((row) => row.scenario.startsWith("{ __typename }"));
-  const listing = rows.find((row) => row.batching && row.scenario.includes("books(first: 5)"));
+  const listing = rows.find((row) => row.scenario.includes("books(first: 5)"));
   if (!overhead || !listing) return { target, measured: "not measured", pass: false, failsRun: false };
   const share = listing.requestsPerSecond / overhead.requestsPerSecond;
   const measured = `${(share * 100).toFixed(0)} % (${Math.round(listing.requestsPerSecond)} against ${Math.round(overhead.requestsPerSecond)} req/s)`;

@@ -1,0 +1,23 @@
+import pino from "pino";
+import { readConfig } from "../src/config";
+import { connectToDatabase } from "../src/db/connection";
+import { startHttpServer } from "../src/graphql/server";
+
+/**
+ * The API alone in a process of its own, as production runs it (command monitoring on, since
+ * /metrics counts commands), on MONGODB_URI and MONGODB_DB; prints its URL once it listens.
+ * The bench starts it so that the API's CPU is not shared with the database's or the load's.
+ */
+async function main(): Promise<void> {
+  const config = readConfig();
+  if (!config.mongodbUri) throw new Error("MONGODB_URI must be set");
+  const { db } = await connectToDatabase(config.mongodbUri, config.mongodbDb, { monitorCommands: true }, { withIndexes: false });
+  const server = await startHttpServer({ db, settings: config, logger: pino({ level: "silent" }), production: true }, 0, "127.0.0.1");
+  process.stdout.write(`${server.url}\n`);
+  process.once("SIGTERM", () => void server.stop().then(() => process.exit(0)));
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`api-process: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
