@@ -68,13 +68,12 @@ export function intersect(a: FieldBounds, b: FieldBounds): FieldBounds {
 }
 
 /**
- * mongod's bounds for equality with a value: null scans only null keys, which missing fields also
- * have (6.0+ makeNullEqualityBounds; an empty array's undefined key is not scanned, and the filter
- * after FETCH still decides); an array matches itself or, as an element, its first element; a regex
- * matches strings (narrowed to its literal prefix when anchored) and regex values.
+ * mongod's bounds for equality with a value: null also matches missing fields and empty arrays
+ * (undefined keys); an array matches itself or, as an element, its first element; a regex matches
+ * strings (narrowed to its literal prefix when anchored) and regex values.
  */
 function equalityBounds(value: unknown): FieldBounds {
-  if (value === null) return [point(null)];
+  if (value === null) return [point(undefined), point(null)];
   if (Array.isArray(value)) return normalize([point(value), point(value.length === 0 ? undefined : value[0])]);
   if (value instanceof RegExp) return normalize([...regexStringBounds(value), point(value)]);
   return [point(value)];

@@ -103,7 +103,6 @@ describe("values of mixed BSON types", () => {
     { name: "$gt {k: 0}: objects only", filter: { v: { $gt: { k: 0 } } }, expected: [9] },
     { name: "$gte false: booleans only", filter: { v: { $gte: false } }, expected: [13, 12] },
     { name: "$lte a date: dates only", filter: { v: { $lte: new Date(0) } }, expected: [14] },
-    { name: "null: null and missing", filter: { v: null }, expected: [1, 2] },
   ])("bracket a range by type ($name), from the index as from the scan", async ({ filter, expected }) => {
     expect(await ids(mixed, filter, { v: 1, _id: 1 })).toEqual(expected);
     expect(await ids(mixed, filter, { v: 1, _id: 1 }, true)).toEqual(expected);
@@ -170,7 +169,10 @@ describe("arrays in a multikey index", () => {
     expect(await ids(tagged, { tags: null })).toEqual([4, 9]);
     expect(await ids(tagged, { tags: null }, undefined, true)).toEqual([4, 9]);
     const run = await explainCommand(tagged, { find: "tagged", filter: { tags: null } });
-    expect(run).toMatchObject({ nReturned: 2, totalKeysExamined: 2, totalDocsExamined: 2 });
+    // mongod 7.0 scans [undefined, undefined] too, since null still equals the undefined value before 8.0:
+    // the empty array's undefined key (3) is examined and fetched, then refused by the filter. With two
+    // intervals the scan checks keys against the bounds itself, so the first key past them ("a") counts too.
+    expect(run).toMatchObject({ nReturned: 2, totalKeysExamined: 4, totalDocsExamined: 3 });
   });
 
   test.each([
