@@ -50,6 +50,15 @@ export abstract class Stage {
   }
 }
 
+/** A stage fed by one other stage, its only child in explain's tree. */
+abstract class OneInputStage extends Stage {
+  abstract readonly input: Stage;
+
+  get children(): readonly Stage[] {
+    return [this.input];
+  }
+}
+
 /** Sums one figure over a plan tree, as mongod's totalKeysExamined and totalDocsExamined. */
 export function total(stage: Stage, figure: (stage: Stage) => number): number {
   return figure(stage) + stage.children.reduce((sum, child) => sum + total(child, figure), 0);
@@ -345,10 +354,9 @@ function formatInterval(interval: Interval): string {
 }
 
 /** Fetches each record its input names and applies the full filter (the bounds only narrowed). */
-export class Fetch extends Stage {
+export class Fetch extends OneInputStage {
   readonly name = "FETCH";
   private examined = 0;
-  readonly children: readonly Stage[];
 
   constructor(
     private readonly collection: Collection,
@@ -357,7 +365,6 @@ export class Fetch extends Stage {
     private readonly filter: Document,
   ) {
     super();
-    this.children = [input];
   }
 
   protected doWork(): WorkResult {
@@ -452,13 +459,11 @@ export class Or extends Stage {
 }
 
 /** mongod's SUBPLAN above a rooted `$or`, whose branches were planned one by one: it passes its plan's results through. */
-export class Subplan extends Stage {
+export class Subplan extends OneInputStage {
   readonly name = "SUBPLAN";
-  readonly children: readonly Stage[];
 
   constructor(readonly input: Stage) {
     super();
-    this.children = [input];
     // Placed above a plan the trial may already have run to its end.
     this.isEOF = input.isEOF;
   }
@@ -476,12 +481,11 @@ export class Subplan extends Stage {
  * A blocking sort. With a limit it is mongod's top-k sort: it holds only the best `limit` records
  * seen so far, in order (a record ties after those already held, so ties keep their input order).
  */
-export class Sort extends Stage {
+export class Sort extends OneInputStage {
   readonly name = "SORT";
   private held: Array<{ readonly record: StoredDocument; readonly keys: unknown[] }> = [];
   private inputDone = false;
   private emitted = 0;
-  readonly children: readonly Stage[];
 
   constructor(
     private readonly collection: Collection,
@@ -490,7 +494,6 @@ export class Sort extends Stage {
     private readonly limit: number | undefined,
   ) {
     super();
-    this.children = [input];
   }
 
   protected doWork(): WorkResult {
@@ -540,17 +543,15 @@ export class Sort extends Stage {
   }
 }
 
-export class Skip extends Stage {
+export class Skip extends OneInputStage {
   readonly name = "SKIP";
   private skipped = 0;
-  readonly children: readonly Stage[];
 
   constructor(
     readonly input: Stage,
     private readonly amount: number,
   ) {
     super();
-    this.children = [input];
   }
 
   protected doWork(): WorkResult {
@@ -567,16 +568,14 @@ export class Skip extends Stage {
   }
 }
 
-export class Limit extends Stage {
+export class Limit extends OneInputStage {
   readonly name = "LIMIT";
-  readonly children: readonly Stage[];
 
   constructor(
     readonly input: Stage,
     private readonly amount: number,
   ) {
     super();
-    this.children = [input];
   }
 
   protected doWork(): WorkResult {
