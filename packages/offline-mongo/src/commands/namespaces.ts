@@ -13,46 +13,32 @@ function matching(entries: Document[], filter: unknown, command: string): Docume
   return entries.filter((entry) => query.test(toPlain(entry) as Document));
 }
 
+/** Options of `create` that would make a collection other than a plain one, which the stand-in does not keep. */
+const UNSUPPORTED_CREATE_OPTIONS = [
+  "size",
+  "max",
+  "validator",
+  "validationLevel",
+  "validationAction",
+  "indexOptionDefaults",
+  "viewOn",
+  "pipeline",
+  "collation",
+  "storageEngine",
+  "timeseries",
+  "expireAfterSeconds",
+  "clusteredIndex",
+  "changeStreamPreAndPostImages",
+  "idIndex",
+];
+
 const create: CommandDefinition = {
   names: ["create"],
-  fields: [
-    "capped",
-    "size",
-    "max",
-    "validator",
-    "validationLevel",
-    "validationAction",
-    "indexOptionDefaults",
-    "viewOn",
-    "pipeline",
-    "collation",
-    "storageEngine",
-    "timeseries",
-    "expireAfterSeconds",
-    "clusteredIndex",
-    "changeStreamPreAndPostImages",
-    "idIndex",
-  ],
+  fields: ["capped", ...UNSUPPORTED_CREATE_OPTIONS],
   run(body, context) {
     const name = collectionName(body, "create");
     refuseFlags(body, "create", ["capped"]);
-    refuseOptions(body, "create", [
-      "size",
-      "max",
-      "validator",
-      "validationLevel",
-      "validationAction",
-      "indexOptionDefaults",
-      "viewOn",
-      "pipeline",
-      "collation",
-      "storageEngine",
-      "timeseries",
-      "expireAfterSeconds",
-      "clusteredIndex",
-      "changeStreamPreAndPostImages",
-      "idIndex",
-    ]);
+    refuseOptions(body, "create", UNSUPPORTED_CREATE_OPTIONS);
     validateCollectionName(name);
     // Since 7.0 mongod answers ok to a create whose options match the existing collection's (SERVER-60064);
     // every collection here has the default options, since any other is refused above.
