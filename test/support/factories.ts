@@ -6,7 +6,7 @@ import { findBookViolations } from "../../src/sales/reconcile";
 import { TEST_SETTINGS, type TestApi } from "./api";
 import type { OutlierSettings } from "../../src/config";
 import { graphql } from "../__generated__";
-import type { FactoryCustomersPageQuery, FactoryRecordPurchaseMutation } from "../__generated__/graphql";
+import type { FactoryRecordPurchaseMutation } from "../__generated__/graphql";
 
 /** Customer ids in the manual's style: user00, user01, … */
 export function customers(count: number, from = 0, prefix = "user"): string[] {
@@ -84,8 +84,6 @@ const CUSTOMERS_PAGE = graphql(`
     }
   }
 `);
-
-export type CustomersPageData = FactoryCustomersPageQuery;
 
 export async function customersPage(api: TestApi, id: string, first?: number | null, after?: string | null) {
   return api.execute(CUSTOMERS_PAGE, { id, first, after });
