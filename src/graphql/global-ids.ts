@@ -19,7 +19,9 @@ export function customerGlobalId(id: string): string {
 export function parseGlobalId(globalId: string): { type: "Book"; id: BookId } | { type: "Customer"; id: string } | null {
   const { type, id } = fromGlobalId(globalId);
   if (id.length === 0 || id.length > MAX_ID_LENGTH) return null;
-  if (type === "Book" && formatBookId(parseBookId(id)) === id) return { type, id: parseBookId(id) };
   if (type === "Customer") return { type, id };
-  return null;
+  if (type !== "Book") return null;
+  // Only the id's canonical spelling names the book ("007" would parse as the book 7).
+  const bookId = parseBookId(id);
+  return formatBookId(bookId) === id ? { type, id: bookId } : null;
 }
