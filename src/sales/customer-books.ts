@@ -102,8 +102,8 @@ async function buyersAmong(
         { $match: branches.length === 1 ? branches[0]! : { $or: branches } },
         // $literal: a customer id starting with "$" would otherwise be read as a field path.
         { $project: { _id: 0, book: `$${bookField}`, customers: { $setIntersection: [`$${buyersField}`, { $literal: customerIds }] } } },
-        // The multikey index, named by its keys: the (book_id, page) and _id indexes would read every page of an asked book.
       ],
+      // The multikey index, named by its keys: the (book_id, page) and _id indexes would read every page of an asked book.
       { hint: { [buyersField]: 1, [bookField]: 1 } },
     )
     .toArray();
