@@ -51,3 +51,35 @@ test("matches a string value that merely spells a JavaScript operator's name", a
   const found = await notes.aggregate([{ $match: { text: "$where" } }, { $project: { _id: 0, text: 1 } }]).toArray();
   expect(found).toEqual([{ text: "$where" }]);
 });
+
+describe("the counts of $limit, $skip and $sample, read as mongod reads them", () => {
+  const run = (pipeline: object[]) => target.db.collection("books").aggregate(pipeline).toArray();
+  const ids = async (pipeline: object[]) => (await run(pipeline)).map((book) => book["_id"]);
+
+  test.each([
+    [{ $limit: 0 }, 15958, "the limit must be positive"],
+    [{ $limit: -1 }, 15958, "the limit must be positive"],
+    [{ $limit: "2" }, 15957, "the limit must be specified as a number"],
+    [{ $skip: -1 }, 15956, "Argument to $skip cannot be negative"],
+    [{ $skip: "1" }, 15972, "Argument to $skip must be a number not a string"],
+    [{ $sample: 3 }, 28745, "the $sample stage specification must be an object"],
+    [{ $sample: { size: "3" } }, 28746, "size argument to $sample must be a number"],
+    [{ $sample: { size: -1 } }, 28747, "size argument to $sample must not be negative"],
+    [{ $sample: { size: 1, seed: 4 } }, 28748, "unrecognized option to $sample: seed"],
+    [{ $sample: {} }, 28749, "$sample stage must specify a size"],
+  ])("refuses %j with code %i", async (stage, code, message) => {
+    await expect(run([{ $sort: { _id: 1 } }, stage])).rejects.toMatchObject({ code, message });
+    await expect(run([stage])).rejects.toMatchObject({ code, message });
+  });
+
+  test("truncates a fractional count toward zero", async () => {
+    expect(await ids([{ $sort: { _id: 1 } }, { $limit: 2.9 }])).toEqual([1, 2]);
+    expect(await ids([{ $sort: { _id: 1 } }, { $skip: 1.9 }])).toEqual([2, 3]);
+    expect(await run([{ $sample: { size: 1.9 } }])).toHaveLength(1);
+  });
+
+  test("answers a sample of size 0 with no documents and keeps the server up", async () => {
+    expect(await run([{ $sample: { size: 0 } }])).toEqual([]);
+    expect(await ids([{ $match: { _id: 1 } }])).toEqual([1]);
+  });
+});

@@ -17,6 +17,7 @@ import {
   toPlain,
 } from "../values";
 import { collectionName, namespace, refuseOptions } from "./common";
+import { readCountArguments } from "./pipeline-arguments";
 import type { CommandContext, CommandDefinition } from "./context";
 import { planRead, planSource, type Selection } from "./read";
 
@@ -34,7 +35,7 @@ function validatePipeline(pipeline: unknown): Document[] {
   }
   rejectScripts(pipeline);
   assertComparable(pipeline, "an aggregation pipeline");
-  return pipeline;
+  return readCountArguments(pipeline);
 }
 
 /** The pipeline's leading `$match` stages (merged), `$sort` and `$limit`, which mongod hands to its query planner, and the rest. */
@@ -44,10 +45,9 @@ function pushDown(pipeline: readonly Document[]): { selection: Selection; rest: 
   while (isDocument(pipeline[at]?.["$match"])) matches.push(pipeline[at++]?.["$match"] as Document);
   const sort = pipeline[at]?.["$sort"];
   if (isDocument(sort)) at++;
-  // Only a valid limit goes to the planner; mingo reports an invalid one as mongod would.
-  const rawLimit: unknown = pipeline[at]?.["$limit"];
-  const limit = isNumeric(rawLimit) ? toNumber(rawLimit) : NaN;
-  const limited = Number.isInteger(limit) && limit > 0;
+  // readCountArguments has made every limit a positive integer.
+  const limit: unknown = pipeline[at]?.["$limit"];
+  const limited = typeof limit === "number";
   if (limited) at++;
   const filter = matches.length <= 1 ? matches[0] : { $and: matches };
   return {
