@@ -99,12 +99,28 @@ function ninMatchingArrays(selector: string, operand: unknown, options: Options)
   return (doc) => !matches(doc);
 }
 
+/** mongod refuses a `$size` it cannot match when it parses the query (code 2); mingo would match nothing. */
+function checkedSize(selector: string, operand: unknown, options: Options): Predicate {
+  if (typeof operand !== "number") throw new MongoCommandError(2, "$size needs a number");
+  if (!Number.isInteger(operand)) throw new MongoCommandError(2, "$size must be a whole number");
+  if (operand < 0) throw new MongoCommandError(2, "$size may not be negative");
+  return queryOperators.$size(selector, operand, options);
+}
+
+/** mongod refuses a `$mod` by 0 when it parses the query (code 2); mingo would compute NaN and match nothing. */
+function checkedMod(selector: string, operand: unknown, options: Options): Predicate {
+  if (Array.isArray(operand) && operand.length === 2 && typeof operand[0] === "number" && Math.trunc(operand[0]) === 0) {
+    throw new MongoCommandError(2, "divisor cannot be 0");
+  }
+  return queryOperators.$mod(selector, operand, options);
+}
+
 const CONTEXT = Context.init({
   accumulator: accumulatorOperators,
   expression: expressionOperators,
   pipeline: pipelineOperators,
   projection: projectionOperators,
-  query: { ...queryOperators, $type: exactType, $in: inMatchingArrays, $nin: ninMatchingArrays },
+  query: { ...queryOperators, $type: exactType, $in: inMatchingArrays, $nin: ninMatchingArrays, $size: checkedSize, $mod: checkedMod },
   window: windowOperators,
 });
 

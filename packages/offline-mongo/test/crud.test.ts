@@ -149,6 +149,32 @@ test("rejects an unknown query operator with code 2", async () => {
   await expect(items.findOne({ a: { $foo: 1 } })).rejects.toMatchObject({ code: 2, message: "unknown operator: $foo" });
 });
 
+test.each([
+  [{ $size: -1 }, "$size may not be negative"],
+  [{ $size: 1.5 }, "$size must be a whole number"],
+  [{ $size: "1" }, "$size needs a number"],
+  [{ $mod: [0, 1] }, "divisor cannot be 0"],
+])("refuses the filter {a: %j} with code 2 rather than matching nothing", async (condition, message) => {
+  const items = freshCollection();
+  await items.insertOne({ a: [1] });
+  await expect(items.find(untypedFilter({ a: condition })).toArray()).rejects.toMatchObject({ code: 2, message });
+});
+
+test.each(["skip", "limit", "batchSize"])("refuses a find command with a negative %s (51024)", async (field) => {
+  const items = freshCollection();
+  await expect(target.db.command({ find: items.collectionName, [field]: -1 })).rejects.toMatchObject({
+    code: 51024,
+    message: `BSON field '${field}' value must be >= 0, actual value '-1'`,
+  });
+});
+
+test("truncates a find command's fractional limit toward zero", async () => {
+  const items = freshCollection();
+  await items.insertMany([{ a: 1 }, { a: 2 }]);
+  const reply = await target.db.command({ find: items.collectionName, limit: 1.5 });
+  expect(reply["cursor"].firstBatch).toHaveLength(1);
+});
+
 test("closes a cursor with killCursors", async () => {
   const items = freshCollection();
   await items.insertMany(Array.from({ length: 10 }, (_, i) => ({ i })));

@@ -79,6 +79,15 @@ export const FIND_FIELDS = [
   "max",
 ];
 
+/** A find's `skip`, `limit` or `batchSize` as mongod's command parser reads it: any number, truncated, never negative. */
+function findCount(field: string, value: unknown): number | undefined {
+  const n = optionalNumberArg("find", field, value);
+  if (n === undefined) return undefined;
+  const count = Math.trunc(n);
+  if (count < 0) throw new MongoCommandError(51024, `BSON field '${field}' value must be >= 0, actual value '${count}'`);
+  return count;
+}
+
 /** A find command's plan and how to shape its results, shared by `find` and `explain`. */
 export function planFind(
   body: Document,
@@ -93,8 +102,8 @@ export function planFind(
   const execution = planRead(context, collection, "find", {
     filter: body["filter"],
     sort: body["sort"],
-    skip: optionalNumberArg("find", "skip", body["skip"]),
-    limit: optionalNumberArg("find", "limit", body["limit"]),
+    skip: findCount("skip", body["skip"]),
+    limit: findCount("limit", body["limit"]),
     hint: body["hint"],
   });
   return { execution, project: (doc) => (projection ? projection.apply(doc) : doc), collection };
@@ -115,9 +124,8 @@ const find: CommandDefinition = {
   fields: FIND_FIELDS,
   run(body, context) {
     const { execution, project, collection } = planFind(body, context);
-    const limit = optionalNumberArg("find", "limit", body["limit"]);
-    const batchSize = optionalNumberArg("find", "batchSize", body["batchSize"]) ?? DEFAULT_FIRST_BATCH;
-    const singleBatch = isTruthy(body["singleBatch"]) || (limit !== undefined && limit < 0);
+    const batchSize = findCount("batchSize", body["batchSize"]) ?? DEFAULT_FIRST_BATCH;
+    const singleBatch = isTruthy(body["singleBatch"]);
     return { cursor: context.cursors.open(namespace(context, collection), planSource(execution, project), batchSize, singleBatch), ok: 1 };
   },
 };
