@@ -23,6 +23,8 @@ interface OpenCursor {
   /** A document that did not fit in the previous batch's 16 MiB. */
   held: Document | undefined;
   lastUsed: number;
+  /** Set when the collection the cursor reads is dropped: its next getMore fails, as mongod's killed plan does. */
+  killedBecause?: string;
 }
 
 /**
@@ -72,6 +74,10 @@ export class CursorRegistry {
   getMore(id: Long, namespace: string, batchSize: number): Document {
     const cursor = this.cursors.get(id.toString());
     if (!cursor) throw new MongoCommandError(43, `cursor id ${id.toString()} not found`);
+    if (cursor.killedBecause !== undefined) {
+      this.cursors.delete(id.toString());
+      throw new MongoCommandError(175, `Executor error during getMore :: caused by :: ${cursor.killedBecause}`);
+    }
     if (cursor.namespace !== namespace) {
       throw new MongoCommandError(
         13,
@@ -82,6 +88,11 @@ export class CursorRegistry {
     cursor.lastUsed = Date.now();
     if (exhausted) this.cursors.delete(id.toString());
     return { id: exhausted ? Long.ZERO : id, ns: namespace, nextBatch: batch };
+  }
+
+  /** Marks every cursor on a namespace `reads` accepts as killed, so that its next getMore answers QueryPlanKilled (175). */
+  killReaders(reads: (namespace: string) => boolean): void {
+    for (const cursor of this.cursors.values()) if (reads(cursor.namespace)) cursor.killedBecause = "collection dropped";
   }
 
   /** Removes the cursor if it exists; true when it did. */

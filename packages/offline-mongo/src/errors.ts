@@ -24,6 +24,7 @@ const CODE_NAMES: Readonly<Record<number, string>> = {
   86: "IndexKeySpecsConflict",
   115: "CommandNotSupported",
   171: "CannotIndexParallelArrays",
+  175: "QueryPlanKilled",
   197: "InvalidIndexSpecificationOption",
   238: "NotImplemented",
   291: "NoQueryExecutionPlans",

@@ -185,6 +185,20 @@ test("closes a cursor with killCursors", async () => {
   await expect(target.db.command({ getMore: id, collection: items.collectionName })).rejects.toMatchObject({ code: 43 });
 });
 
+test.each([
+  ["find", (collection: string) => ({ find: collection, batchSize: 2 })],
+  ["aggregate", (collection: string) => ({ aggregate: collection, pipeline: [], cursor: { batchSize: 2 } })],
+])("kills an open %s cursor when its collection is dropped (QueryPlanKilled, 175)", async (_kind, open) => {
+  const items = freshCollection();
+  await items.insertMany(Array.from({ length: 10 }, (_, i) => ({ i })));
+  const first = await target.db.command(open(items.collectionName));
+  const id = first["cursor"]["id"] as Long;
+  await items.drop();
+  const getMore = () => target.db.command({ getMore: id, collection: items.collectionName });
+  await expect(getMore()).rejects.toMatchObject({ code: 175, codeName: "QueryPlanKilled" });
+  await expect(getMore()).rejects.toMatchObject({ code: 43 });
+});
+
 test("answers getMore on an unknown cursor with CursorNotFound (43)", async () => {
   const items = freshCollection();
   await expect(target.db.command({ getMore: Long.fromNumber(123456789), collection: items.collectionName })).rejects.toMatchObject({

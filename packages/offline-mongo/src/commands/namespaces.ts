@@ -57,6 +57,7 @@ const drop: CommandDefinition = {
     // Since 7.0 mongod answers ok for a collection that does not exist.
     if (!collection) return { ok: 1 };
     database.collections.delete(name);
+    context.cursors.killReaders((namespace) => namespace === collection.namespace);
     return { nIndexesWas: collection.indexes.length, ns: collection.namespace, ok: 1 };
   },
 };
@@ -66,6 +67,7 @@ const dropDatabase: CommandDefinition = {
   fields: [],
   run(_body, context) {
     context.storage.dropDatabase(context.db);
+    context.cursors.killReaders((namespace) => namespace.startsWith(`${context.db}.`));
     return { ok: 1 };
   },
 };
