@@ -22,7 +22,10 @@ export interface PurchaseOptions {
   flaggedBooks?: Pick<FlaggedBooks, "get" | "remember">;
   /** How many of the book's embedded buyers the caller's answer shows (see `embeddedBuyersProjection`); none by default. */
   embeddedBuyers?: number;
-  /** A session in a transaction: every write joins it, and the next page is opened as a transaction must (see `appendInTransaction`). */
+  /**
+   * The session of the transaction every write joins; with one, the next page is opened as a transaction
+   * must (see `appendInTransaction`), which is only safe against racers inside a transaction.
+   */
   session?: ClientSession;
 }
 
@@ -53,7 +56,7 @@ export async function recordPurchase(
     if (embedded) return { book: embedded, storedIn: "EMBEDDED" };
     flagged = openPageOf(await flagAsOutlier(db, bookId, session));
   }
-  const page = session?.inTransaction()
+  const page = session
     ? await appendInTransaction(db, bookId, customerId, flagged, session)
     : await appendToExtraSales(db, bookId, customerId, flagged, flaggedBooks);
   flaggedBooks?.remember(bookId, flagged.pageSize, page);
