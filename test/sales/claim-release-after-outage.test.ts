@@ -6,6 +6,7 @@ import { ClaimReleases } from "../../src/sales/claim-releases";
 import { PurchaseInProgressError } from "../../src/sales/errors";
 import { purchaseRequestsCollection, recordPurchaseRequest, type PurchaseRequest } from "../../src/sales/purchase-requests";
 import { storedPurchases } from "../support/factories";
+import { errorCodes, send, startTestHttpServer } from "../support/http";
 
 /**
  * A claim whose recording failed in an outage, and whose release failed with it, is released by the
@@ -103,5 +104,29 @@ describe("a purchaseId whose claim could not be released in an outage", () => {
     await expect(recordPurchaseRequest(connection.db, request, settings, timing)).rejects.toThrow(PurchaseInProgressError);
     expect(await claimOf(request)).toMatchObject({ customer_id: "carol" });
     expect(await storedPurchases(connection.db, "orphaned")).toEqual([]);
+  });
+});
+
+describe("the API over HTTP, after an outage between a purchase's claim and its write", () => {
+  const RECORD = `mutation ($bookId: ID!, $customerId: ID!, $purchaseId: ID) {
+    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) { storedIn replayed }
+  }`;
+
+  it("answers the failed call DATABASE_UNAVAILABLE and records its retry once, with the service's own 2-minute lease", async () => {
+    await createBook(connection.db, { id: "over-http", title: "Over HTTP", author: "A" }, settings);
+    const api = await startTestHttpServer(connection.db, { settings });
+    try {
+      const variables = { bookId: "over-http", customerId: "dave", purchaseId: "line-4" };
+      stopDatabaseAtThePurchase();
+      const failed = await send(api.url, { query: RECORD, variables });
+      await server.restart();
+      const retried = await send(api.url, { query: RECORD, variables });
+
+      expect(errorCodes(failed)).toEqual(["DATABASE_UNAVAILABLE"]);
+      expect(retried.json).toEqual({ data: { recordPurchase: { storedIn: "EMBEDDED", replayed: false } } });
+      expect(await storedPurchases(connection.db, "over-http")).toEqual(["dave"]);
+    } finally {
+      await api.stop();
+    }
   });
 });
