@@ -48,7 +48,10 @@ async function attemptATransaction(db: Db): Promise<"committed" | number | undef
   }
 }
 
-/** The commands a keyed purchase sends, with the transaction fields they carry. */
+/**
+ * The commands a keyed purchase sends, and whether each is part of a transaction: `autocommit: false`,
+ * which only transactions send (a retryable write on a replica set carries a txnNumber too).
+ */
 async function commandsOf(purchase: () => Promise<unknown>): Promise<{ name: string; inTransaction: boolean }[]> {
   const sent: CommandStartedEvent[] = [];
   const listen = (event: CommandStartedEvent) => void sent.push(event);
@@ -60,7 +63,7 @@ async function commandsOf(purchase: () => Promise<unknown>): Promise<{ name: str
   }
   return sent
     .filter((event) => !["hello", "endSessions"].includes(event.commandName))
-    .map((event) => ({ name: event.commandName, inTransaction: (event.command as Document).txnNumber !== undefined }));
+    .map((event) => ({ name: event.commandName, inTransaction: (event.command as Document).autocommit === false }));
 }
 
 function keyed(bookId: string, customerId: string, purchaseId = `line-${customerId}`): PurchaseRequest {
