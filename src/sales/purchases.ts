@@ -122,8 +122,7 @@ async function appendToExtraSales(
       await extraSales.updateOne(openPage, append, { upsert: true, hint: UNIQUE_PAGE_INDEX });
       return page;
     } catch (error) {
-      if (isMissingHintedIndexError(error)) throw new MissingIndexError("A purchase into extra_sales", UNIQUE_PAGE_INDEX, { cause: error });
-      if (!isDuplicateKeyError(error)) throw error;
+      if (!isDuplicateKeyError(error)) throw refusedWithoutPageIndex(error);
     }
     const { matchedCount } = await extraSales.updateOne(openPage, append);
     if (matchedCount === 1) return page;
@@ -148,25 +147,18 @@ async function appendInTransaction(
   session: ClientSession,
 ): Promise<number> {
   const extraSales = extraSalesCollection(db);
-  let last: Pick<ExtraSalesDocument, "page" | "count"> | null;
-  try {
-    last = await extraSales.findOne(
+  const last = await extraSales
+    .findOne<Pick<ExtraSalesDocument, "page" | "count">>(
       { book_id: bookId, page: { $gte: openPageAtLeast } },
       { sort: { page: -1 }, projection: { _id: 0, page: 1, count: 1 }, hint: UNIQUE_PAGE_INDEX, session },
-    );
-  } catch (error) {
-    if (isMissingHintedIndexError(error)) throw new MissingIndexError("A purchase into extra_sales", UNIQUE_PAGE_INDEX, { cause: error });
-    throw error;
-  }
+    )
+    .catch((error: unknown) => {
+      throw refusedWithoutPageIndex(error);
+    });
   if (last !== null && last.count < pageSize) {
     // The guard still holds the page to its size; in the snapshot that saw room it always matches.
-    const { matchedCount } = await extraSales.updateOne(
-      { book_id: bookId, page: last.page, count: { $lt: pageSize } },
-      appendOf(customerId),
-      {
-        session,
-      },
-    );
+    const openPage = { book_id: bookId, page: last.page, count: { $lt: pageSize } };
+    const { matchedCount } = await extraSales.updateOne(openPage, appendOf(customerId), { session });
     if (matchedCount === 1) return last.page;
   }
   const page = last === null ? openPageAtLeast : last.page + 1;
@@ -174,6 +166,14 @@ async function appendInTransaction(
   return page;
 }
 
+/** A page read or write refused because its hinted unique page index is missing becomes the service's refusal; any other error stays as it is. */
+function refusedWithoutPageIndex(error: unknown): unknown {
+  return isMissingHintedIndexError(error)
+    ? new MissingIndexError("A purchase into extra_sales", UNIQUE_PAGE_INDEX, { cause: error })
+    : error;
+}
+
+/** One customer appended to a page, with the count its guard filters on. */
 function appendOf(customerId: string) {
   return { $push: { customers_purchased_extra: customerId }, $inc: { count: 1 } };
 }
