@@ -17,6 +17,8 @@ export interface Config {
   readonly requestTimeoutMs: number;
   /** How long a recordPurchase `purchaseId` is remembered, so that retries within it record nothing new. */
   readonly purchaseIdLifetimeHours: number;
+  /** Whether a keyed purchase records its claim, purchase and outcome in one transaction where MongoDB offers them ("auto"), or never ("off"). */
+  readonly purchaseTransactions: PurchaseTransactions;
   /** Digests of the bearer tokens; undefined means none are configured and the API is open (never in production). */
   readonly apiTokens: readonly ConfiguredToken[] | undefined;
 }
@@ -24,8 +26,11 @@ export interface Config {
 /** The limits of the outlier pattern that new books are written with. */
 export type OutlierSettings = Pick<Config, "outlierThreshold" | "extraSalesPageSize">;
 
-/** How long purchase ids (idempotency keys) are kept. */
-export type PurchaseIdSettings = Pick<Config, "purchaseIdLifetimeHours">;
+export const PURCHASE_TRANSACTIONS = ["auto", "off"] as const;
+export type PurchaseTransactions = (typeof PURCHASE_TRANSACTIONS)[number];
+
+/** How long purchase ids (idempotency keys) are kept, and whether they are recorded in transactions where the deployment offers them. */
+export type PurchaseIdSettings = Pick<Config, "purchaseIdLifetimeHours" | "purchaseTransactions">;
 
 export const DEFAULT_PURCHASE_ID_LIFETIME_HOURS = 24;
 
@@ -101,6 +106,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         default: DEFAULT_PURCHASE_ID_LIFETIME_HOURS,
         desc: "hours a purchaseId is remembered",
       }),
+      PURCHASE_TRANSACTIONS: str({
+        choices: PURCHASE_TRANSACTIONS,
+        default: "auto",
+        desc: "auto: record a keyed purchase in one transaction on a replica set or mongos; off: never use transactions",
+      }),
       API_TOKENS: apiTokens({
         default: undefined,
         requiredWhen: (env) => env.NODE_ENV === "production",
@@ -121,6 +131,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv: clean.NODE_ENV as Config["nodeEnv"],
     requestTimeoutMs: clean.REQUEST_TIMEOUT_MS,
     purchaseIdLifetimeHours: clean.PURCHASE_ID_LIFETIME_HOURS,
+    purchaseTransactions: clean.PURCHASE_TRANSACTIONS,
     apiTokens: clean.API_TOKENS,
   };
 }

@@ -1,6 +1,7 @@
 import type { Db } from "mongodb";
 import type { Principal } from "../auth/principal";
 import type { ApiSettings } from "../config";
+import type { ClaimReleases } from "../sales/claim-releases";
 import type { FlaggedBooks } from "../sales/flagged-books";
 import { createSalesLoaders, type SalesLoaders } from "../sales/loaders";
 
@@ -13,6 +14,8 @@ export interface GraphQLContext {
   principal: Principal;
   /** Shared by every request of one server: the outliers it has seen, whose purchases go straight to their pages. */
   flaggedBooks: FlaggedBooks;
+  /** Shared by every request of one server: the purchaseId claims whose release failed in an outage, retried until released. */
+  claimReleases: ClaimReleases;
 }
 
 export function createContext(
@@ -20,7 +23,8 @@ export function createContext(
   settings: ApiSettings,
   principal: Principal,
   flaggedBooks: FlaggedBooks,
+  claimReleases: ClaimReleases,
   batchLoads = true,
 ): GraphQLContext {
-  return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings, principal, flaggedBooks };
+  return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings, principal, flaggedBooks, claimReleases };
 }

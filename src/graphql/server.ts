@@ -16,6 +16,7 @@ import { identifyCaller } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
 import { DEFAULT_REQUEST_TIMEOUT_MS, type ApiSettings } from "../config";
 import { isDatabaseReachable } from "../db/connection";
+import { ClaimReleases } from "../sales/claim-releases";
 import { FlaggedBooks } from "../sales/flagged-books";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
@@ -97,6 +98,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const apollo = createApolloServer(options, httpServer, metrics);
   await apollo.start();
   const flaggedBooks = new FlaggedBooks();
+  const claimReleases = new ClaimReleases();
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));
@@ -130,6 +132,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
           options.settings,
           identifyCaller(options.apiTokens, req.headers.authorization),
           flaggedBooks,
+          claimReleases,
           options.batchLoads,
         ),
     }),
@@ -143,6 +146,8 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const urlHost = host === undefined ? "localhost" : isIPv6(host) ? `[${host}]` : host;
   const stop = async () => {
     await apollo.stop();
+    // After the requests in flight, which may still hand it releases, and before the caller closes the database.
+    await claimReleases.stop();
     stopCounting();
   };
   return { url: `http://${urlHost}:${boundPort}/graphql`, httpServer, stop };

@@ -1,12 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Collection, Db } from "mongodb";
+import type { ClientSession, Collection, Db, TransactionOptions } from "mongodb";
 import { DEFAULT_PURCHASE_ID_LIFETIME_HOURS, type OutlierSettings, type PurchaseIdSettings } from "../config";
 import { isDuplicateKeyError } from "../db/errors";
+import { helloOf, usesTransactions } from "../db/topology";
 import { formatBookId } from "./book-ids";
 import { embeddedBuyersProjection } from "./books";
 import { salesCollection, type BookId } from "./documents";
+import type { ClaimReleases } from "./claim-releases";
 import { BookNotFoundError, PurchaseIdConflictError, PurchaseInProgressError } from "./errors";
+import type { FlaggedBooks } from "./flagged-books";
 import { recordPurchase, type PurchaseOptions, type PurchaseStorage, type RecordedPurchase } from "./purchases";
 
 /** One purchase a client asks for; `purchaseId`, when given, makes retries of it record nothing new. */
@@ -63,13 +66,21 @@ const HOUR_MS = 3_600_000;
 
 type ClaimId = PurchaseRequestDocument["_id"];
 
-type Claim = { kind: "owned"; owner: string } | { kind: "held"; claim: PurchaseRequestDocument } | { kind: "vanished" };
+/** Where a request stands with a key: it recorded the purchase, another request holds the claim, or there is none. */
+type Claim = { kind: "recorded"; outcome: PurchaseOutcome } | { kind: "held"; claim: PurchaseRequestDocument } | { kind: "vanished" };
+
+/** What a keyed purchase needs beyond `recordPurchase`'s options. */
+export interface PurchaseRequestOptions extends PurchaseOptions {
+  /** This server's owed releases: without it, a claim whose release failed waits out its lease. */
+  claimReleases?: ClaimReleases;
+}
 
 /**
  * Records a purchase; with a `purchaseId`, at most once per key and book, however often and however
- * concurrently the request is retried. Without one it is exactly `recordPurchase` (same round trips).
+ * concurrently the request is retried, and exactly once where the deployment offers transactions.
+ * Without a key it is exactly `recordPurchase` (same round trips).
  *
- * Why it holds without transactions (it must run on a standalone mongod and the offline server):
+ * Why it holds without transactions (a standalone mongod and the offline server):
  * - The key is claimed by inserting `{_id: {book_id, purchase_id}}`. `_id` is unique, so of any
  *   number of racing requests exactly one insert succeeds: that request, the owner, records the
  *   purchase and then stores where it went on the claim. Every other request finds the claim and
@@ -78,6 +89,8 @@ type Claim = { kind: "owned"; owner: string } | { kind: "held"; claim: PurchaseR
  * - Only the owner writes the outcome, guarded by its token, so a claim has one outcome forever.
  * - If recording fails, the owner deletes its claim (guarded by its token) before reporting the error,
  *   so the key stays usable: a domain failure (unknown book) wrote nothing, and a retry repeats it.
+ *   When that delete fails too (the database is away), `claimReleases` retries it until it lands, and
+ *   a retry of the key in this process tries it first, so the key is usable again soon after the outage.
  * - If the owner dies between claim and outcome, the claim stays without outcome; once `leaseMs` has
  *   passed since it was claimed, one retry takes it over with an update guarded by the old token and
  *   the missing outcome, and records the purchase itself.
@@ -87,6 +100,12 @@ type Claim = { kind: "owned"; owner: string } | { kind: "held"; claim: PurchaseR
  * can be doubled when (a) the owner dies after writing the purchase and before storing the outcome (one
  * round trip) and a retry takes the claim over after the lease, (b) a write fails ambiguously (applied,
  * but its acknowledgement lost) and the retry records it again, or (c) an owner outlives its lease.
+ *
+ * Where MongoDB offers transactions (a replica set or mongos, and `purchaseTransactions` is "auto"),
+ * the claim, the purchase and its outcome are one transaction (`recordInTransaction`): a claim is
+ * never seen without its outcome, and a failure, an abort or a lost commit leaves either all of it or
+ * none, so a retry finds the outcome or records the purchase afresh. None of (a), (b), (c) remains.
+ *
  * Keys are kept at least `purchaseIdLifetimeHours` (the TTL monitor deletes expired claims within
  * about a minute); a retry after that is a new purchase. Lease times compare clocks of the API's
  * hosts, assumed to agree to well within the lease.
@@ -96,7 +115,7 @@ export async function recordPurchaseRequest(
   request: PurchaseRequest,
   settings: Pick<OutlierSettings, "outlierThreshold"> & Partial<PurchaseIdSettings>,
   timing: PurchaseIdTiming = PURCHASE_ID_TIMING,
-  options: PurchaseOptions = {},
+  options: PurchaseRequestOptions = {},
 ): Promise<PurchaseOutcome> {
   const { purchaseId } = request;
   if (purchaseId === undefined)
@@ -104,21 +123,29 @@ export async function recordPurchaseRequest(
 
   const id = { book_id: request.bookId, purchase_id: purchaseId };
   const lifetimeHours = settings.purchaseIdLifetimeHours ?? DEFAULT_PURCHASE_ID_LIFETIME_HOURS;
+  const transactions = usesTransactions(settings.purchaseTransactions ?? "auto", await helloOf(db));
+  const owner: Owner = { db, request, id, settings, timing, options };
+  const own = (take: Take) => (transactions ? recordInTransaction(owner, take) : recordAsOwner(owner, take));
+  const claimAfresh = () => own(insertClaim(db, id, request.customerId, lifetimeHours));
+
   const giveUpAt = Date.now() + timing.waitMs;
-  let claim = await claimOrFind(db, id, request.customerId, lifetimeHours);
+  let claim = await claimAfresh();
   for (;;) {
-    if (claim.kind === "owned") return recordAsOwner(db, request, id, claim.owner, settings, options);
+    if (claim.kind === "recorded") return claim.outcome;
     if (claim.kind === "vanished") {
-      // Released by an owner whose recording failed (or expired): this request claims it afresh.
-      claim = await claimOrFind(db, id, request.customerId, lifetimeHours);
+      // Released by an owner whose recording failed (or expired, or rolled back with its transaction): claim it afresh.
+      claim = await claimAfresh();
       continue;
     }
     const held = claim.claim;
     if (held.customer_id !== request.customerId) throw new PurchaseIdConflictError(purchaseId);
     if (held.stored_in !== undefined) return replay(db, request.bookId, held.stored_in, options.embeddedBuyers ?? 0);
+    if (await options.claimReleases?.releaseNow(held.owner)) {
+      claim = { kind: "vanished" };
+      continue;
+    }
     if (Date.now() - held.claimed_at.getTime() >= timing.leaseMs) {
-      const owner = await takeOver(db, held);
-      claim = owner === undefined ? await findClaim(db, id) : { kind: "owned", owner };
+      claim = await own(takeOver(db, held));
       continue;
     }
     if (Date.now() >= giveUpAt) throw new PurchaseInProgressError(purchaseId);
@@ -127,17 +154,50 @@ export async function recordPurchaseRequest(
   }
 }
 
-async function claimOrFind(db: Db, id: ClaimId, customerId: string, lifetimeHours: number): Promise<Claim> {
-  const owner = randomUUID();
-  const now = new Date();
-  const expiresAt = new Date(now.getTime() + lifetimeHours * HOUR_MS);
-  try {
-    await purchaseRequestsCollection(db).insertOne({ _id: id, customer_id: customerId, owner, claimed_at: now, expires_at: expiresAt });
-    return { kind: "owned", owner };
-  } catch (error) {
-    if (!isDuplicateKeyError(error)) throw error;
-  }
-  return findClaim(db, id);
+/** What recording as the owner of a claim needs to know. */
+interface Owner {
+  db: Db;
+  request: PurchaseRequest;
+  id: ClaimId;
+  settings: Pick<OutlierSettings, "outlierThreshold">;
+  timing: PurchaseIdTiming;
+  options: PurchaseRequestOptions;
+}
+
+/** Makes this request the claim's owner (in `session`'s transaction when given); undefined when another request holds it. */
+type Take = (session?: ClientSession) => Promise<Ownership | undefined>;
+
+interface Ownership {
+  token: string;
+  claimedAt: Date;
+}
+
+function insertClaim(db: Db, id: ClaimId, customerId: string, lifetimeHours: number): Take {
+  return async (session) => {
+    const ownership = { token: randomUUID(), claimedAt: new Date() };
+    const expiresAt = new Date(ownership.claimedAt.getTime() + lifetimeHours * HOUR_MS);
+    const claim = { _id: id, customer_id: customerId, owner: ownership.token, claimed_at: ownership.claimedAt, expires_at: expiresAt };
+    try {
+      await purchaseRequestsCollection(db).insertOne(claim, { session });
+      return ownership;
+    } catch (error) {
+      // In a transaction the duplicate has aborted it: it must end with the error (see recordInTransaction).
+      if (session !== undefined || !isDuplicateKeyError(error)) throw error;
+      return undefined;
+    }
+  };
+}
+
+function takeOver(db: Db, stale: PurchaseRequestDocument): Take {
+  return async (session) => {
+    const ownership = { token: randomUUID(), claimedAt: new Date() };
+    const { matchedCount } = await purchaseRequestsCollection(db).updateOne(
+      { _id: stale._id, owner: stale.owner, stored_in: { $exists: false } },
+      { $set: { owner: ownership.token, claimed_at: ownership.claimedAt } },
+      { session },
+    );
+    return matchedCount === 1 ? ownership : undefined;
+  };
 }
 
 async function findClaim(db: Db, id: ClaimId): Promise<Claim> {
@@ -145,35 +205,71 @@ async function findClaim(db: Db, id: ClaimId): Promise<Claim> {
   return claim ? { kind: "held", claim } : { kind: "vanished" };
 }
 
-async function recordAsOwner(
-  db: Db,
-  request: PurchaseRequest,
-  id: ClaimId,
-  owner: string,
-  settings: Pick<OutlierSettings, "outlierThreshold">,
-  options: PurchaseOptions,
-): Promise<PurchaseOutcome> {
-  const claims = purchaseRequestsCollection(db);
+/** Without transactions: take the claim, record, store the outcome; release the claim if recording fails. */
+async function recordAsOwner({ db, request, id, settings, timing, options }: Owner, take: Take): Promise<Claim> {
+  const ownership = await take();
+  if (ownership === undefined) return findClaim(db, id);
   let purchase: RecordedPurchase;
   try {
     purchase = await recordPurchase(db, request.bookId, request.customerId, settings, options);
   } catch (error) {
-    // The client needs the original error; a claim that cannot be released now is taken over after its lease.
-    await claims.deleteOne({ _id: id, owner }).catch(() => undefined);
+    // The client needs the original error; a release that fails now is retried by claimReleases, else the claim waits out its lease.
+    const release = () => releaseClaim(db, id, ownership.token);
+    const until = new Date(ownership.claimedAt.getTime() + timing.leaseMs);
+    await release().catch(() => options.claimReleases?.owe(ownership.token, until, release));
     throw error;
   }
   // Matches nothing only if this request outlived its lease and was taken over: the residual risk (c).
-  await claims.updateOne({ _id: id, owner }, { $set: { stored_in: purchase.storedIn } });
-  return { ...purchase, replayed: false };
+  await storeOutcome(db, id, ownership.token, purchase.storedIn);
+  return { kind: "recorded", outcome: { ...purchase, replayed: false } };
 }
 
-async function takeOver(db: Db, stale: PurchaseRequestDocument): Promise<string | undefined> {
-  const owner = randomUUID();
-  const { matchedCount } = await purchaseRequestsCollection(db).updateOne(
-    { _id: stale._id, owner: stale.owner, stored_in: { $exists: false } },
-    { $set: { owner, claimed_at: new Date() } },
-  );
-  return matchedCount === 1 ? owner : undefined;
+/**
+ * With transactions: the claim, the purchase and its outcome commit together or not at all. The
+ * driver's `withTransaction` retries the whole callback on a transient error (a write conflict with a
+ * racer) and the commit on an unknown commit result. A duplicate key has aborted the transaction, so
+ * nothing of it was written: a racer's committed claim (answered from the claim) or a racer's new
+ * page (the claim vanished with the abort, so the caller's loop records afresh).
+ * What the purchase teaches about flagged books is kept only once committed: an aborted flag was never set.
+ */
+async function recordInTransaction({ db, request, id, settings, options }: Owner, take: Take): Promise<Claim> {
+  let learned: FlaggedBookNote[] = [];
+  const flaggedBooks = {
+    get: (bookId: BookId) => options.flaggedBooks?.get(bookId),
+    remember: (...note: FlaggedBookNote) => void learned.push(note),
+  };
+  let purchase: RecordedPurchase | undefined;
+  try {
+    purchase = await db.client.withSession((session) =>
+      session.withTransaction(async () => {
+        learned = [];
+        const ownership = await take(session);
+        if (ownership === undefined) return undefined;
+        const recorded = await recordPurchase(db, request.bookId, request.customerId, settings, { ...options, flaggedBooks, session });
+        await storeOutcome(db, id, ownership.token, recorded.storedIn, session);
+        return recorded;
+      }, PURCHASE_TRANSACTION),
+    );
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+  }
+  if (purchase === undefined) return findClaim(db, id);
+  for (const note of learned) options.flaggedBooks?.remember(...note);
+  return { kind: "recorded", outcome: { ...purchase, replayed: false } };
+}
+
+type FlaggedBookNote = Parameters<FlaggedBooks["remember"]>;
+
+/** Reads and writes of one snapshot, acknowledged by a majority: a committed claim and purchase survive a failover. */
+const PURCHASE_TRANSACTION: TransactionOptions = { readConcern: { level: "snapshot" }, writeConcern: { w: "majority" } };
+
+async function storeOutcome(db: Db, id: ClaimId, owner: string, storedIn: PurchaseStorage, session?: ClientSession): Promise<void> {
+  await purchaseRequestsCollection(db).updateOne({ _id: id, owner }, { $set: { stored_in: storedIn } }, { session });
+}
+
+/** The owner's delete of its own claim: guarded by its token, so it never removes a claim taken over since. */
+async function releaseClaim(db: Db, id: ClaimId, owner: string): Promise<void> {
+  await purchaseRequestsCollection(db).deleteOne({ _id: id, owner });
 }
 
 /** The book as it stands now (it includes the purchase), with where the purchase went. */

@@ -6,6 +6,7 @@ import type { ConfiguredToken } from "../../src/auth/tokens";
 import type { OutlierSettings } from "../../src/config";
 import { createContext } from "../../src/graphql/context";
 import { createApolloServer } from "../../src/graphql/server";
+import { ClaimReleases } from "../../src/sales/claim-releases";
 import { FlaggedBooks } from "../../src/sales/flagged-books";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { track } from "./in-flight";
@@ -47,8 +48,10 @@ export async function openTestApi(
   await apollo.start();
   // One per API, as one per HTTP server: what it learns about outliers outlives each request.
   const flaggedBooks = new FlaggedBooks();
+  const claimReleases = new ClaimReleases();
   const close = async () => {
     await apollo.stop();
+    await claimReleases.stop();
     await database.close();
   };
   const bind = (resolvedSettings: OutlierSettings, authorization: string | undefined): TestApi => ({
@@ -57,7 +60,15 @@ export async function openTestApi(
       const response = await track(
         apollo.executeOperation(
           { query, variables },
-          { contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization), flaggedBooks) },
+          {
+            contextValue: createContext(
+              database.db,
+              resolvedSettings,
+              identifyCaller(apiTokens, authorization),
+              flaggedBooks,
+              claimReleases,
+            ),
+          },
         ),
       );
       if (response.body.kind !== "single") throw new Error("incremental delivery is not used by this API");

@@ -12,7 +12,16 @@ describe("configuration", () => {
       nodeEnv: "development",
       requestTimeoutMs: 10_000,
       purchaseIdLifetimeHours: 24,
+      purchaseTransactions: "auto",
     });
+  });
+
+  it("turns transactions for keyed purchases off with PURCHASE_TRANSACTIONS=off", () => {
+    expect(readConfig({ PURCHASE_TRANSACTIONS: "off" }).purchaseTransactions).toBe("off");
+  });
+
+  it.each(["on", "true", ""])("rejects a PURCHASE_TRANSACTIONS of %j, naming the choices", (value) => {
+    expect(() => readConfig({ PURCHASE_TRANSACTIONS: value })).toThrow(/PURCHASE_TRANSACTIONS[\s\S]*auto[\s\S]*off/);
   });
 
   it.each<[string, Record<string, string>, string | undefined]>([

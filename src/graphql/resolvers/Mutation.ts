@@ -10,9 +10,10 @@ export const Mutation: MutationResolvers = {
   addBook: (_parent, { input }, { db, settings }) =>
     createBook(db, { ...input, id: input.id == null ? null : parseBookId(input.id, "input.id") }, settings),
 
-  recordPurchase: (_parent, { input }, { db, settings, flaggedBooks }, info) => {
+  recordPurchase: (_parent, { input }, { db, settings, flaggedBooks, claimReleases }, info) => {
     const embeddedBuyers = embeddedBuyersSelected(info, ["book"]);
-    return recordPurchaseRequest(db, parsePurchaseRequest(input), settings, PURCHASE_ID_TIMING, { flaggedBooks, embeddedBuyers });
+    const options = { flaggedBooks, embeddedBuyers, claimReleases };
+    return recordPurchaseRequest(db, parsePurchaseRequest(input), settings, PURCHASE_ID_TIMING, options);
   },
 };
 
