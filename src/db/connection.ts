@@ -2,7 +2,7 @@ import { AsyncResource } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
 import type { Logger } from "pino";
-import { isDuplicateKeyError } from "./errors";
+import { isDuplicateKeyError, PageRepairInProgressError } from "./errors";
 import { ensureIndexes, indexLabel } from "./indexes";
 
 export interface DatabaseConnection {
@@ -30,6 +30,8 @@ export async function connectToDatabase(
     return { client, db, close: () => client.close() };
   } catch (error) {
     await client.close();
+    // It names its own cause and fix; the database itself is fine.
+    if (error instanceof PageRepairInProgressError) throw error;
     throw new Error(
       `Cannot use MongoDB at ${redact(uri)} (${(error as Error).message}). Check that it is running and that MONGODB_URI is right.`,
       { cause: error },
@@ -96,11 +98,13 @@ export function openDatabase(
         inPlace = false;
         if (closing.signal.aborted) return;
         checkDue = true;
-        const blocked = isDuplicateKeyError(error);
+        const blocked = isDuplicateKeyError(error) || error instanceof PageRepairInProgressError;
         if (blocked)
           logger.error(
             { err: error, attempt },
-            "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`",
+            error instanceof PageRepairInProgressError
+              ? error.message
+              : "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`",
           );
         else
           logger.warn(

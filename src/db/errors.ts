@@ -43,6 +43,20 @@ export class MissingIndexError extends Error {
   }
 }
 
+/**
+ * The unique page index is held back while `npm run reconcile -- --fix` is rewriting a book's pages
+ * (its journal exists): with the index back, purchases would append to pages the rewrite is about to
+ * write, and the rewrite could no longer finish. Until reconcile finishes, overflow purchases are refused
+ * with DATABASE_NOT_READY and /readyz answers 503.
+ */
+export class PageRepairInProgressError extends Error {
+  override readonly name = "PageRepairInProgressError";
+  readonly code = "PAGE_REPAIR_IN_PROGRESS";
+  constructor(index: string) {
+    super(`The index ${index} waits for a page repair cut off half-way: finish it with \`npm run reconcile -- --fix\`.`);
+  }
+}
+
 // The server codes the driver itself retries (its RETRYABLE_READ_ERROR_CODES, which retryable writes share) or
 // takes as "not primary" (LegacyNotPrimary), and a write concern that replicas did not meet in time:
 // a server that cannot be reached, is shutting down, stepping down, not (yet) primary, or overloaded.

@@ -1,6 +1,8 @@
 import { MongoServerError, type Db, type IndexDescriptionInfo } from "mongodb";
 import { EXTRA_SALES, SALES } from "../sales/documents";
+import { RECONCILE_JOURNAL } from "../sales/page-relayout";
 import { PURCHASE_REQUESTS } from "../sales/purchase-requests";
+import { PageRepairInProgressError } from "./errors";
 
 /**
  * The unique index that lets exactly one of two requests racing to open the same page succeed. The
@@ -53,11 +55,21 @@ const NAMESPACE_NOT_FOUND = 26;
  * Checks that every required index exists and creates those that do not, returning what it created
  * (none when all were there). Safe to run at any time: when all are in place it only lists them.
  * A collection holding what an index forbids (duplicate pages) makes creating it fail with E11000.
+ * The unique page index is left to reconcile while a page repair is unfinished: every other missing
+ * index is created, then PageRepairInProgressError says why that one is not.
  */
 export async function ensureIndexes(db: Db): Promise<RequiredIndex[]> {
   const missing = await findMissingIndexes(db);
-  for (const { collection, name, key, ...options } of missing) await db.collection(collection).createIndex(key, { name, ...options });
-  return missing;
+  const heldBack = missing.some(({ name }) => name === UNIQUE_PAGE_INDEX) && (await pageRepairUnfinished(db));
+  const toCreate = heldBack ? missing.filter(({ name }) => name !== UNIQUE_PAGE_INDEX) : missing;
+  for (const { collection, name, key, ...options } of toCreate) await db.collection(collection).createIndex(key, { name, ...options });
+  if (heldBack) throw new PageRepairInProgressError(`${EXTRA_SALES}.${UNIQUE_PAGE_INDEX}`);
+  return toCreate;
+}
+
+/** True while reconcile's journal holds a page rewrite that was cut off (see `relayOutPages`). */
+async function pageRepairUnfinished(db: Db): Promise<boolean> {
+  return (await db.collection(RECONCILE_JOURNAL).findOne({}, { projection: { _id: 1 } })) !== null;
 }
 
 /** The required indexes missing from the database; writes nothing. */

@@ -1,3 +1,4 @@
+import { PageRepairInProgressError } from "../../src/db/errors";
 import { ensureIndexes, findMissingIndexes } from "../../src/db/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection, salesCollection, type BookId } from "../../src/sales/documents";
@@ -217,16 +218,20 @@ describe("npm run reconcile with the unique page index missing", () => {
     expect(await findMissingIndexes(database.db)).toEqual([]);
   });
 
-  it("finishes a page rewrite cut off half-way from its journal, losing no purchase", async () => {
+  /** A rewrite of the duplicated pages cut off after its journal and the deletion of the old pages, before any new page was written. */
+  async function cutOffRewrite(): Promise<void> {
     await duplicatedPages();
     const old = await pages().find({ book_id: "dup" }).sort({ page: 1, _id: 1 }).toArray();
-    // Cut off after the journal and the deletion of the old pages, before any new page was written.
     await database.db.collection(RECONCILE_JOURNAL).insertOne({
       _id: "dup" as never,
       replaces: old.map((page) => page._id),
       purchases: old.flatMap((page) => page.customers_purchased_extra),
     });
     await pages().deleteMany({ book_id: "dup" });
+  }
+
+  it("finishes a page rewrite cut off half-way from its journal, losing no purchase", async () => {
+    await cutOffRewrite();
 
     const violations = await check();
     expect(summary(violations).map(({ kind, bookId }) => `${kind} ${String(bookId)}`)).toEqual([
@@ -238,6 +243,20 @@ describe("npm run reconcile with the unique page index missing", () => {
     expect(await storedPurchases(database.db, "dup")).toEqual(expectedPurchases);
     expect(await check()).toEqual([]);
     expect(await database.db.collection(RECONCILE_JOURNAL).countDocuments()).toBe(0);
+  });
+
+  it("keeps the unique page index back while a rewrite is unfinished, so no purchase races it, and creates it once --fix has finished", async () => {
+    await cutOffRewrite();
+    await salesCollection(database.db).dropIndex("has_extras_1");
+
+    await expect(ensureIndexes(database.db)).rejects.toBeInstanceOf(PageRepairInProgressError);
+    expect((await findMissingIndexes(database.db)).map(({ name }) => name)).toEqual(["book_id_1_page_1"]);
+    await expect(recordPurchase(database.db, "dup", "late", SETTINGS)).rejects.toMatchObject({ code: "DATABASE_NOT_READY" });
+
+    await repairViolations(database.db, await check());
+    expect(await storedPurchases(database.db, "dup")).toEqual(expectedPurchases);
+    expect(await ensureIndexes(database.db)).toEqual([]);
+    expect(await findMissingIndexes(database.db)).toEqual([]);
   });
 
   it("starts although the index cannot be created, exits 1 listing what is wrong, and 0 once --fix has repaired it", async () => {
