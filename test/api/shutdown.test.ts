@@ -32,9 +32,11 @@ const children: ChildProcess[] = [];
 // The compiled build the production command runs, in a folder of the tests' own beside src/ (so the build finds schema.graphql where dist/ does).
 const buildDir = mkdtempSync(join(ROOT, ".test-build-"));
 beforeAll(async () => {
+  // --noCheck emits the same files as `npm run build` (checked byte for byte) in a fifth of the time:
+  // the types are `npm run typecheck`'s to check, and this test needs only the JavaScript.
   const build = spawn(
     process.execPath,
-    [require.resolve("typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", buildDir],
+    [require.resolve("typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.build.json"), "--outDir", buildDir, "--noCheck"],
     {
       stdio: "inherit",
     },
