@@ -41,9 +41,20 @@ function compareNumbers(a: number, b: number): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Strings and field names compare by their UTF-8 bytes, as mongod's memcmp does (no locale). */
+/**
+ * Strings and field names compare by their UTF-8 bytes, as mongod's memcmp does (no locale). Below the
+ * surrogates (U+D800) UTF-16 code units order as UTF-8 bytes do, so the common case needs no encoding:
+ * index maintenance compares strings millions of times in a test run.
+ */
 function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const unitA = a.charCodeAt(i);
+    const unitB = b.charCodeAt(i);
+    if (unitA === unitB) continue;
+    if (unitA < 0xd800 && unitB < 0xd800) return unitA - unitB;
+    return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  }
+  return a.length - b.length;
 }
 
 function compareSequences(a: readonly unknown[], b: readonly unknown[]): number {
