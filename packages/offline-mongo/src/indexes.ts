@@ -185,6 +185,21 @@ export class Index {
     for (const tuple of this.keysOf(doc)?.tuples ?? []) this.tree.delete([...tuple.plain, id]);
   }
 
+  /**
+   * Moves a record from its old document's keys to its new one's, touching only the keys that differ,
+   * as mongod does: appending one element to a 1,000-element array inserts one key, not 1,000.
+   */
+  update(id: number, before: Document, after: Document): void {
+    const oldTuples = this.keysOf(before)?.tuples ?? [];
+    const newKeys = this.keysOf(after);
+    const hadKey = new Set(oldTuples.map((tuple) => tuple.canonical));
+    const hasKey = new Set(newKeys?.tuples.map((tuple) => tuple.canonical));
+    for (const tuple of oldTuples) if (!hasKey.has(tuple.canonical)) this.tree.delete([...tuple.plain, id]);
+    if (newKeys === undefined) return;
+    newKeys.arrayFields.forEach((field) => this.multikeyFields.add(field));
+    for (const tuple of newKeys.tuples) if (!hadKey.has(tuple.canonical)) this.tree.set([...tuple.plain, id], true);
+  }
+
   /** The first entry at or after `key` in the scan's direction (forward: ascending tree order). */
   seek(key: IndexKey, forward: boolean): IndexKey | undefined {
     return (forward ? this.tree.getPairOrNextHigher(key) : this.tree.getPairOrNextLower(key))?.[0];

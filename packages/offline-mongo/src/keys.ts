@@ -66,6 +66,8 @@ export function documentKeys(doc: Document, fields: readonly string[]): { perFie
 export interface KeyTuple {
   readonly plain: readonly unknown[];
   readonly typed: readonly unknown[];
+  /** Equal for two keys exactly when mongod's key equality holds (1, 1.0 and Long 1 alike). */
+  readonly canonical: string;
 }
 
 /** Every combination of one value per field, deduplicated by mongod's key equality. */
@@ -73,7 +75,7 @@ export function keyTuples(perField: readonly unknown[][]): KeyTuple[] {
   const combos = perField.reduce<unknown[][]>((acc, values) => acc.flatMap((prefix) => values.map((v) => [...prefix, v])), [[]]);
   const distinct = new Map<string, unknown[]>();
   for (const combo of combos) distinct.set(combo.map(canonicalKeyOrUndefined).join("|"), combo);
-  return [...distinct.values()].map((typed) => ({ typed, plain: typed.map(toPlain) }));
+  return [...distinct].map(([canonical, typed]) => ({ typed, plain: typed.map(toPlain), canonical }));
 }
 
 function canonicalKeyOrUndefined(value: unknown): string {

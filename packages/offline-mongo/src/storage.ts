@@ -98,9 +98,8 @@ export class Collection {
     this.checkIndexes(doc, old.id);
     const record: StoredDocument = { id: old.id, doc, plain: toPlain(doc) as Document, bytes: size };
     this.bytes += size - old.bytes;
-    this.indexList.forEach((index) => index.remove(old.id, old.doc));
     this.records.set(old.id, record);
-    this.indexList.forEach((index) => index.add(old.id, doc));
+    this.indexList.forEach((index) => index.update(old.id, old.doc, doc));
     return record;
   }
 

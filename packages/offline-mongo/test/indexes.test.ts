@@ -1,5 +1,6 @@
 import type { Collection } from "mongodb";
-import { untypedUpdate, useTestDatabase } from "./connect";
+import { Long } from "mongodb";
+import { untypedFilter, untypedUpdate, useTestDatabase } from "./connect";
 
 const target = useTestDatabase("indexes");
 
@@ -157,4 +158,40 @@ describe("TTL indexes", () => {
   ])("refuses a TTL index on %s with CannotCreateIndex (67)", async (_case, key, expireAfterSeconds) => {
     await expect(target.freshCollection("ttl").createIndex(key, { expireAfterSeconds })).rejects.toMatchObject({ code: 67 });
   });
+});
+
+test("keeps a multikey index's keys exactly as a fresh build would after each kind of array update", async () => {
+  const shelf = target.freshCollection("multikey");
+  const rebuilt = target.freshCollection("multikey_rebuilt");
+  const index = { tags: 1, n: 1 };
+  await shelf.createIndex(index);
+  await shelf.insertMany([
+    { _id: 1 as never, tags: ["a", "b"], n: 1 },
+    { _id: 2 as never, tags: ["b"], n: 2 },
+  ]);
+  const updates = [
+    { $push: { tags: "c" } },
+    { $pull: { tags: "a" } },
+    { $set: { tags: ["b", "b", "d"] } },
+    { $set: { n: Long.fromNumber(1) } },
+    { $set: { tags: [1, "1"] } },
+    { $set: { tags: [] } },
+    { $unset: { tags: "" } },
+    { $set: { tags: "a" } },
+  ];
+  // Keys left behind or missing show in what the index scan examines, even where the fetch's filter hides them from the results.
+  const scan = async (collection: Collection, tag: unknown) => {
+    const cursor = collection.find(untypedFilter({ tags: tag })).hint(index);
+    const explained = await cursor.explain("executionStats");
+    return { ids: (await cursor.sort({ _id: 1 }).toArray()).map((doc) => doc._id), keys: explained["executionStats"].totalKeysExamined };
+  };
+  for (const update of updates) {
+    await shelf.updateOne({ _id: 1 as never }, untypedUpdate(update));
+    await rebuilt.drop().catch(() => undefined);
+    await rebuilt.insertMany(await shelf.find().toArray());
+    await rebuilt.createIndex(index);
+    for (const tag of ["a", "b", "c", "d", 1, "1", null, []]) {
+      expect({ update, tag, ...(await scan(shelf, tag)) }).toEqual({ update, tag, ...(await scan(rebuilt, tag)) });
+    }
+  }
 });
