@@ -22,8 +22,8 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog]
 Measures writes, reads and GraphQL over HTTP on the database the project selects
 (MONGODB_URI, else an embedded one), prints markdown tables and saves raw figures in bench/results/.
 
-  --quick            fewer repetitions and shorter loads (under two minutes)
-  --largest-catalog  also measure a catalog of 1,000,002 books (minutes more to seed)
+  --quick            fewer repetitions, shorter loads and no catalog of 1,000,002 books
+  --largest-catalog  measure the catalog of 1,000,002 books in a quick run too (minutes more to seed)
   --help             show this text`;
 
 /** A database of the run's own, with the indexes in place, watched by command monitoring; dropped when closed. */
@@ -42,9 +42,10 @@ async function openBenchDatabase(uri: string, name: string): Promise<DatabaseCon
 async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutput): Promise<void> {
   const flags = parseFlags(args, { quick: { type: "boolean" }, "largest-catalog": { type: "boolean" } });
   const chosen = flags.quick ? QUICK_PLAN : FULL_PLAN;
-  const plan = flags["largest-catalog"]
-    ? { ...chosen, scale: { ...chosen.scale, catalogSizes: [...chosen.scale.catalogSizes, LARGEST_CATALOG] } }
-    : chosen;
+  const plan =
+    flags["largest-catalog"] && !chosen.scale.catalogSizes.includes(LARGEST_CATALOG)
+      ? { ...chosen, scale: { ...chosen.scale, catalogSizes: [...chosen.scale.catalogSizes, LARGEST_CATALOG] } }
+      : chosen;
   const config = readToolConfig(env);
   const started = Date.now();
   const database = await selectDatabase(config.mongodbUri);
