@@ -98,20 +98,19 @@ export function openDatabase(
         inPlace = false;
         if (closing.signal.aborted) return;
         checkDue = true;
-        const blocked = isDuplicateKeyError(error) || error instanceof PageRepairInProgressError;
-        if (blocked)
-          logger.error(
-            { err: error, attempt },
-            error instanceof PageRepairInProgressError
-              ? error.message
-              : "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`",
-          );
+        // Waiting cannot fix what only reconcile can: say so, and look again at the slower pace.
+        const blocked = isDuplicateKeyError(error)
+          ? "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`"
+          : error instanceof PageRepairInProgressError
+            ? error.message
+            : undefined;
+        if (blocked) logger.error({ err: error, attempt }, blocked);
         else
           logger.warn(
             { err: error, attempt },
             `MongoDB at ${redact(uri)} is not usable yet (${(error as Error).message}); trying again in ${retryMs} ms`,
           );
-        await sleep(blocked ? indexCheckMs : retryMs, undefined, { signal: closing.signal }).catch(() => undefined);
+        await sleep(blocked !== undefined ? indexCheckMs : retryMs, undefined, { signal: closing.signal }).catch(() => undefined);
       }
     }
   };

@@ -33,7 +33,7 @@ export function isMissingHintedIndexError(error: unknown): error is MongoServerE
 /**
  * Refused by this service, not by MongoDB: an index a write relies on for its correctness is missing
  * (the database came back without it, or it was dropped), so the write is refused rather than allowed to
- * corrupt a book. Retryable: the indexes are re-created as soon as the service notices (see `watchIndexes`).
+ * corrupt a book. Retryable: the indexes are re-created as soon as the service notices (see `openDatabase`).
  */
 export class MissingIndexError extends Error {
   override readonly name = "MissingIndexError";

@@ -18,6 +18,9 @@ export interface RequiredIndex {
   expireAfterSeconds?: number;
 }
 
+/** The largest books first, ties by id: the order of salesStats' list and of the index that serves it. */
+export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
+
 /**
  * The indexes the pattern relies on.
  * `(book_id, page)` is unique so that two requests racing to open the same page cannot both succeed,
@@ -35,9 +38,6 @@ export interface RequiredIndex {
  * PURCHASE_ID_LIFETIME_HOURS applies to new claims without ever changing the index (which would need collMod).
  * A function rather than a constant: purchases.ts imports this module, which imports purchase-requests.ts, which imports purchases.ts.
  */
-/** The largest books first, ties by id: the order of salesStats' list and of the index that serves it. */
-export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
-
 export function requiredIndexes(): RequiredIndex[] {
   return [
     { collection: EXTRA_SALES, name: UNIQUE_PAGE_INDEX, key: { book_id: 1, page: 1 }, unique: true },

@@ -10,9 +10,12 @@ export function offersTransactions(hello: Document): boolean {
   return typeof hello.setName === "string" || hello.msg === "isdbgrid";
 }
 
-/** Whether keyed purchases run in transactions: when the setting allows it and the deployment offers them. */
-export function usesTransactions(setting: PurchaseTransactions, hello: Document): boolean {
-  return setting === "auto" && offersTransactions(hello);
+/**
+ * Whether keyed purchases run in transactions: when the setting allows it and the deployment offers
+ * them. With the setting off, the deployment is never asked.
+ */
+export async function usesTransactions(setting: PurchaseTransactions, askHello: () => Promise<Document>): Promise<boolean> {
+  return setting === "auto" && offersTransactions(await askHello());
 }
 
 // A deployment does not change kind under a running client, so one hello per client is enough.

@@ -123,9 +123,7 @@ export async function recordPurchaseRequest(
 
   const id = { book_id: request.bookId, purchase_id: purchaseId };
   const lifetimeHours = settings.purchaseIdLifetimeHours ?? DEFAULT_PURCHASE_ID_LIFETIME_HOURS;
-  const setting = settings.purchaseTransactions ?? "auto";
-  // With transactions off, the deployment is not even asked what it offers.
-  const transactions = setting !== "off" && usesTransactions(setting, await helloOf(db));
+  const transactions = await usesTransactions(settings.purchaseTransactions ?? "auto", () => helloOf(db));
   const owner: Owner = { db, request, id, settings, timing, options };
   const own = (take: Take) => (transactions ? recordInTransaction(owner, take) : recordAsOwner(owner, take));
   const claimAfresh = () => own(insertClaim(db, id, request.customerId, lifetimeHours));

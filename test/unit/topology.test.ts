@@ -11,14 +11,14 @@ describe("choosing the transactional path from the hello reply", () => {
     ["a replica set primary", REPLICA_SET_PRIMARY],
     ["a replica set secondary", REPLICA_SET_SECONDARY],
     ["a mongos", MONGOS],
-  ])("takes %s as offering transactions", (_case, hello) => {
+  ])("takes %s as offering transactions", async (_case, hello) => {
     expect(offersTransactions(hello)).toBe(true);
-    expect(usesTransactions("auto", hello)).toBe(true);
+    expect(await usesTransactions("auto", async () => hello)).toBe(true);
   });
 
-  it("takes a standalone (and the offline stand-in, which answers as one) as offering none", () => {
+  it("takes a standalone (and the offline stand-in, which answers as one) as offering none", async () => {
     expect(offersTransactions(STANDALONE)).toBe(false);
-    expect(usesTransactions("auto", STANDALONE)).toBe(false);
+    expect(await usesTransactions("auto", async () => STANDALONE)).toBe(false);
   });
 
   it("does not take a setName that is not a name, nor another msg, as a replica set or mongos", () => {
@@ -26,7 +26,11 @@ describe("choosing the transactional path from the hello reply", () => {
     expect(offersTransactions({ ...STANDALONE, msg: "isdbgrid-not" })).toBe(false);
   });
 
-  it("never uses transactions when PURCHASE_TRANSACTIONS is off, whatever the deployment offers", () => {
-    expect([REPLICA_SET_PRIMARY, MONGOS, STANDALONE].map((hello) => usesTransactions("off", hello))).toEqual([false, false, false]);
+  it("never uses transactions when PURCHASE_TRANSACTIONS is off, whatever the deployment offers, and never asks it", async () => {
+    for (const hello of [REPLICA_SET_PRIMARY, MONGOS, STANDALONE]) {
+      const askHello = jest.fn(async () => hello);
+      expect(await usesTransactions("off", askHello)).toBe(false);
+      expect(askHello).not.toHaveBeenCalled();
+    }
   });
 });
