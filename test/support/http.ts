@@ -30,6 +30,19 @@ export function send(url: string, body?: unknown, init: { method?: string; heade
   );
 }
 
+/** A GraphQL request as GET sends it: the operation and its variables and extensions (JSON) in the query string. */
+export function getUrl(
+  url: string,
+  request: { query?: string; variables?: unknown; extensions?: unknown; operationName?: string },
+): string {
+  const parameters = new URLSearchParams();
+  if (request.query !== undefined) parameters.set("query", request.query);
+  if (request.operationName !== undefined) parameters.set("operationName", request.operationName);
+  if (request.variables !== undefined) parameters.set("variables", JSON.stringify(request.variables));
+  if (request.extensions !== undefined) parameters.set("extensions", JSON.stringify(request.extensions));
+  return `${url}?${parameters}`;
+}
+
 /** The `extensions.code` of every error in the answer. */
 export function errorCodes(answer: HttpAnswer): unknown[] {
   return (answer.json?.errors ?? []).map((error) => error.extensions?.code);

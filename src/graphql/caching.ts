@@ -1,0 +1,62 @@
+import type { ApolloServerPlugin } from "@apollo/server";
+import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
+import responseCachePlugin from "@apollo/server-plugin-response-cache";
+import { KeyvAdapter } from "@apollo/utils.keyvadapter";
+import { ErrorsAreMissesCache, InMemoryLRUCache, type KeyValueCache } from "@apollo/utils.keyvaluecache";
+import KeyvRedis from "@keyv/redis";
+import Keyv from "keyv";
+import type { Logger } from "pino";
+import type { Principal } from "../auth/principal";
+
+/** Where answers are kept between requests: this process's memory, or a Redis every API process shares. */
+export interface ResponseCache {
+  readonly store: KeyValueCache;
+  /** Closes the connection to Redis, if any; the in-process cache needs nothing. */
+  close(): Promise<void>;
+}
+
+// An answer of 100 books with their buyers is about 40 kB: this holds hundreds of them, and no more whatever callers ask.
+const IN_PROCESS_CACHE_BYTES = 32 * 1024 * 1024;
+// A cache that does not answer within this is treated as empty, rather than holding the request up.
+const REDIS_CONNECT_TIMEOUT_MS = 2_000;
+
+/** How long public answers may be cached, and the store that keeps them (and the automatic persisted queries). */
+export interface Caching {
+  catalogMaxAgeSeconds: number;
+  store: KeyValueCache;
+}
+
+/** The in-process cache, bounded in bytes, or, with a `redis://` URL, the Redis that API processes share. */
+export function openResponseCache(redisUrl: string | undefined, logger: Logger): ResponseCache {
+  if (redisUrl === undefined) return { store: new InMemoryLRUCache({ maxSize: IN_PROCESS_CACHE_BYTES }), close: async () => {} };
+  const redis = new KeyvRedis(redisUrl, { throwOnConnectError: false, connectionTimeout: REDIS_CONNECT_TIMEOUT_MS });
+  const keyv = new Keyv<string>({ store: redis, namespace: "bookstore", throwOnErrors: true });
+  // A Redis that is down costs cache misses and a warning, never a failed request.
+  const store = new ErrorsAreMissesCache(new KeyvAdapter(keyv), logger);
+  return { store, close: () => redis.disconnect() };
+}
+
+/**
+ * Cache hints and the response cache. The schema's `@cacheControl` hints say what is private and what
+ * is never cached; how long the rest may be cached is this server's setting, the hints' default max
+ * age. Without `caching`, or with a max age of 0, every answer says `no-store` and nothing is kept.
+ */
+export function cachingPlugins<TContext extends { principal: Principal }>(caching: Caching | undefined): ApolloServerPlugin<TContext>[] {
+  const maxAge = caching?.catalogMaxAgeSeconds ?? 0;
+  const cacheControl = ApolloServerPluginCacheControl({ defaultMaxAge: maxAge });
+  if (!caching || maxAge === 0) return [cacheControl];
+  const responseCache = responseCachePlugin<TContext>({
+    cache: caching.store,
+    sessionId: async ({ contextValue }) => sessionId(contextValue.principal),
+  });
+  return [cacheControl, responseCache];
+}
+
+/**
+ * A private answer is kept for the token that asked, and for no one else. Callers without a token
+ * (anonymous, or everyone while the API is open in development) have no session: their private
+ * answers are not cached at all.
+ */
+function sessionId(principal: Principal): string | null {
+  return principal.kind === "token" ? `token:${principal.name}` : null;
+}
