@@ -10,6 +10,8 @@ import { track } from "./in-flight";
 export interface HttpAnswer {
   status: number;
   contentType: string;
+  /** The `Cache-Control` header, or null when there is none. */
+  cacheControl: string | null;
   /** The body parsed as JSON, or undefined when it is not JSON (an HTML error page, say). */
   json?: { data?: unknown; errors?: GraphQLFormattedError[] };
 }
@@ -23,11 +25,17 @@ export function send(url: string, body?: unknown, init: { method?: string; heade
         headers: init.headers ?? { "content-type": "application/json" },
         body: body === undefined || typeof body === "string" ? body : JSON.stringify(body),
       });
-      const text = await response.text();
-      const contentType = response.headers.get("content-type") ?? "";
-      return { status: response.status, contentType, json: contentType.includes("json") ? JSON.parse(text) : undefined };
+      return answerOf(response);
     })(),
   );
+}
+
+/** What a test reads of a response: status, content type, caching header and JSON body. */
+export async function answerOf(response: Response): Promise<HttpAnswer> {
+  const text = await response.text();
+  const contentType = response.headers.get("content-type") ?? "";
+  const json = contentType.includes("json") ? JSON.parse(text) : undefined;
+  return { status: response.status, contentType, cacheControl: response.headers.get("cache-control"), json };
 }
 
 /** A GraphQL request as GET sends it: the operation and its variables and extensions (JSON) in the query string. */
