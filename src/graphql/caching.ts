@@ -17,8 +17,9 @@ export interface ResponseCache {
 
 // An answer of 100 books with their buyers is about 40 kB: this holds hundreds of them, and no more whatever callers ask.
 const IN_PROCESS_CACHE_BYTES = 32 * 1024 * 1024;
-// A cache that does not answer within this is treated as empty, rather than holding the request up.
-const REDIS_CONNECT_TIMEOUT_MS = 2_000;
+// Connecting to a Redis on the same network takes milliseconds; while it is down, each request tries
+// again and waits this long before it is answered without the cache.
+const REDIS_CONNECT_TIMEOUT_MS = 500;
 
 /** How long public answers may be cached, and the store that keeps them (and the automatic persisted queries). */
 export interface Caching {
@@ -26,12 +27,20 @@ export interface Caching {
   store: KeyValueCache;
 }
 
-/** The in-process cache, bounded in bytes, or, with a `redis://` URL, the Redis that API processes share. */
-export function openResponseCache(redisUrl: string | undefined, logger: Logger): ResponseCache {
+/**
+ * The in-process cache, bounded in bytes, or, with a `redis://` URL, the Redis that API processes
+ * share. Keys there start with the database's name, so deployments of other databases (staging,
+ * another shop) may share one Redis without ever answering from each other's data.
+ */
+export function openResponseCache(redisUrl: string | undefined, databaseName: string, logger: Logger): ResponseCache {
   if (redisUrl === undefined) return { store: new InMemoryLRUCache({ maxSize: IN_PROCESS_CACHE_BYTES }), close: async () => {} };
   const redis = new KeyvRedis(redisUrl, { throwOnConnectError: false, connectionTimeout: REDIS_CONNECT_TIMEOUT_MS });
-  const keyv = new Keyv<string>({ store: redis, namespace: "bookstore", throwOnErrors: true });
-  // A Redis that is down costs cache misses and a warning, never a failed request.
+  const keyv = new Keyv<string>({ store: redis, namespace: databaseName, useKeyPrefix: false, throwOnErrors: true });
+  // A Redis that is down costs cache misses, never a failed request; its client reports every reconnection
+  // attempt, so only the first failure is logged.
+  keyv.once("error", (error: unknown) =>
+    logger.warn({ err: error }, "response cache: Redis did not answer; answering without it while it does not (logged once)"),
+  );
   const store = new ErrorsAreMissesCache(new KeyvAdapter(keyv), logger);
   return { store, close: () => redis.disconnect() };
 }
