@@ -7,7 +7,7 @@ import type autocannon from "autocannon";
 import type { Config } from "../src/config";
 import type { DatabaseConnection } from "../src/db/connection";
 import type { SelectedDatabase } from "../src/db/select-database";
-import { listingScenario, ONE_ROUND_TRIP, OVERHEAD, seedShelf, type Scenario } from "./http";
+import { CACHED_LISTING, listingScenario, ONE_ROUND_TRIP, OVERHEAD, seedShelf, type Scenario } from "./http";
 import type { Plan } from "./plan";
 import type { Progress } from "./progress";
 import { ratio } from "./stats";
@@ -42,7 +42,7 @@ const ROOT = join(__dirname, "..");
 const SETTLE_MS = 1_000;
 
 export function throughputSteps(plan: Plan["http"]): number {
-  return 2 + plan.listingSizes.length;
+  return 3 + plan.listingSizes.length;
 }
 
 export async function benchmarkThroughput(
@@ -60,7 +60,7 @@ export async function benchmarkThroughput(
     await seedShelf(connection.db, config);
     const api = await startChild("bench/api-process.ts", [], { MONGODB_URI: uri, MONGODB_DB: connection.db.databaseName });
     try {
-      const scenarios = [OVERHEAD, ONE_ROUND_TRIP, ...plan.listingSizes.map(listingScenario)];
+      const scenarios = [OVERHEAD, ONE_ROUND_TRIP, ...plan.listingSizes.map(listingScenario), CACHED_LISTING];
       const measured: Omit<ThroughputRow, "shareOfOverhead">[] = [];
       for (const scenario of scenarios) {
         measured.push(await measure(api.firstLine, scenario, plan));
