@@ -1,4 +1,5 @@
 import type { ApolloServerPlugin } from "@apollo/server";
+import type { RequestHandler } from "express";
 import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import responseCachePlugin from "@apollo/server-plugin-response-cache";
 import { KeyvAdapter } from "@apollo/utils.keyvadapter";
@@ -60,6 +61,16 @@ export function cachingPlugins<TContext extends { principal: Principal }>(cachin
   });
   return [cacheControl, responseCache];
 }
+
+/**
+ * Tells browsers and proxies that an answer depends on the Authorization header: a browser shared by
+ * two users (a sign-out, then another token) must not serve the first one's private answer, cached for
+ * its max age, to the second. Anonymous callers, who send none, still share every public answer.
+ */
+export const varyByAuthorization: RequestHandler = (_request, response, next) => {
+  response.vary("Authorization");
+  next();
+};
 
 /**
  * A private answer is kept for the token that asked, and for no one else. Callers without a token

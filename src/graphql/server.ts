@@ -22,7 +22,7 @@ import { createServerMetrics, type ServerMetrics } from "../observability/metric
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
-import { cachingPlugins, openResponseCache, type Caching } from "./caching";
+import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
 import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
@@ -151,6 +151,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     "/graphql",
     requestTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     cors(),
+    varyByAuthorization,
     refuseNonJsonPosts,
     express.json({ limit: REQUEST_LIMITS.maxBodySize }),
     requestContextMiddleware(),

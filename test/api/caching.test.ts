@@ -78,6 +78,16 @@ describe("Cache-Control", () => {
     expect(answer.cacheControl).toBe("max-age=600, private");
   });
 
+  it("tells browsers that answers differ by Authorization, so a browser shared by two users keeps each one's apart", async () => {
+    const response = await fetch(cached.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: bearer(reader) },
+      body: JSON.stringify({ query: BUYERS, variables: { id: "1" } }),
+    });
+    await response.text();
+    expect(response.headers.get("vary")?.toLowerCase().split(/,\s*/)).toContain("authorization");
+  });
+
   it("never lets a mutation's answer be stored", async () => {
     const answer = await post(cached, RECORD, { input: { bookId: "3", customerId: "no-store" } }, checkout);
     expect(answer.json?.errors).toBeUndefined();
