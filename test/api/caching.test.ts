@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { readConfig } from "../../src/config";
 import type { RunningServer } from "../../src/graphql/server";
-import { openTestDatabase, type TestDatabase } from "../support/database";
+import { openTestDatabase, withCommandCount, type TestDatabase } from "../support/database";
 import { customers, seedBook, storedPurchases } from "../support/factories";
-import { errorCodes, getUrl, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { errorCodes, getUrl, postOperation, send, startTestHttpServer, type HttpAnswer } from "../support/http";
 import { bearer, configuredTokens, tokenSpec, type TokenSpec } from "../support/tokens";
 
 const reader = tokenSpec("reader", ["purchases:read"]);
@@ -30,17 +30,9 @@ afterAll(async () => {
   await database.close();
 });
 
-function post(server: RunningServer, query: string, variables: Record<string, unknown>, token?: TokenSpec): Promise<HttpAnswer> {
-  const authorization: Record<string, string> = token ? { authorization: bearer(token) } : {};
-  return send(server.url, { query, variables }, { headers: { "content-type": "application/json", ...authorization } });
-}
-
-/** The answer and the database commands it cost. */
-async function withCommands(request: () => Promise<HttpAnswer>): Promise<[HttpAnswer, number]> {
-  database.commands.reset();
-  const answer = await request();
-  return [answer, database.commands.names().length];
-}
+const post = (server: RunningServer, query: string, variables: Record<string, unknown>, token?: TokenSpec) =>
+  postOperation(server.url, query, variables, token);
+const withCommands = (request: () => Promise<HttpAnswer>) => withCommandCount(database.commands, request);
 
 /** Starts a server for one test and stops it after, whatever the test's outcome. */
 async function withServer(options: Parameters<typeof startTestHttpServer>[1], test: (server: RunningServer) => Promise<void>) {

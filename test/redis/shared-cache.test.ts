@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import type { RunningServer } from "../../src/graphql/server";
-import { openTestDatabase, type TestDatabase } from "../support/database";
+import { openTestDatabase, withCommandCount, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
-import { getUrl, send, startTestHttpServer, type HttpAnswer } from "../support/http";
-import { bearer, configuredTokens, tokenSpec, type TokenSpec } from "../support/tokens";
+import { getUrl, postOperation, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { configuredTokens, tokenSpec, type TokenSpec } from "../support/tokens";
 
 /**
  * Two API instances on one database and one Redis, as two processes behind a load balancer: what one
@@ -36,16 +36,9 @@ afterAll(async () => {
   await database.close();
 });
 
-function post(server: RunningServer, query: string, variables: Record<string, unknown>, token?: TokenSpec): Promise<HttpAnswer> {
-  const authorization: Record<string, string> = token ? { authorization: bearer(token) } : {};
-  return send(server.url, { query, variables }, { headers: { "content-type": "application/json", ...authorization } });
-}
-
-async function withCommands(request: () => Promise<HttpAnswer>): Promise<[HttpAnswer, number]> {
-  database.commands.reset();
-  const answer = await request();
-  return [answer, database.commands.names().length];
-}
+const post = (server: RunningServer, query: string, variables: Record<string, unknown>, token?: TokenSpec) =>
+  postOperation(server.url, query, variables, token);
+const withCommands = (request: () => Promise<HttpAnswer>) => withCommandCount(database.commands, request);
 
 describe("a response cache shared through Redis", () => {
   it("answers a listing on the second instance from what the first cached, with 0 database commands", async () => {

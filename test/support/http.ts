@@ -6,6 +6,7 @@ import pino from "pino";
 import { startHttpServer, type RunningServer, type ServerOptions } from "../../src/graphql/server";
 import { TEST_SETTINGS } from "./api";
 import { track } from "./in-flight";
+import { bearer, type TokenSpec } from "./tokens";
 
 export interface HttpAnswer {
   status: number;
@@ -36,6 +37,12 @@ export async function answerOf(response: Response): Promise<HttpAnswer> {
   const contentType = response.headers.get("content-type") ?? "";
   const json = contentType.includes("json") ? JSON.parse(text) : undefined;
   return { status: response.status, contentType, cacheControl: response.headers.get("cache-control"), json };
+}
+
+/** One operation as a JSON POST, with the token's bearer header when one is given. */
+export function postOperation(url: string, query: string, variables: Record<string, unknown>, token?: TokenSpec): Promise<HttpAnswer> {
+  const authorization: Record<string, string> = token ? { authorization: bearer(token) } : {};
+  return send(url, { query, variables }, { headers: { "content-type": "application/json", ...authorization } });
 }
 
 /** A GraphQL request as GET sends it: the operation and its variables and extensions (JSON) in the query string. */
