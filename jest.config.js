@@ -7,6 +7,8 @@ const transform = { "^.+\\.ts$": ["ts-jest", { tsconfig: { module: "commonjs", m
  * test/support/global-setup.ts; their time limit is what their heaviest work (hundreds of racing
  * purchases, building and starting the server) takes on a busy 2-core machine, several times over,
  * and no test starts while the previous one's operations are still in flight (settle-in-flight.ts).
+ * The tests of a Redis-shared response cache (test/redis) run when TEST_REDIS_URL names a Redis, as
+ * .ci/run sets it, and then fail if it does not answer; without it they are left out of the run.
  * @type {import('jest').Config}
  */
 module.exports = {
@@ -24,7 +26,7 @@ module.exports = {
       displayName: "integration",
       testEnvironment: "node",
       roots: ["<rootDir>/test", "<rootDir>/packages/offline-mongo/test"],
-      testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/unit/"],
+      testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/unit/", ...(process.env.TEST_REDIS_URL ? [] : ["<rootDir>/test/redis/"])],
       transform,
       globalSetup: "<rootDir>/test/support/global-setup.ts",
       globalTeardown: "<rootDir>/test/support/global-teardown.ts",

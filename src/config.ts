@@ -21,7 +21,16 @@ export interface Config {
   readonly purchaseTransactions: PurchaseTransactions;
   /** Digests of the bearer tokens; undefined means none are configured and the API is open (never in production). */
   readonly apiTokens: readonly ConfiguredToken[] | undefined;
+  /** How long public catalog answers may be served from a cache (the response cache, a CDN, a browser); 0 caches nothing. */
+  readonly catalogMaxAgeSeconds: number;
+  /** The Redis that API processes share their response cache through; undefined keeps the cache in this process. */
+  readonly responseCacheUrl: string | undefined;
+  /** How long an idle keep-alive connection stays open: longer than any load balancer's idle timeout in front of the API. */
+  readonly keepAliveTimeoutSeconds: number;
 }
+
+/** What the server needs to cache answers and hold connections; absent from the server's options, nothing is cached. */
+export type CacheSettings = Pick<Config, "catalogMaxAgeSeconds" | "responseCacheUrl">;
 
 /** The limits of the outlier pattern that new books are written with. */
 export type OutlierSettings = Pick<Config, "outlierThreshold" | "extraSalesPageSize">;
@@ -41,14 +50,22 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
-const positiveInteger = (max: number) =>
+const wholeNumber = (min: number, max: number) =>
   makeValidator<number>((input) => {
     const value = Number(input);
-    if (!/^\d+$/.test(input.trim()) || value < 1 || value > max) {
-      throw new Error(`must be a whole number from 1 to ${max}, got "${input}"`);
+    if (!/^\d+$/.test(input.trim()) || value < min || value > max) {
+      throw new Error(`must be a whole number from ${min} to ${max}, got "${input}"`);
     }
     return value;
   });
+const positiveInteger = (max: number) => wholeNumber(1, max);
+
+const redisUrl = makeValidator<string>((input) => {
+  const protocol = URL.canParse(input) ? new URL(input).protocol : undefined;
+  // Never echoed: the URL may hold Redis's password.
+  if (protocol !== "redis:" && protocol !== "rediss:") throw new Error("must be a redis:// or rediss:// URL");
+  return input;
+});
 
 // envalid's url() rejects replica-set strings ("host1,host2"), so parse them as the driver does.
 const mongodbUri = makeValidator<string>((input) => {
@@ -69,6 +86,14 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 const MAX_REQUEST_TIMEOUT_MS = 120_000;
 // A year of keys is already more than any client retries for; longer only grows purchase_requests.
 const MAX_PURCHASE_ID_LIFETIME_HOURS = 8_760;
+export const DEFAULT_CATALOG_MAX_AGE_SECONDS = 5;
+// A day: the catalog changes with every purchase, and a stale count for longer helps no storefront.
+const MAX_CATALOG_MAX_AGE_SECONDS = 86_400;
+// Above the 60 s idle timeout of common load balancers (AWS's ALB and ELB): the balancer must close an idle connection
+// first, or it may send a request down a socket the API is closing, and its client gets a 502.
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS = 65;
+// Google Cloud's load balancers keep idle connections 600 s and advise backends to wait longer.
+const MAX_KEEP_ALIVE_TIMEOUT_SECONDS = 3_600;
 
 function throwAllErrors({ errors }: ReporterOptions<unknown>): void {
   const problems = Object.entries(errors).map(([name, error]) => `  ${name}: ${(error as Error).message}`);
@@ -117,6 +142,22 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         desc: "must be set when NODE_ENV=production, which refuses to start with the API open to anyone; set it to a JSON array of bearer tokens",
         example: API_TOKENS_EXAMPLE,
       }),
+      CATALOG_MAX_AGE_SECONDS: wholeNumber(
+        0,
+        MAX_CATALOG_MAX_AGE_SECONDS,
+      )({
+        default: DEFAULT_CATALOG_MAX_AGE_SECONDS,
+        desc: "seconds public catalog answers may be served from cache; 0 turns caching off",
+      }),
+      RESPONSE_CACHE_URL: redisUrl({
+        default: undefined,
+        desc: "a Redis that API processes share their response cache through; unset: each process caches in its own memory",
+        example: "redis://cache.internal:6379",
+      }),
+      KEEP_ALIVE_TIMEOUT_SECONDS: positiveInteger(MAX_KEEP_ALIVE_TIMEOUT_SECONDS)({
+        default: DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
+        desc: "seconds an idle HTTP connection stays open; set it above your load balancer's idle timeout",
+      }),
     },
     { reporter: throwAllErrors },
   );
@@ -133,5 +174,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     purchaseIdLifetimeHours: clean.PURCHASE_ID_LIFETIME_HOURS,
     purchaseTransactions: clean.PURCHASE_TRANSACTIONS,
     apiTokens: clean.API_TOKENS,
+    catalogMaxAgeSeconds: clean.CATALOG_MAX_AGE_SECONDS,
+    responseCacheUrl: clean.RESPONSE_CACHE_URL,
+    keepAliveTimeoutSeconds: clean.KEEP_ALIVE_TIMEOUT_SECONDS,
   };
 }

@@ -50,6 +50,8 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     apiTokens: config.apiTokens,
     requestTimeoutMs: config.requestTimeoutMs,
     indexesInPlace: connection.indexesInPlace,
+    cache: config,
+    keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
   };
   try {
     return await startHttpServer(options, config.port, config.host);

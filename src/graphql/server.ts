@@ -14,7 +14,7 @@ import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { identifyCaller } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
-import { DEFAULT_REQUEST_TIMEOUT_MS, type ApiSettings } from "../config";
+import { DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS, DEFAULT_REQUEST_TIMEOUT_MS, type ApiSettings, type CacheSettings } from "../config";
 import { isDatabaseReachable } from "../db/connection";
 import { ClaimReleases } from "../sales/claim-releases";
 import { FlaggedBooks } from "../sales/flagged-books";
@@ -22,9 +22,10 @@ import { createServerMetrics, type ServerMetrics } from "../observability/metric
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
+import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
 import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
-import { dropLateAnswers, requestBodyErrors, requestTimeLimit } from "./limits/http";
+import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { resolvers } from "./resolvers";
 
@@ -43,11 +44,15 @@ export interface ServerOptions {
   indexesInPlace?: () => boolean;
   /** Only the benchmark turns this off, to measure the N+1 queries that batching avoids. */
   batchLoads?: boolean;
+  /** How long public answers may be cached, and where; absent: nothing is cached (every answer says `no-store`). */
+  cache?: CacheSettings;
+  /** How long an idle keep-alive connection stays open; default 65 s, above common load balancers' 60 s. */
+  keepAliveTimeoutSeconds?: number;
 }
 
-/** The GraphQL server on its own, as tests drive it with `executeOperation`. */
+/** The GraphQL server on its own, as tests drive it with `executeOperation`; without `caching`, nothing is cached. */
 export function createApolloServer(
-  { logger, production }: Pick<ServerOptions, "logger" | "production">,
+  { logger, production, caching }: Pick<ServerOptions, "logger" | "production"> & { caching?: Caching },
   httpServer?: http.Server,
   metrics?: ServerMetrics,
 ) {
@@ -65,18 +70,39 @@ export function createApolloServer(
     validationRules: armor.validationRules,
     // Off by default; said here because one batch of many operations would slip past every per-request limit.
     allowBatchedHttpRequests: false,
+    // A GET runs only queries (Apollo answers a mutation by GET with 405), and no credential rides along on its
+    // own: GETs are served to every client's defaults, and non-JSON POSTs are refused by refuseNonJsonPosts (SECURITY.md).
+    csrfPrevention: false,
+    ...(caching ? { cache: caching.store } : {}),
     plugins: [
       ...drain,
       landingPage,
       ...armor.plugins,
       costLimitPlugin<GraphQLContext>(),
       accessPlugin<GraphQLContext>(),
+      ...cachingPlugins<GraphQLContext>(caching),
       requestLogPlugin<GraphQLContext>(logger, metrics),
     ],
     // The process owns its signals (src/cli/start.ts): Apollo's own handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,
   });
 }
+
+/**
+ * A load balancer keeps idle connections to the API open and reuses them: the API must not close one
+ * first, or a request the balancer sends at that moment fails (`other side closed`, a 502). Node's
+ * default of 5 s is far below every balancer's idle timeout. The headers timeout must exceed the
+ * keep-alive timeout (Node's own advice), and the request timeout, which Node checks against it,
+ * follows it up when needed.
+ */
+function connectionTimeouts(keepAliveTimeoutSeconds: number): http.ServerOptions {
+  const keepAliveTimeout = keepAliveTimeoutSeconds * 1000;
+  const headersTimeout = keepAliveTimeout + 1000;
+  return { keepAliveTimeout, headersTimeout, requestTimeout: Math.max(NODE_REQUEST_TIMEOUT_MS, headersTimeout) };
+}
+
+// Node's default: the whole request must arrive within 5 minutes.
+const NODE_REQUEST_TIMEOUT_MS = 300_000;
 
 export interface RunningServer {
   url: string;
@@ -93,9 +119,11 @@ export interface RunningServer {
  */
 export async function startHttpServer(options: ServerOptions, port: number, host?: string): Promise<RunningServer> {
   const app = express();
-  const httpServer = http.createServer(app);
+  const httpServer = http.createServer(connectionTimeouts(options.keepAliveTimeoutSeconds ?? DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), app);
   const metrics = createServerMetrics(options.db);
-  const apollo = createApolloServer(options, httpServer, metrics);
+  const responseCache = openResponseCache(options.cache?.responseCacheUrl, options.db.databaseName, options.logger);
+  const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
+  const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
   await apollo.start();
   const flaggedBooks = new FlaggedBooks();
   const claimReleases = new ClaimReleases();
@@ -123,6 +151,8 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     "/graphql",
     requestTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
     cors(),
+    varyByAuthorization,
+    refuseNonJsonPosts,
     express.json({ limit: REQUEST_LIMITS.maxBodySize }),
     requestContextMiddleware(),
     expressMiddleware(apollo, {
@@ -149,6 +179,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     // After the requests in flight, which may still hand it releases, and before the caller closes the database.
     await claimReleases.stop();
     stopCounting();
+    await responseCache.close();
   };
   return { url: `http://${urlHost}:${boundPort}/graphql`, httpServer, stop };
 }

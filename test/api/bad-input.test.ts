@@ -2,7 +2,7 @@ import { bookCursor } from "../../src/graphql/cursors";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook, storedPurchases } from "../support/factories";
-import { errorCodes, send, type HttpAnswer, startTestHttpServer } from "../support/http";
+import { errorCodes, getUrl, send, type HttpAnswer, startTestHttpServer } from "../support/http";
 
 let database: TestDatabase;
 let server: RunningServer;
@@ -112,14 +112,22 @@ const cases: [string, BadRequest][] = [
       code: "BAD_REQUEST",
     },
   ],
-  ["a GET without a preflight-forcing header", { method: "GET", headers: {}, code: "BAD_REQUEST" }],
+  [
+    "a mutation by GET, which a link or an image could send",
+    {
+      method: "GET",
+      headers: {},
+      body: { query: RECORD, variables: { input: { bookId: "1", customerId: "by-get" } } },
+      code: "BAD_REQUEST",
+    },
+  ],
   ["a body that is not JSON", { body: `{"query": `, code: "BAD_REQUEST" }],
   ["a JSON body without a query", { body: { variables: {} }, code: "BAD_REQUEST" }],
 ];
 
 async function sendBadRequest({ body, method, headers }: BadRequest): Promise<HttpAnswer> {
-  const url = method === "GET" ? `${server.url}?query=${encodeURIComponent("{ books { totalCount } }")}` : server.url;
-  return send(url, body, { method, headers: headers ?? JSON_POST });
+  if (method === "GET") return send(getUrl(server.url, body as { query: string }), undefined, { method, headers });
+  return send(server.url, body, { headers: headers ?? JSON_POST });
 }
 
 describe("bad input in production", () => {

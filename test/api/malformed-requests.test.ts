@@ -5,7 +5,7 @@ import pino from "pino";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
-import { errorCodes, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { answerOf, errorCodes, send, startTestHttpServer, type HttpAnswer } from "../support/http";
 
 // Requests a client can get wrong, or an attacker can craft, sent over HTTP as they were found (issue 13):
 // each is answered 400 with a coded JSON error and logged as the client's mistake, never at error level.
@@ -110,7 +110,5 @@ async function sendBytes(bytes: Buffer, encoding: string): Promise<HttpAnswer> {
     headers: { "content-type": "application/json", "content-encoding": encoding },
     body: bytes,
   });
-  const text = await response.text();
-  const contentType = response.headers.get("content-type") ?? "";
-  return { status: response.status, contentType, json: contentType.includes("json") ? JSON.parse(text) : undefined };
+  return answerOf(response);
 }

@@ -55,6 +55,13 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   };
 }
 
+/** What `run` answers, and how many commands it sent. */
+export async function withCommandCount<T>(commands: CommandLog, run: () => Promise<T>): Promise<[T, number]> {
+  commands.reset();
+  const result = await run();
+  return [result, commands.names().length];
+}
+
 /** What a reply carries back from the collection, leaving out the status fields every reply has and which vary by deployment. */
 function documentsIn(reply: Document | undefined): Document[] {
   if (!reply) return [];

@@ -6,10 +6,13 @@ import pino from "pino";
 import { startHttpServer, type RunningServer, type ServerOptions } from "../../src/graphql/server";
 import { TEST_SETTINGS } from "./api";
 import { track } from "./in-flight";
+import { bearer, type TokenSpec } from "./tokens";
 
 export interface HttpAnswer {
   status: number;
   contentType: string;
+  /** The `Cache-Control` header, or null when there is none. */
+  cacheControl: string | null;
   /** The body parsed as JSON, or undefined when it is not JSON (an HTML error page, say). */
   json?: { data?: unknown; errors?: GraphQLFormattedError[] };
 }
@@ -23,11 +26,36 @@ export function send(url: string, body?: unknown, init: { method?: string; heade
         headers: init.headers ?? { "content-type": "application/json" },
         body: body === undefined || typeof body === "string" ? body : JSON.stringify(body),
       });
-      const text = await response.text();
-      const contentType = response.headers.get("content-type") ?? "";
-      return { status: response.status, contentType, json: contentType.includes("json") ? JSON.parse(text) : undefined };
+      return answerOf(response);
     })(),
   );
+}
+
+/** What a test reads of a response: status, content type, caching header and JSON body. */
+export async function answerOf(response: Response): Promise<HttpAnswer> {
+  const text = await response.text();
+  const contentType = response.headers.get("content-type") ?? "";
+  const json = contentType.includes("json") ? JSON.parse(text) : undefined;
+  return { status: response.status, contentType, cacheControl: response.headers.get("cache-control"), json };
+}
+
+/** One operation as a JSON POST, with the token's bearer header when one is given. */
+export function postOperation(url: string, query: string, variables: Record<string, unknown>, token?: TokenSpec): Promise<HttpAnswer> {
+  const authorization: Record<string, string> = token ? { authorization: bearer(token) } : {};
+  return send(url, { query, variables }, { headers: { "content-type": "application/json", ...authorization } });
+}
+
+/** A GraphQL request as GET sends it: the operation and its variables and extensions (JSON) in the query string. */
+export function getUrl(
+  url: string,
+  request: { query?: string; variables?: unknown; extensions?: unknown; operationName?: string },
+): string {
+  const parameters = new URLSearchParams();
+  if (request.query !== undefined) parameters.set("query", request.query);
+  if (request.operationName !== undefined) parameters.set("operationName", request.operationName);
+  if (request.variables !== undefined) parameters.set("variables", JSON.stringify(request.variables));
+  if (request.extensions !== undefined) parameters.set("extensions", JSON.stringify(request.extensions));
+  return `${url}?${parameters}`;
 }
 
 /** The `extensions.code` of every error in the answer. */

@@ -13,7 +13,34 @@ describe("configuration", () => {
       requestTimeoutMs: 10_000,
       purchaseIdLifetimeHours: 24,
       purchaseTransactions: "auto",
+      catalogMaxAgeSeconds: 5,
+      responseCacheUrl: undefined,
+      keepAliveTimeoutSeconds: 65,
     });
+  });
+
+  it("turns caching off with CATALOG_MAX_AGE_SECONDS=0", () => {
+    expect(readConfig({ CATALOG_MAX_AGE_SECONDS: "0" }).catalogMaxAgeSeconds).toBe(0);
+  });
+
+  it.each(["-1", "86401", "5s"])("rejects a CATALOG_MAX_AGE_SECONDS of %s", (seconds) => {
+    expect(() => readConfig({ CATALOG_MAX_AGE_SECONDS: seconds })).toThrow(
+      /CATALOG_MAX_AGE_SECONDS: must be a whole number from 0 to 86400/,
+    );
+  });
+
+  it.each(["redis://127.0.0.1:6379", "rediss://user:secret@cache.example:6380/2"])("shares the response cache through %s", (url) => {
+    expect(readConfig({ RESPONSE_CACHE_URL: url }).responseCacheUrl).toBe(url);
+  });
+
+  it.each(["localhost:6379", "http://cache:6379"])("rejects a RESPONSE_CACHE_URL of %s", (url) => {
+    expect(() => readConfig({ RESPONSE_CACHE_URL: url })).toThrow(/RESPONSE_CACHE_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+  });
+
+  it.each(["0", "3601"])("rejects a KEEP_ALIVE_TIMEOUT_SECONDS of %s", (seconds) => {
+    expect(() => readConfig({ KEEP_ALIVE_TIMEOUT_SECONDS: seconds })).toThrow(
+      /KEEP_ALIVE_TIMEOUT_SECONDS: must be a whole number from 1 to 3600/,
+    );
   });
 
   it("turns transactions for keyed purchases off with PURCHASE_TRANSACTIONS=off", () => {

@@ -119,7 +119,20 @@ export type BookEdge = {
   node: Book;
 };
 
-/** A customer of the bookstore, known here only by id. */
+/** Who may keep a cached answer: any cache (a CDN, a browser, this API's response cache), or only the caller's own. */
+export type CacheControlScope =
+  /**
+   * The answer is for the caller who asked: only its own browser may keep it, and this API's response
+   * cache keeps it for that bearer token alone.
+   */
+  | 'PRIVATE'
+  /** The answer is the same for every caller: any cache may keep it. */
+  | 'PUBLIC';
+
+/**
+ * A customer of the bookstore, known here only by id. Private wherever it is returned: who bought what
+ * is never cached beyond the caller who asked.
+ */
 export type Customer = Node & {
   __typename?: 'Customer';
   /**
@@ -136,7 +149,10 @@ export type Customer = Node & {
 };
 
 
-/** A customer of the bookstore, known here only by id. */
+/**
+ * A customer of the bookstore, known here only by id. Private wherever it is returned: who bought what
+ * is never cached beyond the caller who asked.
+ */
 export type CustomerBooksPurchasedArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -162,7 +178,7 @@ export type CustomerEdge = {
   node: Customer;
 };
 
-/** Entry points for changing the catalog. */
+/** Entry points for changing the catalog. Their answers are never cached. */
 export type Mutation = {
   __typename?: 'Mutation';
   /** Adds a book with no purchases. Fails with ALREADY_EXISTS when the id is taken. */
@@ -179,13 +195,13 @@ export type Mutation = {
 };
 
 
-/** Entry points for changing the catalog. */
+/** Entry points for changing the catalog. Their answers are never cached. */
 export type MutationAddBookArgs = {
   input: AddBookInput;
 };
 
 
-/** Entry points for changing the catalog. */
+/** Entry points for changing the catalog. Their answers are never cached. */
 export type MutationRecordPurchaseArgs = {
   input: RecordPurchaseInput;
 };
@@ -443,6 +459,7 @@ export type ResolversTypes = {
   BookConnection: ResolverTypeWrapper<BookConnectionModel>;
   BookEdge: ResolverTypeWrapper<SalesDocument>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CacheControlScope: CacheControlScope;
   Customer: ResolverTypeWrapper<CustomerModel>;
   CustomerConnection: ResolverTypeWrapper<CustomerConnectionModel>;
   CustomerEdge: ResolverTypeWrapper<PurchaseEntry>;
@@ -484,6 +501,14 @@ export type ResolversParentTypes = {
   SalesStats: SalesStatsModel;
   String: Scalars['String']['output'];
 };
+
+export type CacheControlDirectiveArgs = {
+  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+  scope?: Maybe<CacheControlScope>;
+};
+
+export type CacheControlDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type BookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Book'] = ResolversParentTypes['Book']> = {
   alsoBought?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType, RequireFields<BookAlsoBoughtArgs, 'first'>>;
@@ -597,3 +622,6 @@ export type Resolvers<ContextType = GraphQLContext> = {
   SalesStats?: SalesStatsResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = GraphQLContext> = {
+  cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+};

@@ -40,6 +40,16 @@ export function requestBodyErrors(limit: string): ErrorRequestHandler {
 }
 
 /**
+ * Refuses a POST whose body is not JSON: a cross-site page can send `text/plain` or form bodies
+ * without a CORS preflight, JSON only after one. Apollo's own CSRF check is off because it also
+ * refuses plain GETs, which run only queries (SECURITY.md, "CSRF").
+ */
+export const refuseNonJsonPosts: RequestHandler = (request, response, next) => {
+  if (request.method !== "POST" || request.is("application/json")) return next();
+  refuse(response, 400, "BAD_REQUEST", "A POST must carry its operation as JSON, with content-type: application/json.");
+};
+
+/**
  * Answers 503 REQUEST_TIMEOUT when a request is still running after `timeoutMs`. The work already
  * started is not interrupted (GraphQL execution cannot be), but its database operations are bounded
  * by the driver timeouts (`driverTimeouts`), and its late answer is dropped by `dropLateAnswers`.

@@ -1,0 +1,181 @@
+import { createHash } from "node:crypto";
+import { readConfig } from "../../src/config";
+import type { RunningServer } from "../../src/graphql/server";
+import { openTestDatabase, withCommandCount, type TestDatabase } from "../support/database";
+import { customers, seedBook, storedPurchases } from "../support/factories";
+import { errorCodes, getUrl, postOperation, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { bearer, configuredTokens, tokenSpec, type TokenSpec } from "../support/tokens";
+
+const reader = tokenSpec("reader", ["purchases:read"]);
+const otherReader = tokenSpec("other-reader", ["purchases:read"]);
+const checkout = tokenSpec("checkout", ["catalog:write", "purchases:read"]);
+const apiTokens = configuredTokens(reader, otherReader, checkout);
+
+const LISTING = `query Listing($first: Int) { books(first: $first) { totalCount edges { node { id title author purchaseCount } } } }`;
+const BUYERS = `query Buyers($id: ID!) { book(id: $id) { title customersPurchased(first: 100) { totalCount edges { node { id } } } } }`;
+const RECORD = `mutation Record($input: RecordPurchaseInput!) { recordPurchase(input: $input) { book { id purchaseCount } } }`;
+
+// Far longer than any of these tests takes on a busy machine: nothing expires while a test runs.
+const LONG_MAX_AGE = { catalogMaxAgeSeconds: 600, responseCacheUrl: undefined };
+
+let database: TestDatabase;
+let cached: RunningServer;
+beforeAll(async () => {
+  database = await openTestDatabase();
+  cached = await startTestHttpServer(database.db, { apiTokens, cache: LONG_MAX_AGE });
+  for (const id of ["1", "2", "3"]) await seedBook(database.db, id, customers(3));
+});
+afterAll(async () => {
+  await cached.stop();
+  await database.close();
+});
+
+const post = (server: RunningServer, query: string, variables: Record<string, unknown>, token?: TokenSpec) =>
+  postOperation(server.url, query, variables, token);
+const withCommands = (request: () => Promise<HttpAnswer>) => withCommandCount(database.commands, request);
+
+/** Starts a server for one test and stops it after, whatever the test's outcome. */
+async function withServer(options: Parameters<typeof startTestHttpServer>[1], test: (server: RunningServer) => Promise<void>) {
+  const server = await startTestHttpServer(database.db, options);
+  try {
+    await test(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+describe("Cache-Control", () => {
+  it("lets any cache keep a public listing for CATALOG_MAX_AGE_SECONDS, 5 by default", async () => {
+    await withServer({ apiTokens, cache: readConfig({}) }, async (server) => {
+      const answer = await post(server, LISTING, { first: 2 });
+      expect(answer.json?.errors).toBeUndefined();
+      expect(answer.cacheControl).toBe("max-age=5, public");
+    });
+  });
+
+  it("keeps an answer that selects customersPurchased to its caller", async () => {
+    const answer = await post(cached, BUYERS, { id: "1" }, reader);
+    expect(answer.json?.errors).toBeUndefined();
+    expect(answer.cacheControl).toBe("max-age=600, private");
+  });
+
+  it.each([
+    ["purchasedBy", `{ book(id: "1") { purchasedBy(customerId: "user00") } }`],
+    ["alsoBought", `{ book(id: "1") { alsoBought { sharedBuyers } } }`],
+    ["customer", `{ customer(id: "user00") { id } }`],
+    ["booksPurchased", `{ customer(id: "user00") { booksPurchased { totalCount } } }`],
+  ])("keeps an answer that selects %s to its caller", async (_field, query) => {
+    const answer = await post(cached, query, {}, reader);
+    expect(answer.json?.errors).toBeUndefined();
+    expect(answer.cacheControl).toBe("max-age=600, private");
+  });
+
+  it("tells browsers that answers differ by Authorization, so a browser shared by two users keeps each one's apart", async () => {
+    const response = await fetch(cached.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: bearer(reader) },
+      body: JSON.stringify({ query: BUYERS, variables: { id: "1" } }),
+    });
+    await response.text();
+    expect(response.headers.get("vary")?.toLowerCase().split(/,\s*/)).toContain("authorization");
+  });
+
+  it("never lets a mutation's answer be stored", async () => {
+    const answer = await post(cached, RECORD, { input: { bookId: "3", customerId: "no-store" } }, checkout);
+    expect(answer.json?.errors).toBeUndefined();
+    expect(answer.cacheControl).toBe("no-store");
+  });
+
+  it("stores nothing with CATALOG_MAX_AGE_SECONDS=0: every listing says no-store and reads the database", async () => {
+    await withServer({ apiTokens, cache: readConfig({ CATALOG_MAX_AGE_SECONDS: "0" }) }, async (server) => {
+      const answers = [
+        await withCommands(() => post(server, LISTING, { first: 2 })),
+        await withCommands(() => post(server, LISTING, { first: 2 })),
+      ];
+      for (const [answer, commands] of answers) {
+        expect(answer.cacheControl).toBe("no-store");
+        expect(commands).toBeGreaterThan(0);
+      }
+    });
+  });
+});
+
+describe("the response cache", () => {
+  it("answers a repeated public listing within the max age with 0 database commands", async () => {
+    const [first, firstCommands] = await withCommands(() => post(cached, LISTING, { first: 3 }));
+    const [repeated, repeatedCommands] = await withCommands(() => post(cached, LISTING, { first: 3 }));
+
+    expect(firstCommands).toBeGreaterThan(0);
+    expect(repeatedCommands).toBe(0);
+    expect(repeated.json).toEqual(first.json);
+    expect(repeated.cacheControl).toBe("max-age=600, public");
+  });
+
+  it("keeps a private answer for its own token and never gives it to another", async () => {
+    const buyersOf = (answer: HttpAnswer) =>
+      (answer.json?.data as { book: { customersPurchased: { edges: { node: { id: string } }[] } } }).book.customersPurchased.edges.map(
+        (edge) => edge.node.id,
+      );
+    await post(cached, BUYERS, { id: "2" }, reader);
+    await post(cached, RECORD, { input: { bookId: "2", customerId: "newcomer" } }, checkout);
+
+    const [again, againCommands] = await withCommands(() => post(cached, BUYERS, { id: "2" }, reader));
+    const [other, otherCommands] = await withCommands(() => post(cached, BUYERS, { id: "2" }, otherReader));
+    const anonymous = await post(cached, BUYERS, { id: "2" });
+
+    // The reader's own answer, from the cache: without the purchase recorded since.
+    expect([againCommands, buyersOf(again)]).toEqual([0, customers(3)]);
+    // Another token's: read from the database for it alone.
+    expect(otherCommands).toBeGreaterThan(0);
+    expect(buyersOf(other)).toEqual([...customers(3), "newcomer"]);
+    expect(errorCodes(anonymous)).toEqual(["UNAUTHENTICATED"]);
+  });
+
+  it("answers recordPurchase from the database while the listing it changed is still served from the cache", async () => {
+    const count = (answer: HttpAnswer) =>
+      (answer.json?.data as { books: { edges: { node: { id: string; purchaseCount: number } }[] } }).books.edges.find(
+        (edge) => edge.node.id === "1",
+      )?.node.purchaseCount;
+    const before = await post(cached, LISTING, { first: 1 });
+
+    const recorded = await post(cached, RECORD, { input: { bookId: "1", customerId: "fresh" } }, checkout);
+    const after = await post(cached, LISTING, { first: 1 });
+
+    expect(recorded.json?.data).toEqual({ recordPurchase: { book: { id: "1", purchaseCount: count(before)! + 1 } } });
+    expect(count(after)).toBe(count(before));
+  });
+});
+
+describe("queries by GET", () => {
+  it("serves a query with variables, with no preflight-forcing header, and says how long it may be cached", async () => {
+    const answer = await send(getUrl(cached.url, { query: LISTING, variables: { first: 2 } }), undefined, { method: "GET", headers: {} });
+    expect(answer.status).toBe(200);
+    expect((answer.json?.data as { books: { edges: unknown[] } }).books.edges).toHaveLength(2);
+    expect(answer.cacheControl).toBe("max-age=600, public");
+  });
+
+  it("serves a query by its automatic persisted query hash once registered, so the URL stays short", async () => {
+    const query = `query ByHash($id: ID!) { book(id: $id) { title author } }`;
+    const extensions = { persistedQuery: { version: 1, sha256Hash: createHash("sha256").update(query).digest("hex") } };
+    const get = (request: Parameters<typeof getUrl>[1]) => send(getUrl(cached.url, request), undefined, { method: "GET", headers: {} });
+
+    const unknown = await get({ variables: { id: "1" }, extensions });
+    const registered = await get({ query, variables: { id: "1" }, extensions });
+    const byHash = await get({ variables: { id: "2" }, extensions });
+
+    expect(errorCodes(unknown)).toEqual(["PERSISTED_QUERY_NOT_FOUND"]);
+    expect(registered.json).toEqual({ data: { book: { title: "Seeded 1", author: "A" } } });
+    expect(byHash.json).toEqual({ data: { book: { title: "Seeded 2", author: "A" } } });
+    expect(byHash.cacheControl).toBe("max-age=600, public");
+  });
+
+  it("refuses a mutation by GET with a coded error, and records nothing", async () => {
+    const url = getUrl(cached.url, { query: RECORD, variables: { input: { bookId: "3", customerId: "by-get" } } });
+    const answer = await send(url, undefined, { method: "GET", headers: { authorization: bearer(checkout) } });
+
+    expect(answer.status).toBe(405);
+    expect(errorCodes(answer)).toEqual(["BAD_REQUEST"]);
+    expect(answer.cacheControl).toBe("no-store");
+    expect(await storedPurchases(database.db, "3")).not.toContain("by-get");
+  });
+});

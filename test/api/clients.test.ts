@@ -1,0 +1,137 @@
+import { createHash } from "node:crypto";
+import { ApolloClient, gql, HttpLink, InMemoryCache } from "@apollo/client";
+import { PersistedQueryLink } from "@apollo/client/link/persisted-queries";
+import { cacheExchange, Client, fetchExchange } from "@urql/core";
+import type { RunningServer } from "../../src/graphql/server";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+import { startTestHttpServer } from "../support/http";
+import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
+
+/**
+ * The API as three GraphQL clients use it out of the box, over HTTP: urql (queries by GET, with no
+ * header that forces a CORS preflight), Apollo Client (JSON POSTs; GETs with persisted-query hashes
+ * when asked) and Relay (whose network layer is the application's: a JSON POST, as Relay's docs write it).
+ */
+const checkout = tokenSpec("checkout", ["catalog:write", "purchases:read"]);
+
+const LISTING = `query Shelf($first: Int!) { books(first: $first) { totalCount edges { node { id title purchaseCount } } } }`;
+const RECORD = `mutation Buy($input: RecordPurchaseInput!) { recordPurchase(input: $input) { book { id purchaseCount } } }`;
+
+interface Shelf {
+  books: { totalCount: number; edges: { node: { id: string; title: string; purchaseCount: number } }[] };
+}
+
+/** Every request a client sent: its method and header names, as a browser would send them. */
+interface SentRequest {
+  method: string;
+  headers: string[];
+}
+
+let database: TestDatabase;
+let server: RunningServer;
+let sent: SentRequest[];
+beforeAll(async () => {
+  database = await openTestDatabase();
+  server = await startTestHttpServer(database.db, {
+    apiTokens: configuredTokens(checkout),
+    cache: { catalogMaxAgeSeconds: 600, responseCacheUrl: undefined },
+  });
+  for (const id of ["1", "2"]) await seedBook(database.db, id, customers(3));
+});
+afterAll(async () => {
+  await server.stop();
+  await database.close();
+});
+beforeEach(() => void (sent = []));
+
+/** The global fetch, recording what each client sends. */
+const recordingFetch: typeof fetch = (input, init) => {
+  const request = new Request(input, init);
+  sent.push({ method: request.method, headers: [...request.headers.keys()] });
+  return fetch(request);
+};
+
+const titles = (shelf: Shelf | null | undefined) => shelf?.books.edges.map((edge) => edge.node.title);
+
+describe("urql 6 with its default exchanges", () => {
+  const client = () => new Client({ url: server.url, exchanges: [cacheExchange, fetchExchange], fetch: recordingFetch });
+
+  it("reads the listing by GET with only CORS-safelisted headers, so a browser sends no preflight", async () => {
+    const result = await client().query<Shelf>(LISTING, { first: 2 }).toPromise();
+
+    expect(result.error).toBeUndefined();
+    expect(titles(result.data)).toEqual(["Seeded 1", "Seeded 2"]);
+    expect(sent).toEqual([{ method: "GET", headers: ["accept"] }]);
+  });
+
+  it("records a purchase by POST with its bearer token", async () => {
+    const result = await client()
+      .mutation(RECORD, { input: { bookId: "2", customerId: "urql" } }, { fetchOptions: { headers: { authorization: bearer(checkout) } } })
+      .toPromise();
+
+    expect(result.error).toBeUndefined();
+    expect(result.data).toEqual({
+      recordPurchase: { book: { id: "2", purchaseCount: 4, __typename: "Book" }, __typename: "RecordPurchasePayload" },
+    });
+    expect(sent.map((request) => request.method)).toEqual(["POST"]);
+  });
+});
+
+describe("Apollo Client 4 with an HttpLink", () => {
+  const client = (link = new HttpLink({ uri: server.url, fetch: recordingFetch, headers: { authorization: bearer(checkout) } })) =>
+    new ApolloClient({ link, cache: new InMemoryCache() });
+
+  it("reads the listing by a JSON POST", async () => {
+    const { data } = await client().query<Shelf>({ query: gql(LISTING), variables: { first: 2 } });
+
+    expect(titles(data)).toEqual(["Seeded 1", "Seeded 2"]);
+    expect(sent.map((request) => request.method)).toEqual(["POST"]);
+  });
+
+  it("updates the book in its normalized cache from recordPurchase's payload, without refetching the listing", async () => {
+    const apollo = client();
+    const { data } = await apollo.query<Shelf>({ query: gql(LISTING), variables: { first: 1 } });
+    const before = data!.books.edges[0]!.node.purchaseCount;
+
+    await apollo.mutate({ mutation: gql(RECORD), variables: { input: { bookId: "1", customerId: "apollo" } } });
+    const listing = apollo.readQuery<Shelf>({ query: gql(LISTING), variables: { first: 1 } });
+
+    expect(listing?.books.edges[0]?.node.purchaseCount).toBe(before + 1);
+    expect(sent.map((request) => request.method)).toEqual(["POST", "POST"]);
+  });
+
+  it("sends a registered query by its hash in a GET with useGETForHashedQueries", async () => {
+    const sha256 = (query: string) => createHash("sha256").update(query).digest("hex");
+    const persisted = new PersistedQueryLink({ sha256, useGETForHashedQueries: true });
+    const link = persisted.concat(new HttpLink({ uri: server.url, fetch: recordingFetch }));
+
+    const { data } = await client(link).query<Shelf>({ query: gql(LISTING), variables: { first: 1 } });
+
+    expect(titles(data)).toEqual(["Seeded 1"]);
+    // The hash alone first (unknown to the server, which says so), then the query with its hash, to register it.
+    expect(sent.map((request) => request.method)).toEqual(["GET", "POST"]);
+    sent = [];
+    const again = await client(link).query<Shelf>({ query: gql(LISTING), variables: { first: 2 } });
+    expect(titles(again.data)).toEqual(["Seeded 1", "Seeded 2"]);
+    expect(sent.map((request) => request.method)).toEqual(["GET"]);
+  });
+});
+
+describe("Relay's network layer as its docs write it", () => {
+  async function fetchQuery(operation: { text: string }, variables: Record<string, unknown>) {
+    const response = await recordingFetch(server.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ query: operation.text, variables }),
+    });
+    return response.json() as Promise<{ data?: Shelf }>;
+  }
+
+  it("reads the listing by a JSON POST", async () => {
+    const { data } = await fetchQuery({ text: LISTING }, { first: 2 });
+
+    expect(titles(data)).toEqual(["Seeded 1", "Seeded 2"]);
+    expect(sent).toEqual([{ method: "POST", headers: ["content-type"] }]);
+  });
+});
