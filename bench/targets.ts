@@ -1,6 +1,7 @@
 import { ONE_ROUND_TRIP, type HttpResults, type HttpRow } from "./http";
 import type { ReadResults } from "./reads";
 import type { ThroughputResults } from "./throughput";
+import type { VersusBareResults } from "./versus-bare";
 import type { WriteResults } from "./writes";
 import { SCALE_SCENARIOS, type ScaleResults, type ScaleRow } from "./catalog-scale";
 
@@ -20,6 +21,7 @@ interface Results {
   reads: ReadResults;
   http: HttpResults;
   throughput: ThroughputResults;
+  versusBare: VersusBareResults;
   scale: ScaleResults;
 }
 
@@ -34,6 +36,7 @@ export function checkTargets(results: Results): TargetCheck[] {
       results.http.rows.filter((row) => row.batching),
       "all three in the bench's process (the database's work counted against the API)",
     ),
+    ...versusBareTargets(results.versusBare),
     ...SCALE_SCENARIOS.flatMap((scenario) => scaleTargets(results.scale.rows.filter((row) => row.scenario === scenario))),
     noInvariantBroke(results),
   ];
@@ -95,6 +98,16 @@ function listingCommands({ rows }: HttpResults): TargetCheck[] {
       failsRun: true,
     },
   ];
+}
+
+/** What the request path costs: the API at 0.9 or more of the bare server's throughput, request by request (a time: reported). */
+export function versusBareTargets({ rows }: VersusBareResults): TargetCheck[] {
+  return rows.map((row) => ({
+    target: `\`${row.scenario}\`: the API at 0.9 or more of a bare Apollo server's throughput`,
+    measured: `${row.oursOverBare.toFixed(2)}× (${Math.round(row.oursRequestsPerSecond)} against ${Math.round(row.bareRequestsPerSecond)} req/s)`,
+    pass: row.oursOverBare >= 0.9,
+    failsRun: false,
+  }));
 }
 
 function noInvariantBroke(results: Results): TargetCheck {

@@ -1,0 +1,109 @@
+import { setTimeout } from "node:timers/promises";
+import type { Config } from "../src/config";
+import type { DatabaseConnection } from "../src/db/connection";
+import type { SelectedDatabase } from "../src/db/select-database";
+import { graphql, ONE_ROUND_TRIP, OVERHEAD, type Scenario } from "./http";
+import type { Plan } from "./plan";
+import type { Progress } from "./progress";
+import { ratio, sum } from "./stats";
+import { commandsSent, loadFromChild, scrapeCost, SETTLE_MS, startChild, withShelfApart, type Child } from "./throughput";
+
+/**
+ * The production API against a bare Apollo Server 5 + Express + driver server (`bare-api-process.ts`),
+ * each in a process of its own on the same database process, measured alternately in rounds: what
+ * the API's limits, access checks, logs, metrics and request context cost a request.
+ */
+
+export interface VersusBareRow {
+  scenario: string;
+  /** Requests completed over seconds measured, summed over every round. */
+  oursRequestsPerSecond: number;
+  bareRequestsPerSecond: number;
+  oursOverBare: number;
+  /** Each round's ours / bare, in order, to show how much the machine moved between rounds. */
+  roundRatios: number[];
+  /** The API's commands during its measured loads (from its /metrics) over the requests it completed. */
+  oursCommandsPerRequest: number;
+  failures: number;
+}
+
+export interface VersusBareResults {
+  database: string;
+  rounds: number;
+  secondsPerLoad: number;
+  rows: VersusBareRow[];
+}
+
+/** The catalog listing without buyers: the books and their count, two commands on either server. */
+export const BARE_LISTING: Scenario = {
+  name: "books(first: 5) { totalCount edges { node { id title purchaseCount } } }",
+  body: () => graphql("{ books(first: 5) { totalCount edges { node { id title purchaseCount } } } }", {}),
+};
+
+export const VERSUS_BARE_SCENARIOS = [OVERHEAD, ONE_ROUND_TRIP, BARE_LISTING];
+
+export function versusBareSteps(plan: Plan["versusBare"]): number {
+  return VERSUS_BARE_SCENARIOS.length * plan.rounds;
+}
+
+export async function benchmarkVersusBare(
+  database: SelectedDatabase,
+  open: (uri: string) => Promise<DatabaseConnection>,
+  config: Config,
+  plan: Plan["versusBare"],
+  progress: Progress,
+): Promise<VersusBareResults> {
+  return withShelfApart(database, open, config, async (shelf) => {
+    const ours = await startChild("bench/api-process.ts", [], shelf.env);
+    try {
+      const bare = await startChild("bench/bare-api-process.ts", [], shelf.env);
+      try {
+        const rows: VersusBareRow[] = [];
+        for (const scenario of VERSUS_BARE_SCENARIOS) rows.push(await compare(ours, bare, scenario, plan, progress));
+        return { database: shelf.description, rounds: plan.rounds, secondsPerLoad: plan.seconds, rows };
+      } finally {
+        await bare.stop();
+      }
+    } finally {
+      await ours.stop();
+    }
+  });
+}
+
+interface Load {
+  requests: number;
+  seconds: number;
+  failures: number;
+}
+
+/** Warms both servers, then rounds of one load each, the first server of a round alternating so that drift in the machine falls on both. */
+async function compare(ours: Child, bare: Child, scenario: Scenario, plan: Plan["versusBare"], progress: Progress): Promise<VersusBareRow> {
+  const body = scenario.body(0, {});
+  const run = async (url: string, seconds: number): Promise<Load> => {
+    const result = await loadFromChild(url, body, plan.connections, seconds);
+    return { requests: result.requests.total, seconds: result.duration, failures: result.non2xx + result.errors };
+  };
+  for (const server of [ours, bare]) await run(server.firstLine, plan.warmupSeconds);
+  await setTimeout(SETTLE_MS);
+  const commandsBefore = await commandsSent(ours.firstLine);
+  const loads = { ours: [] as Load[], bare: [] as Load[] };
+  for (let round = 0; round < plan.rounds; round += 1) {
+    const order = round % 2 === 0 ? (["ours", "bare"] as const) : (["bare", "ours"] as const);
+    for (const side of order) loads[side].push(await run((side === "ours" ? ours : bare).firstLine, plan.seconds));
+    progress.step(`${scenario.name}, round ${round + 1}`);
+  }
+  await setTimeout(SETTLE_MS);
+  // The /metrics scrape itself sends a count (the outlier-books gauge): take it out.
+  const commands = (await commandsSent(ours.firstLine)) - commandsBefore - (await scrapeCost(ours.firstLine));
+  const perSecond = (list: Load[]) => ratio(sum(list.map((load) => load.requests)), sum(list.map((load) => load.seconds)));
+  const [oursRate, bareRate] = [perSecond(loads.ours), perSecond(loads.bare)];
+  return {
+    scenario: scenario.name,
+    oursRequestsPerSecond: oursRate,
+    bareRequestsPerSecond: bareRate,
+    oursOverBare: oursRate / bareRate,
+    roundRatios: loads.ours.map((load, round) => ratio(load.requests, load.seconds) / perSecond([loads.bare[round]!])),
+    oursCommandsPerRequest: ratio(commands, sum(loads.ours.map((load) => load.requests))),
+    failures: sum([...loads.ours, ...loads.bare].map((load) => load.failures)),
+  };
+}
