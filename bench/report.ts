@@ -192,6 +192,7 @@ export function renderVersusBare({ database, rounds, secondsPerLoad, rows }: Ver
       ["bare req/s", (row) => count(row.bareRequestsPerSecond)],
       ["ours / bare", (row) => times(row.oursOverBare)],
       ["by round", (row) => row.roundRatios.map((value) => value.toFixed(2)).join(", ")],
+      ["CPU ms/request, ours / bare", (row) => `${row.oursCpuMsPerRequest.toFixed(2)} / ${row.bareCpuMsPerRequest.toFixed(2)}`],
       ["our commands/request", (row) => row.oursCommandsPerRequest.toFixed(2)],
       ["failed", (row) => row.failures],
     ]),

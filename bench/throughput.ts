@@ -149,6 +149,7 @@ export async function scrapeCost(url: string): Promise<number> {
 export interface Child {
   /** The first line the child printed: the address it serves. */
   firstLine: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -170,5 +171,5 @@ export async function startChild(script: string, args: string[], env: NodeJS.Pro
   const [firstLine] = (await Promise.race([once(lines, "line"), exited])) as [string];
   lines.close();
   exited.catch(() => {});
-  return { firstLine, stop };
+  return { firstLine, pid: child.pid ?? 0, stop };
 }
