@@ -50,7 +50,7 @@ export function accessPlugin<TContext extends { principal: Principal }>(): Apoll
     );
     return [...scopesNeeded(schema, operation, fragments, request.variables ?? {})];
   });
-  // One listener for every request: nothing in it belongs to a request.
+  // One listener, already resolved, for every request: nothing in it belongs to a request.
   const listener: GraphQLRequestListener<TContext> = {
     async didResolveOperation(requestContext) {
       const { operation, contextValue } = requestContext;
@@ -67,7 +67,8 @@ export function accessPlugin<TContext extends { principal: Principal }>(): Apoll
       }
     },
   };
-  return { requestDidStart: async () => listener };
+  const ready = Promise.resolve(listener);
+  return { requestDidStart: () => ready };
 }
 
 /**

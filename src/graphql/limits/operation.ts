@@ -103,7 +103,7 @@ export function costLimitPlugin<TContext extends object>(maxCost: number = REQUE
   const costOf = memoizeByOperation(({ schema, document, request }, operation) =>
     operationCost(schema, document, operation, request.variables ?? {}),
   );
-  // One listener for every request: nothing in it belongs to a request.
+  // One listener, already resolved, for every request: nothing in it belongs to a request.
   const listener: GraphQLRequestListener<TContext> = {
     async didResolveOperation(requestContext) {
       const { operation } = requestContext;
@@ -117,5 +117,6 @@ export function costLimitPlugin<TContext extends object>(maxCost: number = REQUE
       }
     },
   };
-  return { requestDidStart: async () => listener };
+  const ready = Promise.resolve(listener);
+  return { requestDidStart: () => ready };
 }
