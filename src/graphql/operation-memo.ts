@@ -6,6 +6,8 @@ import { LRUCache } from "lru-cache";
 const MAX_KEY_CHARACTERS = 1_000_000;
 /** Variables this long are rarely sent twice; analysing them again is cheaper than holding them. */
 const MAX_KEY_LENGTH = 2_000;
+/** Entries at most: an analysis may hold nodes of its document, which stays in memory while the entry does. */
+const MAX_ENTRIES = 1_000;
 
 /** What a plugin's `didResolveOperation` knows; the operation comes apart, once the plugin has checked that one was found. */
 export type OperationRequest = Pick<GraphQLRequestContextDidResolveOperation<object>, "schema" | "document" | "queryHash" | "request">;
@@ -19,7 +21,11 @@ type Analysis<T> = (request: OperationRequest, operation: OperationDefinitionNod
  * ignores them; an absent variable and a null one are told apart, as GraphQL does. Bounded in memory.
  */
 export function memoizeByOperation<T>(analyse: Analysis<T>): Analysis<T> {
-  const memo = new LRUCache<string, { value: T }>({ maxSize: MAX_KEY_CHARACTERS, sizeCalculation: (_entry, key) => key.length });
+  const memo = new LRUCache<string, { value: T }>({
+    max: MAX_ENTRIES,
+    maxSize: MAX_KEY_CHARACTERS,
+    sizeCalculation: (_entry, key) => key.length,
+  });
   return (request, operation) => {
     const key = operationKey(request.queryHash, operation, request.request.variables ?? {});
     const known = key === undefined ? undefined : memo.get(key);
