@@ -104,7 +104,7 @@ function listingCommands({ rows }: HttpResults): TargetCheck[] {
 export function versusBareTargets({ rows }: VersusBareResults): TargetCheck[] {
   return rows.map((row) => ({
     target: `\`${row.scenario}\`: the API at 0.9 or more of a bare Apollo server's throughput`,
-    measured: `${row.oursOverBare.toFixed(2)}× (${Math.round(row.oursRequestsPerSecond)} against ${Math.round(row.bareRequestsPerSecond)} req/s)`,
+    measured: `${row.oursOverBare.toFixed(3)}× (${Math.round(row.oursRequestsPerSecond)} against ${Math.round(row.bareRequestsPerSecond)} req/s)`,
     pass: row.oursOverBare >= 0.9,
     failsRun: false,
   }));
