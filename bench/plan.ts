@@ -20,6 +20,8 @@ export interface Plan {
     mixWarmupRequests: number;
     mixRequests: number;
   };
+  /** The API against the bare Apollo server: loads of `seconds` each, alternating between the two for `rounds` rounds. */
+  versusBare: { connections: number; warmupSeconds: number; seconds: number; rounds: number };
   scale: {
     /** Books in the catalogs the five typical requests are measured on, each seeded in the run. */
     catalogSizes: number[];
@@ -40,6 +42,7 @@ export const FULL_PLAN: Plan = {
   writes: { existing: [100, 1_000, 5_000, 10_000, 100_000], warmupOps: 20, rounds: 10, opsPerRound: 30 },
   reads: { purchases: [50, 10_000, 1_000_000], warmup: 3, repetitions: 30, budgetMs: 20_000, baselineWholeListSample: 20 },
   http: { connections: 10, warmupSeconds: 1, seconds: 8, listingSizes: [5, 20, 50], mixWarmupRequests: 200, mixRequests: 3_000 },
+  versusBare: { connections: 10, warmupSeconds: 1, seconds: 5, rounds: 3 },
   scale: { catalogSizes: [3_002, 100_002, LARGEST_CATALOG], warmup: 5, repetitions: 30, hotBookRequests: 5_000 },
 };
 
@@ -48,5 +51,6 @@ export const QUICK_PLAN: Plan = {
   writes: { existing: [100, 1_000, 5_000, 10_000, 100_000], warmupOps: 5, rounds: 4, opsPerRound: 10 },
   reads: { purchases: [50, 10_000, 1_000_000], warmup: 1, repetitions: 10, budgetMs: 3_000, baselineWholeListSample: 5 },
   http: { connections: 10, warmupSeconds: 0.5, seconds: 2, listingSizes: [5, 20, 50], mixWarmupRequests: 50, mixRequests: 500 },
+  versusBare: { connections: 10, warmupSeconds: 0.5, seconds: 2, rounds: 2 },
   scale: { catalogSizes: [3_002, 100_002], warmup: 2, repetitions: 10, hotBookRequests: 1_000 },
 };

@@ -4,6 +4,7 @@ import type { HttpResults } from "./http";
 import type { ReadResults, WholeListFigures } from "./reads";
 import type { TargetCheck } from "./targets";
 import type { ThroughputResults } from "./throughput";
+import type { VersusBareResults } from "./versus-bare";
 import type { WriteResults } from "./writes";
 import type { ScaleResults } from "./catalog-scale";
 
@@ -16,6 +17,7 @@ export interface Report {
   reads: ReadResults;
   http: HttpResults;
   throughput: ThroughputResults;
+  versusBare: VersusBareResults;
   scale: ScaleResults;
   targets: TargetCheck[];
 }
@@ -28,6 +30,7 @@ export function renderReport(report: Report): string {
     renderWholeLists(report.reads),
     renderHttp(report.http),
     renderThroughput(report.throughput),
+    renderVersusBare(report.versusBare),
     renderScale(report.scale),
     renderTargets(report.targets),
   ].join("\n\n");
@@ -178,6 +181,24 @@ function renderThroughput({ database, rows }: ThroughputResults): string {
   );
 }
 
+export function renderVersusBare({ database, rounds, secondsPerLoad, rows }: VersusBareResults): string {
+  return part(
+    "The API against a bare Apollo Server 5 + Express + driver server",
+    `Each in a process of its own, on the same database (${database}); ${rounds} rounds of ${secondsPerLoad} s of load on each, ` +
+      "alternating which goes first. Bare: one resolver per field, no limits, no access checks, no logs, no metrics (`bench/bare-api-process.ts`).",
+    table(rows, [
+      ["request", (row) => `\`${row.scenario}\``],
+      ["ours req/s", (row) => count(row.oursRequestsPerSecond)],
+      ["bare req/s", (row) => count(row.bareRequestsPerSecond)],
+      ["ours / bare", (row) => times(row.oursOverBare)],
+      ["by round", (row) => row.roundRatios.map((value) => value.toFixed(2)).join(", ")],
+      ["CPU ms/request, ours / bare", (row) => `${row.oursCpuMsPerRequest.toFixed(2)} / ${row.bareCpuMsPerRequest.toFixed(2)}`],
+      ["our commands/request", (row) => row.oursCommandsPerRequest.toFixed(2)],
+      ["failed", (row) => row.failures],
+    ]),
+  );
+}
+
 function renderScale({ rows, hotBook, indexCost }: ScaleResults): string {
   const scale = part(
     "Catalog size: five typical requests on catalogs of each size",
@@ -223,7 +244,7 @@ function renderScale({ rows, hotBook, indexCost }: ScaleResults): string {
   return [scale, hot, index].join("\n\n");
 }
 
-function renderTargets(targets: TargetCheck[]): string {
+export function renderTargets(targets: TargetCheck[]): string {
   return part(
     "Targets",
     null,

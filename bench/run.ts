@@ -12,18 +12,20 @@ import { FULL_PLAN, LARGEST_CATALOG, QUICK_PLAN, type Plan } from "./plan";
 import { benchmarkScale, scaleSteps } from "./catalog-scale";
 import { startProgress } from "./progress";
 import { benchmarkReads, readSteps } from "./reads";
-import { renderReport, type Report } from "./report";
-import { checkTargets } from "./targets";
+import { renderReport, renderTargets, renderVersusBare, type Report } from "./report";
+import { checkTargets, versusBareTargets } from "./targets";
 import { benchmarkThroughput, throughputSteps } from "./throughput";
+import { benchmarkVersusBare, versusBareSteps } from "./versus-bare";
 import { benchmarkWrites, writeSteps } from "./writes";
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --versus-bare-only]
 
 Measures writes, reads and GraphQL over HTTP on the database the project selects
 (MONGODB_URI, else an embedded one), prints markdown tables and saves raw figures in bench/results/.
 
   --quick            fewer repetitions, shorter loads and no catalog of 1,000,002 books
   --largest-catalog  measure the catalog of 1,000,002 books in a quick run too (minutes more to seed)
+  --versus-bare-only only the API against a bare Apollo server (about 2 minutes, 1 with --quick)
   --help             show this text`;
 
 /** A database of the run's own, with the indexes in place, watched by command monitoring; dropped when closed. */
@@ -40,7 +42,11 @@ async function openBenchDatabase(uri: string, name: string): Promise<DatabaseCon
 }
 
 async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutput): Promise<void> {
-  const flags = parseFlags(args, { quick: { type: "boolean" }, "largest-catalog": { type: "boolean" } });
+  const flags = parseFlags(args, {
+    quick: { type: "boolean" },
+    "largest-catalog": { type: "boolean" },
+    "versus-bare-only": { type: "boolean" },
+  });
   const chosen = flags.quick ? QUICK_PLAN : FULL_PLAN;
   const plan =
     flags["largest-catalog"] && !chosen.scale.catalogSizes.includes(LARGEST_CATALOG)
@@ -52,7 +58,16 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
   output.err(`Database: ${database.description}`);
   // A random name: a run never touches data it did not write, and drops only what it made.
   const name = `bench_${randomBytes(4).toString("hex")}`;
+  const versusBare = (progressName: string) =>
+    section(progressName, versusBareSteps(plan.versusBare), (progress) =>
+      benchmarkVersusBare(database, (uri) => openBenchDatabase(uri, `${name}_bare`), config, plan.versusBare, progress),
+    );
   try {
+    if (flags["versus-bare-only"]) {
+      const results = await versusBare("versus bare");
+      output.out([renderVersusBare(results), renderTargets(versusBareTargets(results))].join("\n\n"));
+      return;
+    }
     const { environment, writes, reads } = await benchmarkDomain(database, name, config, plan);
     const web = await openBenchDatabase(database.uri, `${name}_http`);
     const http = await section("http", httpSteps(plan.http), (progress) =>
@@ -61,6 +76,7 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
     const throughput = await section("throughput", throughputSteps(plan.http), (progress) =>
       benchmarkThroughput(database, (uri) => openBenchDatabase(uri, `${name}_apart`), config, plan.http, progress),
     );
+    const versus = await versusBare("versus bare");
     const scale = await section("scale", scaleSteps(plan.scale), (progress) =>
       benchmarkScale((suffix) => openBenchDatabase(database.uri, `${name}_${suffix}`), config, plan.scale, progress),
     );
@@ -74,8 +90,9 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
       reads,
       http,
       throughput,
+      versusBare: versus,
       scale,
-      targets: checkTargets({ writes, reads, http, throughput, scale }),
+      targets: checkTargets({ writes, reads, http, throughput, versusBare: versus, scale }),
     };
     output.out(renderReport(report));
     output.err(`Raw figures: ${saveResults(report)}`);

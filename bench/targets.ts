@@ -1,6 +1,7 @@
 import { CACHED_LISTING, ONE_ROUND_TRIP, OVERHEAD, type HttpResults, type HttpRow } from "./http";
 import type { ReadResults } from "./reads";
 import type { ThroughputResults } from "./throughput";
+import type { VersusBareResults } from "./versus-bare";
 import type { WriteResults } from "./writes";
 import { SCALE_SCENARIOS, type ScaleResults, type ScaleRow } from "./catalog-scale";
 
@@ -20,6 +21,7 @@ interface Results {
   reads: ReadResults;
   http: HttpResults;
   throughput: ThroughputResults;
+  versusBare: VersusBareResults;
   scale: ScaleResults;
 }
 
@@ -35,6 +37,7 @@ export function checkTargets(results: Results): TargetCheck[] {
       "all three in the bench's process (the database's work counted against the API)",
     ),
     cachedListingThroughput(results.throughput.rows),
+    ...versusBareTargets(results.versusBare),
     ...SCALE_SCENARIOS.flatMap((scenario) => scaleTargets(results.scale.rows.filter((row) => row.scenario === scenario))),
     noInvariantBroke(results),
   ];
@@ -96,6 +99,16 @@ function listingCommands({ rows }: HttpResults): TargetCheck[] {
       failsRun: true,
     },
   ];
+}
+
+/** What the request path costs: the API at 0.9 or more of the bare server's throughput, request by request (a time: reported). */
+export function versusBareTargets({ rows }: VersusBareResults): TargetCheck[] {
+  return rows.map((row) => ({
+    target: `\`${row.scenario}\`: the API at 0.9 or more of a bare Apollo server's throughput`,
+    measured: `${row.oursOverBare.toFixed(3)}× (${Math.round(row.oursRequestsPerSecond)} against ${Math.round(row.bareRequestsPerSecond)} req/s)`,
+    pass: row.oursOverBare >= 0.9,
+    failsRun: false,
+  }));
 }
 
 function noInvariantBroke(results: Results): TargetCheck {

@@ -39,7 +39,7 @@ export interface ThroughputResults {
 
 const ROOT = join(__dirname, "..");
 // Far longer than a request takes, even at p99 under load.
-const SETTLE_MS = 1_000;
+export const SETTLE_MS = 1_000;
 
 export function throughputSteps(plan: Plan["http"]): number {
   return 3 + plan.listingSizes.length;
@@ -52,21 +52,41 @@ export async function benchmarkThroughput(
   plan: Plan["http"],
   progress: Progress,
 ): Promise<ThroughputResults> {
+  return withShelfApart(database, open, config, async (shelf) => {
+    // Every answer from the database, as before the response cache: one round trip stays one command.
+    const uncached = [OVERHEAD, ONE_ROUND_TRIP, ...plan.listingSizes.map(listingScenario)];
+    const measured = await measureOnApi({ ...shelf.env, CATALOG_MAX_AGE_SECONDS: "0" }, uncached, plan, progress);
+    // The API as production configures it, caching public answers for the default max age.
+    measured.push(...(await measureOnApi(shelf.env, [CACHED_LISTING], plan, progress)));
+    const overhead = measured[0]?.requestsPerSecond ?? Number.NaN;
+    const rows = measured.map((row) => ({ ...row, shareOfOverhead: row.requestsPerSecond / overhead }));
+    return { database: shelf.description, rows };
+  });
+}
+
+/** The database the servers under load read: where it runs, and the environment that points a server process at it. */
+export interface ShelfApart {
+  description: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Runs `run` with the shelf seeded in a database in a process apart from the bench's: the stand-in started for it, or the run's own. */
+export async function withShelfApart<T>(
+  database: SelectedDatabase,
+  open: (uri: string) => Promise<DatabaseConnection>,
+  config: Config,
+  run: (shelf: ShelfApart) => Promise<T>,
+): Promise<T> {
   // An external mongod or mongodb-memory-server's already runs apart; only the stand-in runs inside the bench.
   const standIn = database.kind === "offline-server" ? await startChild("packages/offline-mongo/src/cli.ts", ["--port", "0"], {}) : null;
   const uri = standIn ? (/mongodb:\/\/\S+/.exec(standIn.firstLine)?.[0] ?? "") : database.uri;
   const connection = await open(uri);
   try {
     await seedShelf(connection.db, config);
-    const databaseEnv = { MONGODB_URI: uri, MONGODB_DB: connection.db.databaseName };
-    // Every answer from the database, as before the response cache: one round trip stays one command.
-    const uncached = [OVERHEAD, ONE_ROUND_TRIP, ...plan.listingSizes.map(listingScenario)];
-    const measured = await measureOnApi({ ...databaseEnv, CATALOG_MAX_AGE_SECONDS: "0" }, uncached, plan, progress);
-    // The API as production configures it, caching public answers for the default max age.
-    measured.push(...(await measureOnApi(databaseEnv, [CACHED_LISTING], plan, progress)));
-    const overhead = measured[0]?.requestsPerSecond ?? Number.NaN;
-    const rows = measured.map((row) => ({ ...row, shareOfOverhead: row.requestsPerSecond / overhead }));
-    return { database: standIn ? `the offline stand-in in a process of its own (${uri})` : database.description, rows };
+    return await run({
+      description: standIn ? `the offline stand-in in a process of its own (${uri})` : database.description,
+      env: { MONGODB_URI: uri, MONGODB_DB: connection.db.databaseName },
+    });
   } finally {
     await connection.close();
     await standIn?.stop();
@@ -113,7 +133,7 @@ async function measure(url: string, scenario: Scenario, plan: Plan["http"]): Pro
   };
 }
 
-async function loadFromChild(url: string, body: string, connections: number, seconds: number): Promise<autocannon.Result> {
+export async function loadFromChild(url: string, body: string, connections: number, seconds: number): Promise<autocannon.Result> {
   const child = spawn(process.execPath, ["--import", "tsx", "bench/load-process.ts", url, body, String(connections), String(seconds)], {
     cwd: ROOT,
     stdio: ["ignore", "pipe", "inherit"],
@@ -126,7 +146,7 @@ async function loadFromChild(url: string, body: string, connections: number, sec
 }
 
 /** Every command the API has sent so far, from its Prometheus counter. */
-async function commandsSent(url: string): Promise<number> {
+export async function commandsSent(url: string): Promise<number> {
   const text = await (await fetch(url.replace(/\/graphql$/, "/metrics"))).text();
   return text
     .split("\n")
@@ -134,18 +154,19 @@ async function commandsSent(url: string): Promise<number> {
     .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
 }
 
-async function scrapeCost(url: string): Promise<number> {
+export async function scrapeCost(url: string): Promise<number> {
   const first = await commandsSent(url);
   return (await commandsSent(url)) - first;
 }
 
-interface Child {
+export interface Child {
   /** The first line the child printed: the address it serves. */
   firstLine: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
-async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
+export async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -163,5 +184,5 @@ async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv
   const [firstLine] = (await Promise.race([once(lines, "line"), exited])) as [string];
   lines.close();
   exited.catch(() => {});
-  return { firstLine, stop };
+  return { firstLine, pid: child.pid ?? 0, stop };
 }

@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from "@apollo/server";
+import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import {
   getDirectiveValues,
   getNamedType,
@@ -22,6 +22,7 @@ import { refusal } from "../auth/guard";
 import type { Principal } from "../auth/principal";
 import type { Scope } from "../auth/scopes";
 import type { Resolvers } from "./__generated__/resolvers-types";
+import { memoizeByOperation } from "./operation-memo";
 
 type FieldScopes = { readonly [Type in keyof Resolvers]?: { readonly [Field in keyof NonNullable<Resolvers[Type]>]?: Scope } };
 
@@ -37,33 +38,37 @@ const HTTP_STATUS: Record<AccessErrorCode, number> = { UNAUTHENTICATED: 401, FOR
 /**
  * Refuses the whole operation, before any resolver runs, when it selects a field the caller may not
  * use: a mutation refused for one of its fields then writes nothing at all, where refusing field by
- * field would run the mutation and refuse only what it returns.
+ * field would run the mutation and refuse only what it returns. The scopes an operation needs are
+ * found once per query text, operation and variable values; only the caller is checked per request.
  */
 export function accessPlugin<TContext extends { principal: Principal }>(): ApolloServerPlugin<TContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ schema, document, operation, request, contextValue }) {
-          if (!operation) return;
-          const fragments = Object.fromEntries(
-            document.definitions
-              .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
-              .map((fragment) => [fragment.name.value, fragment]),
-          );
-          for (const [scope, field] of scopesNeeded(schema, operation, fragments, request.variables ?? {})) {
-            const refused = refusal(contextValue.principal, scope);
-            if (refused) {
-              throw new GraphQLError(refused.message, {
-                nodes: [field],
-                originalError: refused,
-                extensions: { code: refused.code, http: { status: HTTP_STATUS[refused.code] } },
-              });
-            }
-          }
-        },
-      };
+  const scopesOf = memoizeByOperation(({ schema, document, request }, operation) => {
+    const fragments = Object.fromEntries(
+      document.definitions
+        .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
+        .map((fragment) => [fragment.name.value, fragment]),
+    );
+    return [...scopesNeeded(schema, operation, fragments, request.variables ?? {})];
+  });
+  // One listener, already resolved, for every request: nothing in it belongs to a request.
+  const listener: GraphQLRequestListener<TContext> = {
+    async didResolveOperation(requestContext) {
+      const { operation, contextValue } = requestContext;
+      if (!operation) return;
+      for (const [scope, field] of scopesOf(requestContext, operation)) {
+        const refused = refusal(contextValue.principal, scope);
+        if (refused) {
+          throw new GraphQLError(refused.message, {
+            nodes: [field],
+            originalError: refused,
+            extensions: { code: refused.code, http: { status: HTTP_STATUS[refused.code] } },
+          });
+        }
+      }
     },
   };
+  const ready = Promise.resolve(listener);
+  return { requestDidStart: () => ready };
 }
 
 /**

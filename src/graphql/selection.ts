@@ -1,4 +1,4 @@
-import type { GraphQLResolveInfo } from "graphql";
+import { BREAK, visit, type ASTNode, type GraphQLResolveInfo, type OperationDefinitionNode } from "graphql";
 import { parseResolveInfo, type FieldsByTypeName, type ResolveTree } from "graphql-parse-resolve-info";
 import { MAX_WINDOW_SIZE } from "../sales/books";
 import { parseCustomerCursor } from "./cursors";
@@ -15,11 +15,37 @@ import { DEFAULT_WINDOW_SIZE } from "./resolvers/pagination";
  * A window whose arguments are invalid counts as empty: its own resolver refuses it with the right error.
  */
 export function embeddedBuyersSelected(info: GraphQLResolveInfo, pathToBook: readonly string[]): number {
+  if (!mayNameBuyers(info)) return 0;
   const field = parseResolveInfo(info) as ResolveTree | null | undefined;
   if (!field) return 0;
   const books = pathToBook.reduce((trees, name) => trees.flatMap((tree) => subfields(tree.fieldsByTypeName, name)), [field]);
   const windows = books.flatMap((book) => subfields(book.fieldsByTypeName, "customersPurchased"));
   return Math.max(0, ...windows.map(windowEnd));
+}
+
+// Whether an operation (with the fragments of its document) names customersPurchased anywhere, found once per
+// operation: most requests name none, and need not have their selections resolved to learn that none is selected.
+const namesBuyers = new WeakMap<OperationDefinitionNode, boolean>();
+
+function mayNameBuyers({ operation, fragments }: GraphQLResolveInfo): boolean {
+  let known = namesBuyers.get(operation);
+  if (known === undefined) {
+    known = [operation, ...Object.values(fragments)].some((node) => namesField(node, "customersPurchased"));
+    namesBuyers.set(operation, known);
+  }
+  return known;
+}
+
+function namesField(node: ASTNode, name: string): boolean {
+  let found = false;
+  visit(node, {
+    Field(field) {
+      if (field.name.value !== name) return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
 }
 
 /** Every selection of the field `name` (under any alias) among `fields`. */

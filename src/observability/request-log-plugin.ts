@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse } from "@apollo/server";
+import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse, GraphQLRequestExecutionListener } from "@apollo/server";
 import type { OperationDefinitionNode } from "graphql";
 import type { Logger } from "pino";
 import type { RecordedPurchase } from "../sales/purchases";
@@ -14,6 +14,15 @@ export const UNRESOLVED_OPERATION = "unresolved";
  * duration in the metrics, and where each recorded purchase was stored.
  */
 export function requestLogPlugin<TContext extends object>(logger: Logger, metrics?: ServerMetrics): ApolloServerPlugin<TContext> {
+  // Shared by every request: only mutations get a listener, and it holds nothing of the request.
+  const purchaseCounter: GraphQLRequestExecutionListener<TContext> | undefined = metrics && {
+    willResolveField({ info }) {
+      if (info.parentType.name !== "Mutation" || info.fieldName !== "recordPurchase") return;
+      return (error, result) => {
+        if (!error) metrics.countPurchase((result as RecordedPurchase).storedIn);
+      };
+    },
+  };
   return {
     async requestDidStart() {
       const started = performance.now();
@@ -23,15 +32,7 @@ export function requestLogPlugin<TContext extends object>(logger: Logger, metric
         // Apollo starts execution even when the request names no operation of its document (typed as always
         // present, the operation is then undefined); execution answers that 400 OPERATION_RESOLUTION_FAILURE.
         async executionDidStart({ operation }: { operation: OperationDefinitionNode | undefined }) {
-          if (!metrics || operation?.operation !== "mutation") return;
-          return {
-            willResolveField({ info }) {
-              if (info.parentType.name !== "Mutation" || info.fieldName !== "recordPurchase") return;
-              return (error, result) => {
-                if (!error) metrics.countPurchase((result as RecordedPurchase).storedIn);
-              };
-            },
-          };
+          return operation?.operation === "mutation" ? purchaseCounter : undefined;
         },
         async willSendResponse(requestContext) {
           const seconds = (performance.now() - started) / 1000;

@@ -1,4 +1,4 @@
-import type { Collection, Db, ObjectId } from "mongodb";
+import type { Collection, Db, Document, ObjectId } from "mongodb";
 import { StoredDataError } from "./errors";
 
 /** A book's `_id`: the manual's examples use integers; strings and ObjectIds are as welcome. */
@@ -56,10 +56,24 @@ export function hasValidPageSize(book: { extra_page_size?: unknown }): boolean {
 export const SALES = "sales";
 export const EXTRA_SALES = "extra_sales";
 
+// db.collection() builds a new handle, resolving its options, on every call: every command of every request
+// would pay for it. A handle holds no state of its own, so one per database serves them all.
+const salesHandles = new WeakMap<Db, Collection<SalesDocument>>();
+const extraSalesHandles = new WeakMap<Db, Collection<ExtraSalesDocument>>();
+
 export function salesCollection(db: Db): Collection<SalesDocument> {
-  return db.collection<SalesDocument>(SALES);
+  return handleOf(salesHandles, db, SALES);
 }
 
 export function extraSalesCollection(db: Db): Collection<ExtraSalesDocument> {
-  return db.collection<ExtraSalesDocument>(EXTRA_SALES);
+  return handleOf(extraSalesHandles, db, EXTRA_SALES);
+}
+
+function handleOf<T extends Document>(handles: WeakMap<Db, Collection<T>>, db: Db, name: string): Collection<T> {
+  let handle = handles.get(db);
+  if (handle === undefined) {
+    handle = db.collection<T>(name);
+    handles.set(db, handle);
+  }
+  return handle;
 }

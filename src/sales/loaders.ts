@@ -8,9 +8,9 @@ import { purchaseKey, retrievePurchasedBy, type PurchaseQuestion } from "./custo
 
 /** Per-request batching and caching: every read of one kind within a tick becomes one query. */
 export interface SalesLoaders {
-  book: DataLoader<BookId, SalesDocument | null, string>;
-  overflowWindow: DataLoader<OverflowWindow, PageSlice[], string>;
-  purchasedBy: DataLoader<PurchaseQuestion, boolean, string>;
+  readonly book: DataLoader<BookId, SalesDocument | null, string>;
+  readonly overflowWindow: DataLoader<OverflowWindow, PageSlice[], string>;
+  readonly purchasedBy: DataLoader<PurchaseQuestion, boolean, string>;
 }
 
 function windowKey(window: OverflowWindow): string {
@@ -18,15 +18,27 @@ function windowKey(window: OverflowWindow): string {
   return "page" in window ? `${book}#${window.page}[${window.skip}+${window.limit}]` : `${book}#${window.fromPage}..[-${window.tail}]`;
 }
 
-/** `batch: false` exists for the benchmark that shows what batching saves; the API always batches. */
+/**
+ * Each loader is made on its first use: most requests use one of them, or none. `batch: false`
+ * exists for the benchmark that shows what batching saves; the API always batches.
+ */
 export function createSalesLoaders(db: Db, { batch = true }: { batch?: boolean } = {}): SalesLoaders {
+  let book: SalesLoaders["book"] | undefined;
+  let overflowWindow: SalesLoaders["overflowWindow"] | undefined;
+  let purchasedBy: SalesLoaders["purchasedBy"] | undefined;
   return {
-    book: new DataLoader((ids) => loadBooks(db, ids), { cacheKeyFn: bookIdKey, batch }),
-    overflowWindow: new DataLoader((windows) => loadOverflowWindows(db, windows), { cacheKeyFn: windowKey, batch }),
-    purchasedBy: new DataLoader((questions) => retrievePurchasedBy(db, questions), {
-      cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId),
-      batch,
-    }),
+    get book() {
+      return (book ??= new DataLoader((ids) => loadBooks(db, ids), { cacheKeyFn: bookIdKey, batch }));
+    },
+    get overflowWindow() {
+      return (overflowWindow ??= new DataLoader((windows) => loadOverflowWindows(db, windows), { cacheKeyFn: windowKey, batch }));
+    },
+    get purchasedBy() {
+      return (purchasedBy ??= new DataLoader((questions) => retrievePurchasedBy(db, questions), {
+        cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId),
+        batch,
+      }));
+    },
   };
 }
 

@@ -104,6 +104,13 @@ describe("Book.customersPurchased", () => {
     );
     expect(result).toEqual({ data: { book: { title: "Seeded 1" } } });
   });
+
+  it("is checked with each request's own variables when the same query text comes again", async () => {
+    const query = `query ($all: Boolean!) { book(id: "1") { title customersPurchased @include(if: $all) { purchaseCount: totalCount } } }`;
+    expect(await api.execute(query, { all: false })).toEqual({ data: { book: { title: "Seeded 1" } } });
+    expectRefused(await api.execute(query, { all: true }), "UNAUTHENTICATED");
+    expect(await api.execute(query, { all: false })).toEqual({ data: { book: { title: "Seeded 1" } } });
+  });
 });
 
 describe.each([

@@ -60,6 +60,17 @@ describe("the storefront's operations", () => {
     const answer = await send(server.url, { query: listBooksTimes(10), variables: { first: LARGEST_FIRST, buyers: LARGEST_FIRST } });
     expect([answer.status, errorCodes(answer)]).toEqual([400, ["QUERY_TOO_COMPLEX"]]);
   });
+
+  it("are weighed with each request's own variables when the same query text comes again", async () => {
+    const query = listBooksTimes(10);
+    const statuses = [];
+    for (const size of [1, LARGEST_FIRST, 1, LARGEST_FIRST]) {
+      const answer = await send(server.url, { query, variables: { first: size, buyers: size } });
+      statuses.push([answer.status, errorCodes(answer)]);
+    }
+    const refused = [400, ["QUERY_TOO_COMPLEX"]];
+    expect(statuses).toEqual([[200, []], refused, [200, []], refused]);
+  });
 });
 
 describe("the cost of an operation", () => {

@@ -1,8 +1,9 @@
-import type { ApolloServerPlugin } from "@apollo/server";
+import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-armor-types";
 import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from "graphql-query-complexity";
+import { memoizeByOperation } from "../operation-memo";
 import { DEFAULT_WINDOW_SIZE } from "../resolvers/pagination";
 
 /**
@@ -97,22 +98,25 @@ export function operationCost(
   });
 }
 
-/** Refuses an operation whose cost, weighed with its variables, is over `maxCost`. */
+/** Refuses an operation whose cost, weighed with its variables, is over `maxCost`; weighed once per query text, operation and variable values. */
 export function costLimitPlugin<TContext extends object>(maxCost: number = REQUEST_LIMITS.maxCost): ApolloServerPlugin<TContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ schema, document, operation, request }) {
-          if (!operation) return;
-          const cost = operationCost(schema, document, operation, request.variables ?? {});
-          if (cost !== undefined && cost > maxCost) {
-            throw new RequestLimitError(
-              "QUERY_TOO_COMPLEX",
-              `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
-            );
-          }
-        },
-      };
+  const costOf = memoizeByOperation(({ schema, document, request }, operation) =>
+    operationCost(schema, document, operation, request.variables ?? {}),
+  );
+  // One listener, already resolved, for every request: nothing in it belongs to a request.
+  const listener: GraphQLRequestListener<TContext> = {
+    async didResolveOperation(requestContext) {
+      const { operation } = requestContext;
+      if (!operation) return;
+      const cost = costOf(requestContext, operation);
+      if (cost !== undefined && cost > maxCost) {
+        throw new RequestLimitError(
+          "QUERY_TOO_COMPLEX",
+          `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
+        );
+      }
     },
   };
+  const ready = Promise.resolve(listener);
+  return { requestDidStart: () => ready };
 }

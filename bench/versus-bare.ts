@@ -1,0 +1,135 @@
+import { readFileSync } from "node:fs";
+import { setTimeout } from "node:timers/promises";
+import type { Config } from "../src/config";
+import type { DatabaseConnection } from "../src/db/connection";
+import type { SelectedDatabase } from "../src/db/select-database";
+import { graphql, ONE_ROUND_TRIP, OVERHEAD, type Scenario } from "./http";
+import type { Plan } from "./plan";
+import type { Progress } from "./progress";
+import { ratio, sum } from "./stats";
+import { commandsSent, loadFromChild, scrapeCost, SETTLE_MS, startChild, withShelfApart, type Child } from "./throughput";
+
+/**
+ * The production API against a bare Apollo Server 5 + Express + driver server (`bare-api-process.ts`),
+ * each in a process of its own on the same database process, measured alternately in rounds: what
+ * the API's limits, access checks, logs, metrics and request context cost a request.
+ */
+
+export interface VersusBareRow {
+  scenario: string;
+  /** Requests completed over seconds measured, summed over every round. */
+  oursRequestsPerSecond: number;
+  bareRequestsPerSecond: number;
+  oursOverBare: number;
+  /** Each round's ours / bare, in order, to show how much the machine moved between rounds. */
+  roundRatios: number[];
+  /** CPU time of each server's process (user and system, all its threads) over the requests it completed; NaN where /proc is not. */
+  oursCpuMsPerRequest: number;
+  bareCpuMsPerRequest: number;
+  /** The API's commands during its measured loads (from its /metrics) over the requests it completed. */
+  oursCommandsPerRequest: number;
+  failures: number;
+}
+
+export interface VersusBareResults {
+  database: string;
+  rounds: number;
+  secondsPerLoad: number;
+  rows: VersusBareRow[];
+}
+
+/** The catalog listing without buyers: the books and their count, two commands on either server. */
+export const BARE_LISTING: Scenario = {
+  name: "books(first: 5) { totalCount edges { node { id title purchaseCount } } }",
+  body: () => graphql("{ books(first: 5) { totalCount edges { node { id title purchaseCount } } } }", {}),
+};
+
+export const VERSUS_BARE_SCENARIOS = [OVERHEAD, ONE_ROUND_TRIP, BARE_LISTING];
+
+export function versusBareSteps(plan: Plan["versusBare"]): number {
+  return VERSUS_BARE_SCENARIOS.length * plan.rounds;
+}
+
+export async function benchmarkVersusBare(
+  database: SelectedDatabase,
+  open: (uri: string) => Promise<DatabaseConnection>,
+  config: Config,
+  plan: Plan["versusBare"],
+  progress: Progress,
+): Promise<VersusBareResults> {
+  return withShelfApart(database, open, config, async (shelf) => {
+    // The bare server has no response cache: ours answers from the database too, so both do the same work.
+    const ours = await startChild("bench/api-process.ts", [], { ...shelf.env, CATALOG_MAX_AGE_SECONDS: "0" });
+    try {
+      const bare = await startChild("bench/bare-api-process.ts", [], shelf.env);
+      try {
+        const rows: VersusBareRow[] = [];
+        for (const scenario of VERSUS_BARE_SCENARIOS) rows.push(await compare(ours, bare, scenario, plan, progress));
+        return { database: shelf.description, rounds: plan.rounds, secondsPerLoad: plan.seconds, rows };
+      } finally {
+        await bare.stop();
+      }
+    } finally {
+      await ours.stop();
+    }
+  });
+}
+
+interface Load {
+  requests: number;
+  seconds: number;
+  failures: number;
+  cpuMs: number;
+}
+
+// Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ), the same on every architecture it runs on.
+const TICKS_PER_SECOND = 100;
+
+/** CPU time the process has used so far, user and system, from /proc; NaN where there is none. */
+function cpuMsOf(pid: number): number {
+  try {
+    // The command name, in parentheses, may hold spaces: the fields are counted from after it.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Warms both servers, then rounds of one load each, the first server of a round alternating so that drift in the machine falls on both. */
+async function compare(ours: Child, bare: Child, scenario: Scenario, plan: Plan["versusBare"], progress: Progress): Promise<VersusBareRow> {
+  const body = scenario.body(0, {});
+  const run = async (server: Child, seconds: number): Promise<Load> => {
+    const cpuBefore = cpuMsOf(server.pid);
+    const result = await loadFromChild(server.firstLine, body, plan.connections, seconds);
+    const cpuMs = cpuMsOf(server.pid) - cpuBefore;
+    return { requests: result.requests.total, seconds: result.duration, failures: result.non2xx + result.errors, cpuMs };
+  };
+  for (const server of [ours, bare]) await run(server, plan.warmupSeconds);
+  await setTimeout(SETTLE_MS);
+  const commandsBefore = await commandsSent(ours.firstLine);
+  const loads = { ours: [] as Load[], bare: [] as Load[] };
+  for (let round = 0; round < plan.rounds; round += 1) {
+    const order = round % 2 === 0 ? (["ours", "bare"] as const) : (["bare", "ours"] as const);
+    for (const side of order) loads[side].push(await run(side === "ours" ? ours : bare, plan.seconds));
+    progress.step(`${scenario.name}, round ${round + 1}`);
+  }
+  await setTimeout(SETTLE_MS);
+  // The /metrics scrape itself sends a count (the outlier-books gauge): take it out.
+  const commands = (await commandsSent(ours.firstLine)) - commandsBefore - (await scrapeCost(ours.firstLine));
+  const requests = (list: Load[]) => sum(list.map((load) => load.requests));
+  const perSecond = (list: Load[]) => ratio(requests(list), sum(list.map((load) => load.seconds)));
+  const cpuPerRequest = (list: Load[]) => ratio(sum(list.map((load) => load.cpuMs)), requests(list));
+  const [oursRate, bareRate] = [perSecond(loads.ours), perSecond(loads.bare)];
+  return {
+    scenario: scenario.name,
+    oursRequestsPerSecond: oursRate,
+    bareRequestsPerSecond: bareRate,
+    oursOverBare: oursRate / bareRate,
+    roundRatios: loads.ours.map((load, round) => ratio(load.requests, load.seconds) / perSecond([loads.bare[round]!])),
+    oursCpuMsPerRequest: cpuPerRequest(loads.ours),
+    bareCpuMsPerRequest: cpuPerRequest(loads.bare),
+    oursCommandsPerRequest: ratio(commands, requests(loads.ours)),
+    failures: sum([...loads.ours, ...loads.bare].map((load) => load.failures)),
+  };
+}
