@@ -30,6 +30,8 @@ async function main(): Promise<void> {
     if (database.kind !== "external") await loadDemoData(connection, config, logger);
     server = await listen(connection, config, logger);
     logger.info(`Bookstore sales catalog ready at ${server.url}`);
+    if (database.kind !== "external")
+      logger.info(`The tools reach this embedded database while the API runs: MONGODB_URI=${database.uri} npm run report`);
     logAccess(config, logger);
   } catch (error) {
     // A signal's stop closed the database under the step that failed, and exits by itself.

@@ -87,7 +87,8 @@ export async function withDatabase<T>(
   const config = readToolConfig(env);
   if (!config.mongodbUri) {
     throw new UsageError(
-      `MONGODB_URI is not set: ${command} works on an existing MongoDB. Set it, e.g. MONGODB_URI=mongodb://localhost:27017 ${command}`,
+      `MONGODB_URI is not set: ${command} works on an existing MongoDB. Set it, e.g. MONGODB_URI=mongodb://localhost:27017 ${command}; ` +
+        'for the embedded database of a running `npm start`, use the URI its log prints after "ready at"',
     );
   }
   const connection = await connectToDatabase(config.mongodbUri, config.mongodbDb, {}, { withIndexes });

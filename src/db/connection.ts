@@ -1,9 +1,9 @@
 import { AsyncResource } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { MongoClient, type Db, type MongoClientOptions } from "mongodb";
+import { MongoClient, MongoError, type Db, type MongoClientOptions } from "mongodb";
 import type { Logger } from "pino";
-import { isDuplicateKeyError, PageRepairInProgressError } from "./errors";
-import { ensureIndexes, indexLabel } from "./indexes";
+import { isDuplicateKeyError, isWaitQueueTimeout, PageRepairInProgressError } from "./errors";
+import { ensureIndexes, indexLabel, type RequiredIndex } from "./indexes";
 
 export interface DatabaseConnection {
   client: MongoClient;
@@ -47,7 +47,7 @@ export interface LiveDatabase extends DatabaseConnection {
 }
 
 export interface OpenDatabaseOptions extends MongoClientOptions {
-  logger: Pick<Logger, "info" | "warn" | "error">;
+  logger: Pick<Logger, "debug" | "info" | "warn" | "error">;
   /** How long to wait between attempts to connect and create the indexes while the database does not answer. */
   retryMs?: number;
   /** How often to look for indexes lost without a reconnection (a dropped index or collection), and to retry creating an index that duplicates block. */
@@ -90,13 +90,17 @@ export function openDatabase(
       try {
         await client.connect();
         const created = await ensureIndexes(db);
-        if (created.length > 0)
-          logger.warn({ created: created.map(indexLabel), attempt }, "database indexes were missing and have been created");
+        if (created.length > 0) await logCreatedIndexes(db, created, attempt, logger);
         inPlace = true;
         markReady();
       } catch (error) {
-        inPlace = false;
         if (closing.signal.aborted) return;
+        // A pool busy with other work (a bulk load, say) says nothing about the database or its indexes: look again next period.
+        if (inPlace && isWaitQueueTimeout(error)) {
+          logger.debug({ attempt }, "index check skipped: no pooled connection free in time");
+          return;
+        }
+        inPlace = false;
         checkDue = true;
         // Waiting cannot fix what only reconcile can: say so, and look again at the slower pace.
         const blocked = isDuplicateKeyError(error)
@@ -107,7 +111,8 @@ export function openDatabase(
         if (blocked) logger.error({ err: error, attempt }, blocked);
         else
           logger.warn(
-            { err: error, attempt },
+            // A driver error's message says it all; its stack would only bury the line that matters.
+            error instanceof MongoError ? { errorName: error.name, attempt } : { err: error, attempt },
             `MongoDB at ${redact(uri)} is not usable yet (${(error as Error).message}); trying again in ${retryMs} ms`,
           );
         await sleep(blocked !== undefined ? indexCheckMs : retryMs, undefined, { signal: closing.signal }).catch(() => undefined);
@@ -134,6 +139,18 @@ export function openDatabase(
     await client.close();
   };
   return { client, db, indexesInPlace: () => inPlace, ready: () => firstReady, close };
+}
+
+/**
+ * Indexes created over empty collections are a new database's first start, as every `npm start` has;
+ * over stored documents they mean a deployment ran without them, which an operator should hear about.
+ */
+async function logCreatedIndexes(db: Db, created: RequiredIndex[], attempt: number, logger: OpenDatabaseOptions["logger"]): Promise<void> {
+  const collections = [...new Set(created.map(({ collection }) => collection))];
+  const sizes = await Promise.all(collections.map((name) => db.collection(name).estimatedDocumentCount()));
+  const fields = { created: created.map(indexLabel), attempt };
+  if (sizes.some((size) => size > 0)) logger.warn(fields, "database indexes were missing and have been created");
+  else logger.info(fields, `created the ${created.length} indexes of a new database`);
 }
 
 /**

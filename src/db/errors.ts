@@ -92,6 +92,11 @@ const UNAVAILABLE_LABELS = [
 // Driver errors the driver does not export as classes (src/cmap/errors.ts), known by their stable names.
 const UNEXPORTED_UNAVAILABLE = new Set(["MongoWaitQueueTimeoutError", "MongoPoolClosedError"]);
 
+/** No pooled connection came free within waitQueueTimeoutMS: the pool is busy, the server may be fine. */
+export function isWaitQueueTimeout(error: unknown): boolean {
+  return error instanceof MongoError && error.name === "MongoWaitQueueTimeoutError";
+}
+
 // Node's own socket errors, which the driver lets through unwrapped when the server ends a socket under a write.
 const SOCKET_ERROR_CODES = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH"]);
 

@@ -68,8 +68,13 @@ async function startMemoryServer(): Promise<{ server?: MongoMemoryServer; reason
     await MongoBinary.getPath();
     return { server: await MongoMemoryServer.create() };
   } catch (error) {
-    return { reason: firstLine((error as Error).message) };
+    return { reason: memoryServerFailure(error as Error) };
   }
+}
+
+/** mongodb-memory-server's "no binary" error quotes its internals: say what it means instead. */
+function memoryServerFailure(error: Error): string {
+  return /binary path/i.test(error.message) ? "no mongod binary on this machine" : firstLine(error.message);
 }
 
 function firstLine(text: string): string {
