@@ -40,10 +40,19 @@ export class StorefrontClient {
       body: JSON.stringify({ query: print(document), variables }),
     });
     const body = (await response.json()) as { data?: TData; errors?: { message: string; extensions?: { code?: string } }[] };
-    if (body.errors?.length) {
-      const [first] = body.errors;
-      throw new Error(`${first?.extensions?.code ?? "ERROR"}: ${first?.message}`);
-    }
+    const [first] = body.errors ?? [];
+    if (first) throw new StorefrontApiError(first.extensions?.code ?? "ERROR", first.message);
     return body.data as TData;
+  }
+}
+
+/** The API answered, and refused: `code` is its `extensions.code` (UNAUTHENTICATED, BOOK_NOT_FOUND, ...). */
+export class StorefrontApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(`${code}: ${message}`);
+    this.name = "StorefrontApiError";
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { cleanEnv, str, url } from "envalid";
-import { StorefrontClient } from "./client";
+import { StorefrontApiError, StorefrontClient } from "./client";
 
 /**
  * `npm run example`: what a storefront does with the API, against a running server (`npm start`).
@@ -35,15 +35,26 @@ export async function runStorefront(client: StorefrontClient, print: (line: stri
   );
 }
 
+const REFUSED_ACCESS = new Set(["UNAUTHENTICATED", "FORBIDDEN"]);
+
+/** What went wrong, in the words that lead to the fix: a refused token, an API out of reach, or the API's own error. */
+export function explainFailure(error: unknown, apiUrl: string): string {
+  if (error instanceof StorefrontApiError && REFUSED_ACCESS.has(error.code))
+    return `The API at ${apiUrl} refused the example (${error.message}). Set STOREFRONT_TOKEN to a token with purchases:read and catalog:write.`;
+  if (error instanceof StorefrontApiError) return `The API at ${apiUrl} answered with an error: ${error.message}`;
+  // fetch's own failure, "fetch failed" with the socket's error as its cause (an Error of Node's realm, not always this one's).
+  const { message, cause } = error as { message?: string; cause?: { message?: string } };
+  if (message === "fetch failed") return `No answer from ${apiUrl} (${cause?.message ?? message}). Is the API running (npm start)?`;
+  return `The storefront example failed: ${message ?? String(error)}`;
+}
+
 if (require.main === module) {
   const env = cleanEnv(process.env, {
     STOREFRONT_API_URL: url({ default: "http://localhost:4000/graphql", desc: "the API's /graphql endpoint" }),
     STOREFRONT_TOKEN: str({ default: "", desc: "a bearer token with purchases:read and catalog:write; empty when API_TOKENS is unset" }),
   });
   runStorefront(new StorefrontClient(env.STOREFRONT_API_URL, env.STOREFRONT_TOKEN || undefined), console.log).catch((error: unknown) => {
-    console.error(
-      `The storefront example failed: ${(error as Error).message}. Is the API running at ${env.STOREFRONT_API_URL} (npm start)?`,
-    );
+    console.error(explainFailure(error, env.STOREFRONT_API_URL));
     process.exit(1);
   });
 }

@@ -177,6 +177,12 @@ describe("the depth limit", () => {
     expect(database.commands.names()).toEqual([]);
   });
 
+  it("words a depth refusal as the limit it is, not as a syntax error", async () => {
+    const answer = await send(server.url, { query: typeChainThroughFragments(REQUEST_LIMITS.maxDepth + 1) });
+    const [message] = (answer.json?.errors ?? []).map((error) => error.message);
+    expect(message).toMatch(new RegExp(`^Query depth limit of ${REQUEST_LIMITS.maxDepth} exceeded.*Select fewer nested levels`));
+  });
+
   it("counts a fragment spread twice in one operation at the depth of each spread", async () => {
     // Shallow first, deep second: a depth remembered from the first spread must not hide the second.
     const query = `

@@ -1,9 +1,12 @@
+import { createServer } from "node:net";
+import { once } from "node:events";
 import { StorefrontClient } from "../../examples/storefront/client";
-import { runStorefront } from "../../examples/storefront/run";
+import { explainFailure, runStorefront } from "../../examples/storefront/run";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook, storedPurchases } from "../support/factories";
 import { startTestHttpServer } from "../support/http";
+import { configuredTokens, tokenSpec } from "../support/tokens";
 
 let database: TestDatabase;
 let server: RunningServer;
@@ -31,4 +34,34 @@ describe("the storefront example (npm run example)", () => {
     expect(lines[5]).toBe("Same checkout again: replayed true, stored in EXTRA_SALES, still 61 sold");
     expect((await storedPurchases(database.db, "2")).filter((id) => id === "storefront-example")).toHaveLength(1);
   });
+
+  it("says the token was refused, and which scopes it needs, when the API wants a token", async () => {
+    const guarded = await startTestHttpServer(database.db, { apiTokens: configuredTokens(tokenSpec("storefront", ["purchases:read"])) });
+    try {
+      const failure = await runStorefront(new StorefrontClient(guarded.url), () => undefined).catch((error: unknown) => error);
+
+      expect(explainFailure(failure, guarded.url)).toMatch(
+        /refused the example \(UNAUTHENTICATED: .*Set STOREFRONT_TOKEN to a token with purchases:read and catalog:write/,
+      );
+    } finally {
+      await guarded.stop();
+    }
+  });
+
+  it("asks whether the API is running only when nothing answers", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/graphql`;
+    const failure = await runStorefront(new StorefrontClient(url), () => undefined).catch((error: unknown) => error);
+
+    expect(explainFailure(failure, url)).toMatch(/^No answer from .*ECONNREFUSED.*Is the API running \(npm start\)\?$/);
+  });
 });
+
+/** A port nothing listens on: bound once to learn a free number, then released. */
+async function closedPort(): Promise<number> {
+  const probe = createServer().listen(0, "127.0.0.1");
+  await once(probe, "listening");
+  const { port } = probe.address() as { port: number };
+  probe.close();
+  await once(probe, "close");
+  return port;
+}

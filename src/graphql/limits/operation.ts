@@ -41,11 +41,16 @@ export class RequestLimitError extends GraphQLError {
 /** For ApolloServer's `parseOptions`: the parser stops at the token limit, before building a large document. */
 export const parseOptions = { maxTokens: REQUEST_LIMITS.maxTokens };
 
-/** Armor reports its own refusals as BAD_USER_INPUT; this reports each under its own code instead. */
-function refuseAs(code: RequestLimitCode): GraphQLArmorCallbackConfiguration {
+/**
+ * Armor reports its own refusals as BAD_USER_INPUT, worded as syntax errors ("Syntax Error: Query depth
+ * limit of 8 exceeded"); this reports each under its own code, saying what was refused and how to fit.
+ */
+function refuseAs(code: RequestLimitCode, fix: string): GraphQLArmorCallbackConfiguration {
   return {
     propagateOnRejection: false,
-    onReject: [(context, error) => context?.reportError(new RequestLimitError(code, error.message))],
+    onReject: [
+      (context, error) => context?.reportError(new RequestLimitError(code, `${error.message.replace(/^Syntax Error: /, "")} ${fix}`)),
+    ],
   };
 }
 
@@ -61,9 +66,13 @@ export function armorProtection(production: boolean) {
   return new ApolloArmor({
     // Levels of fields, as the README promises: without flattening, every fragment spread counted as two
     // more levels, so a Relay-composed query 7 fields deep was refused as 11.
-    maxDepth: { n: REQUEST_LIMITS.maxDepth, flattenFragments: true, ...refuseAs("QUERY_TOO_DEEP") },
-    maxAliases: { n: REQUEST_LIMITS.maxAliases, ...refuseAs("TOO_MANY_ALIASES") },
-    maxDirectives: { n: REQUEST_LIMITS.maxDirectives, ...refuseAs("TOO_MANY_DIRECTIVES") },
+    maxDepth: {
+      n: REQUEST_LIMITS.maxDepth,
+      flattenFragments: true,
+      ...refuseAs("QUERY_TOO_DEEP", "Select fewer nested levels, or fetch the deeper part in a second query."),
+    },
+    maxAliases: { n: REQUEST_LIMITS.maxAliases, ...refuseAs("TOO_MANY_ALIASES", "Send fewer aliased fields, or split the query.") },
+    maxDirectives: { n: REQUEST_LIMITS.maxDirectives, ...refuseAs("TOO_MANY_DIRECTIVES", "Use fewer directives in one query.") },
     maxTokens: { enabled: false },
     costLimit: { enabled: false },
     blockFieldSuggestion: { enabled: production },
