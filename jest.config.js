@@ -2,7 +2,7 @@
 const transform = { "^.+\\.ts$": ["ts-jest", { tsconfig: { module: "commonjs", moduleResolution: "node10" } }] };
 
 /**
- * Two projects, one `jest` command. Unit tests (test/unit) never touch a database and start at once,
+ * Three projects, one `jest` command. Unit tests (test/unit) never touch a database and start at once,
  * with no global set-up. Integration tests run against the one database chosen for the whole run by
  * test/support/global-setup.ts; their time limit is what their heaviest work (hundreds of racing
  * purchases, building and starting the server) takes on a busy 2-core machine, several times over,
@@ -25,12 +25,14 @@ module.exports = {
     {
       displayName: "integration",
       testEnvironment: "node",
-      roots: ["<rootDir>/test", "<rootDir>/packages/offline-mongo/test"],
+      roots: ["<rootDir>/test"],
       testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/unit/", ...(process.env.TEST_REDIS_URL ? [] : ["<rootDir>/test/redis/"])],
       transform,
       globalSetup: "<rootDir>/test/support/global-setup.ts",
       globalTeardown: "<rootDir>/test/support/global-teardown.ts",
       setupFilesAfterEnv: ["<rootDir>/test/support/settle-in-flight.ts"],
     },
+    // The stand-in's tests, under its own configuration (packages/offline-mongo/jest.config.js).
+    "<rootDir>/packages/offline-mongo",
   ],
 };

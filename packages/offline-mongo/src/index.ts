@@ -14,6 +14,8 @@ export interface OfflineServerOptions {
   ttlMonitorIntervalMs?: number;
   /** mongod's `notablescan` parameter at start-up: a query only a collection scan could answer fails (291). */
   notablescan?: boolean;
+  /** mongod's `net.maxIncomingConnections`: connections past it are closed on arrival; default 1,000. */
+  maxIncomingConnections?: number;
 }
 
 export interface RunningOfflineServer {
@@ -35,6 +37,7 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     logCommands: options.logCommands ?? false,
     ttlMonitorIntervalMs: options.ttlMonitorIntervalMs ?? DEFAULT_TTL_MONITOR_INTERVAL_MS,
     parameters: { notablescan: options.notablescan ?? false },
+    ...(options.maxIncomingConnections === undefined ? {} : { maxIncomingConnections: options.maxIncomingConnections }),
   });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;
