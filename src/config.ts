@@ -27,7 +27,17 @@ export interface Config {
   readonly responseCacheUrl: string | undefined;
   /** How long an idle keep-alive connection stays open: longer than any load balancer's idle timeout in front of the API. */
   readonly keepAliveTimeoutSeconds: number;
+  /** Whether concurrent overflow purchases of one book share their writes (see `OverflowBatches`). */
+  readonly purchaseBatching: boolean;
+  /** The most purchases one shared write carries. */
+  readonly purchaseBatchMax: number;
 }
+
+/** How the server shares the writes of concurrent purchases of one book. */
+export type PurchaseBatchSettings = Pick<Config, "purchaseBatching" | "purchaseBatchMax">;
+
+export const DEFAULT_PURCHASE_BATCH_MAX = 100;
+const MAX_PURCHASE_BATCH = 1_000;
 
 /** What the server needs to cache answers and hold connections; absent from the server's options, nothing is cached. */
 export type CacheSettings = Pick<Config, "catalogMaxAgeSeconds" | "responseCacheUrl">;
@@ -158,6 +168,15 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         default: DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
         desc: "seconds an idle HTTP connection stays open; set it above your load balancer's idle timeout",
       }),
+      PURCHASE_BATCHING: str({
+        choices: ["on", "off"],
+        default: "on",
+        desc: "on: concurrent purchases of one outlier share their writes (one append and one count per batch); off: one pair of writes per purchase",
+      }),
+      PURCHASE_BATCH_MAX: positiveInteger(MAX_PURCHASE_BATCH)({
+        default: DEFAULT_PURCHASE_BATCH_MAX,
+        desc: "the most purchases one shared write carries",
+      }),
     },
     { reporter: throwAllErrors },
   );
@@ -177,5 +196,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     catalogMaxAgeSeconds: clean.CATALOG_MAX_AGE_SECONDS,
     responseCacheUrl: clean.RESPONSE_CACHE_URL,
     keepAliveTimeoutSeconds: clean.KEEP_ALIVE_TIMEOUT_SECONDS,
+    purchaseBatching: clean.PURCHASE_BATCHING === "on",
+    purchaseBatchMax: clean.PURCHASE_BATCH_MAX,
   };
 }

@@ -54,6 +54,7 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     indexesInPlace: connection.indexesInPlace,
     cache: config,
     keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
+    purchaseBatching: config,
   };
   try {
     return await startHttpServer(options, config.port, config.host);

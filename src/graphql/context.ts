@@ -1,9 +1,11 @@
 import type { Db } from "mongodb";
 import type { Principal } from "../auth/principal";
-import type { ApiSettings } from "../config";
-import type { ClaimReleases } from "../sales/claim-releases";
-import type { FlaggedBooks } from "../sales/flagged-books";
+import { DEFAULT_PURCHASE_BATCH_MAX, type ApiSettings, type PurchaseBatchSettings } from "../config";
+import { ClaimReleases } from "../sales/claim-releases";
+import { FlaggedBooks } from "../sales/flagged-books";
 import { createSalesLoaders, type SalesLoaders } from "../sales/loaders";
+import { OverflowBatches } from "../sales/overflow-batches";
+import type { OverflowWriter } from "../sales/purchases";
 
 /** Built afresh for every request, so DataLoader caches never leak between requests. */
 export interface GraphQLContext {
@@ -12,19 +14,39 @@ export interface GraphQLContext {
   settings: ApiSettings;
   /** Who sent the request; `accessPlugin` checks it against every field an operation selects. */
   principal: Principal;
-  /** Shared by every request of one server: the outliers it has seen, whose purchases go straight to their pages. */
+  /** Shared by every request of one server. */
+  purchases: ServerPurchases;
+}
+
+/** What purchases learn and owe beyond one request, shared by every request of one server. */
+export interface ServerPurchases {
+  /** The outliers the server has seen, whose purchases go straight to their pages. */
   flaggedBooks: FlaggedBooks;
-  /** Shared by every request of one server: the purchaseId claims whose release failed in an outage, retried until released. */
+  /** The purchaseId claims whose release failed in an outage, retried until released. */
   claimReleases: ClaimReleases;
+  /** Shares the writes of concurrent overflow purchases of one book; absent when batching is off. */
+  overflowWriter?: OverflowWriter;
+}
+
+/** One server's purchase state; batching is on, at the default size, unless `batching` says otherwise. */
+export function createServerPurchases(
+  db: Db,
+  batching: PurchaseBatchSettings = { purchaseBatching: true, purchaseBatchMax: DEFAULT_PURCHASE_BATCH_MAX },
+  onBatch?: (purchases: number) => void,
+): ServerPurchases {
+  const flaggedBooks = new FlaggedBooks();
+  const overflowWriter = batching.purchaseBatching
+    ? new OverflowBatches(db, flaggedBooks, { maxPurchases: batching.purchaseBatchMax, ...(onBatch ? { onBatch } : {}) })
+    : undefined;
+  return { flaggedBooks, claimReleases: new ClaimReleases(), ...(overflowWriter ? { overflowWriter } : {}) };
 }
 
 export function createContext(
   db: Db,
   settings: ApiSettings,
   principal: Principal,
-  flaggedBooks: FlaggedBooks,
-  claimReleases: ClaimReleases,
+  purchases: ServerPurchases,
   batchLoads = true,
 ): GraphQLContext {
-  return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings, principal, flaggedBooks, claimReleases };
+  return { db, loaders: createSalesLoaders(db, { batch: batchLoads }), settings, principal, purchases };
 }

@@ -14,16 +14,20 @@ import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { identifyCaller } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
-import { DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS, DEFAULT_REQUEST_TIMEOUT_MS, type ApiSettings, type CacheSettings } from "../config";
+import {
+  DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type ApiSettings,
+  type CacheSettings,
+  type PurchaseBatchSettings,
+} from "../config";
 import { isDatabaseReachable } from "../db/connection";
-import { ClaimReleases } from "../sales/claim-releases";
-import { FlaggedBooks } from "../sales/flagged-books";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
-import { createContext, type GraphQLContext } from "./context";
+import { createContext, createServerPurchases, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
@@ -48,6 +52,8 @@ export interface ServerOptions {
   cache?: CacheSettings;
   /** How long an idle keep-alive connection stays open; default 65 s, above common load balancers' 60 s. */
   keepAliveTimeoutSeconds?: number;
+  /** Whether concurrent purchases of one outlier share their writes, and how many per write; default on, 100. */
+  purchaseBatching?: PurchaseBatchSettings;
 }
 
 /** The GraphQL server on its own, as tests drive it with `executeOperation`; without `caching`, nothing is cached. */
@@ -125,8 +131,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
   const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
   await apollo.start();
-  const flaggedBooks = new FlaggedBooks();
-  const claimReleases = new ClaimReleases();
+  const purchases = createServerPurchases(options.db, options.purchaseBatching, metrics.observePurchaseBatch);
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));
@@ -161,8 +166,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
           options.db,
           options.settings,
           identifyCaller(options.apiTokens, req.headers.authorization),
-          flaggedBooks,
-          claimReleases,
+          purchases,
           options.batchLoads,
         ),
     }),
@@ -177,7 +181,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const stop = async () => {
     await apollo.stop();
     // After the requests in flight, which may still hand it releases, and before the caller closes the database.
-    await claimReleases.stop();
+    await purchases.claimReleases.stop();
     stopCounting();
     await responseCache.close();
   };

@@ -9,7 +9,12 @@ export interface ServerMetrics {
   observeRequest(operation: string, seconds: number): void;
   countDatabaseCommand(command: string): void;
   countPurchase(storage: PurchaseStorage): void;
+  /** One shared write of overflow purchases of one book started, carrying `purchases` of them. */
+  observePurchaseBatch(purchases: number): void;
 }
+
+// A batch carries at most PURCHASE_BATCH_MAX purchases (1,000 at most): powers of two up to it.
+const PURCHASE_BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
 // Operation names come from clients; past this many distinct ones, the rest share one label value
 // so that a client inventing names cannot grow the metrics without bound.
@@ -43,6 +48,12 @@ export function createServerMetrics(db: Db): ServerMetrics {
     labelNames: ["storage"] as const,
     registers: [registry],
   });
+  const purchaseBatches = new Histogram({
+    name: "bookstore_purchase_batch_size",
+    help: "Purchases per shared write of one outlier's overflow purchases: _count is the writes, _sum the purchases they carried.",
+    buckets: PURCHASE_BATCH_BUCKETS,
+    registers: [registry],
+  });
   new Gauge({
     name: "bookstore_outlier_books",
     help: "Books flagged has_extras, counted in the database at each scrape.",
@@ -63,5 +74,6 @@ export function createServerMetrics(db: Db): ServerMetrics {
     observeRequest: (operation, seconds) => requestDuration.observe({ operation: operationLabel(operation) }, seconds),
     countDatabaseCommand: (command) => void commandsSent.set(command, (commandsSent.get(command) ?? 0) + 1),
     countPurchase: (storage) => purchasesRecorded.inc({ storage }),
+    observePurchaseBatch: (purchases) => purchaseBatches.observe(purchases),
   };
 }

@@ -10,29 +10,34 @@ import { currentRequestContext, newRequestContext } from "./request-context";
 export const UNRESOLVED_OPERATION = "unresolved";
 
 /**
- * One log line per GraphQL request (id, operation, duration, database commands, errors), its
- * duration in the metrics, and where each recorded purchase was stored.
+ * One log line per GraphQL request (id, operation, duration, database commands, errors, and for each
+ * recorded purchase how many purchases its write carried), its duration in the metrics, and where each
+ * recorded purchase was stored.
  */
 export function requestLogPlugin<TContext extends object>(logger: Logger, metrics?: ServerMetrics): ApolloServerPlugin<TContext> {
-  // Shared by every request: only mutations get a listener, and it holds nothing of the request.
-  const purchaseCounter: GraphQLRequestExecutionListener<TContext> | undefined = metrics && {
+  // Only mutations get a listener: reads, nearly every request, pay nothing for it.
+  const purchaseListener = (purchasesPerWrite: number[]): GraphQLRequestExecutionListener<TContext> => ({
     willResolveField({ info }) {
       if (info.parentType.name !== "Mutation" || info.fieldName !== "recordPurchase") return;
       return (error, result) => {
-        if (!error) metrics.countPurchase((result as RecordedPurchase).storedIn);
+        if (error) return;
+        const purchase = result as RecordedPurchase;
+        metrics?.countPurchase(purchase.storedIn);
+        purchasesPerWrite.push(purchase.purchasesInWrite);
       };
     },
-  };
+  });
   return {
     async requestDidStart() {
       const started = performance.now();
       // executeOperation (tests) runs outside any HTTP request: it gets an id, and no commands are attributed.
       const context = currentRequestContext() ?? newRequestContext();
+      const purchasesPerWrite: number[] = [];
       return {
         // Apollo starts execution even when the request names no operation of its document (typed as always
         // present, the operation is then undefined); execution answers that 400 OPERATION_RESOLUTION_FAILURE.
         async executionDidStart({ operation }: { operation: OperationDefinitionNode | undefined }) {
-          return operation?.operation === "mutation" ? purchaseCounter : undefined;
+          return operation?.operation === "mutation" ? purchaseListener(purchasesPerWrite) : undefined;
         },
         async willSendResponse(requestContext) {
           const seconds = (performance.now() - started) / 1000;
@@ -48,6 +53,8 @@ export function requestLogPlugin<TContext extends object>(logger: Logger, metric
               databaseCommands: context.databaseCommands,
               errors: errorCodes.length,
               ...(errorCodes.length > 0 ? { errorCodes: [...new Set(errorCodes)] } : {}),
+              // One entry per recordPurchase: 1 when it wrote alone, n when n purchases shared its write, 0 for a replay.
+              ...(purchasesPerWrite.length > 0 ? { purchasesPerWrite } : {}),
             },
             "graphql request",
           );

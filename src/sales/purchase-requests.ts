@@ -277,5 +277,5 @@ async function replay(db: Db, bookId: BookId, storedIn: PurchaseStorage, embedde
   const book = await salesCollection(db).findOne({ _id: bookId }, { projection: embeddedBuyersProjection(embeddedBuyers) });
   // Books are never deleted by this API, so a recorded purchase's book is there.
   if (!book) throw new BookNotFoundError(formatBookId(bookId));
-  return { book, storedIn, replayed: true };
+  return { book, storedIn, replayed: true, purchasesInWrite: 0 };
 }

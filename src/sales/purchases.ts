@@ -1,4 +1,4 @@
-import type { ClientSession, Db } from "mongodb";
+import type { ClientSession, Collection, Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError, isMissingHintedIndexError, MissingIndexError } from "../db/errors";
 import { UNIQUE_PAGE_INDEX } from "../db/indexes";
@@ -15,6 +15,29 @@ export interface RecordedPurchase {
   /** The book as it stands after the purchase, holding only the first `embeddedBuyers` of its embedded buyers. */
   book: SalesDocument;
   storedIn: PurchaseStorage;
+  /** How many purchases this request's write carried: 1 alone, more when concurrent purchases of the book shared it; 0 for a replay, which writes nothing. */
+  purchasesInWrite: number;
+}
+
+/** One purchase of a flagged book on its way to `extra_sales`, as a shared write carries it. */
+export interface OverflowPurchase {
+  bookId: BookId;
+  customerId: string;
+  /** What the purchase knew of the book when it set out; the process's `flaggedBooks` may know a later page by the time it is written. */
+  flagged: FlaggedBook;
+  /** How many embedded buyers this purchase's answer shows. */
+  embeddedBuyers: number;
+}
+
+/** What one write of overflow purchases did: the book after it, and how many purchases it carried. */
+export interface OverflowWrite {
+  book: SalesDocument;
+  purchases: number;
+}
+
+/** Writes overflow purchases, alone or together with others of the same book (see `OverflowBatches`). */
+export interface OverflowWriter {
+  record(purchase: OverflowPurchase): Promise<OverflowWrite>;
 }
 
 export interface PurchaseOptions {
@@ -27,6 +50,8 @@ export interface PurchaseOptions {
    * must (see `appendInTransaction`), which is only safe against racers inside a transaction.
    */
   session?: ClientSession;
+  /** Shares the writes of concurrent overflow purchases of one book; without it (or in a transaction) each purchase writes alone. */
+  overflowWriter?: OverflowWriter;
 }
 
 /**
@@ -41,26 +66,55 @@ export interface PurchaseOptions {
  * A book `flaggedBooks` knows is flagged skips steps 1 and 2, which could only miss and repeat the flag.
  * With a `session` in a transaction the four steps commit or vanish together; the caller then hands in
  * a `flaggedBooks` that keeps what it learns until the commit, since an aborted flag was never set.
+ * Outside a transaction, an `overflowWriter` may carry steps 3 and 4 of several purchases of the book in one write each.
  */
 export async function recordPurchase(
   db: Db,
   bookId: BookId,
   customerId: string,
   settings: Pick<OutlierSettings, "outlierThreshold">,
-  { flaggedBooks, embeddedBuyers = 0, session }: PurchaseOptions = {},
+  { flaggedBooks, embeddedBuyers = 0, session, overflowWriter }: PurchaseOptions = {},
 ): Promise<RecordedPurchase> {
   const projection = embeddedBuyersProjection(embeddedBuyers);
   let flagged = flaggedBooks?.get(bookId);
   if (!flagged) {
     const embedded = await pushIntoEmbeddedArray(db, bookId, customerId, settings.outlierThreshold, projection, session);
-    if (embedded) return { book: embedded, storedIn: "EMBEDDED" };
+    if (embedded) return { book: embedded, storedIn: "EMBEDDED", purchasesInWrite: 1 };
     flagged = openPageOf(await flagAsOutlier(db, bookId, session));
   }
-  const page = session
-    ? await appendInTransaction(db, bookId, customerId, flagged, session)
-    : await appendToExtraSales(db, bookId, customerId, flagged, flaggedBooks);
+  if (session) {
+    const page = await appendInTransaction(db, bookId, customerId, flagged, session);
+    flaggedBooks?.remember(bookId, flagged.pageSize, page);
+    return { book: await countOverflowPurchases(db, bookId, 1, projection, session), storedIn: "EXTRA_SALES", purchasesInWrite: 1 };
+  }
+  const purchase = { bookId, customerId, flagged, embeddedBuyers };
+  const written = overflowWriter ? await overflowWriter.record(purchase) : await recordOverflowPurchases(db, [purchase], flaggedBooks);
+  return { book: withEmbeddedBuyers(written.book, embeddedBuyers), storedIn: "EXTRA_SALES", purchasesInWrite: written.purchases };
+}
+
+/**
+ * Steps 3 and 4 of `recordPurchase` for purchases of one flagged book, in arrival order: appended to the
+ * open page in one write (more only where they cross into a new page), then counted on the book in one.
+ * Each answer reads the book with the most embedded buyers any purchase asked for.
+ */
+export async function recordOverflowPurchases(
+  db: Db,
+  purchases: readonly OverflowPurchase[],
+  flaggedBooks?: Pick<FlaggedBooks, "get" | "remember">,
+): Promise<OverflowWrite> {
+  const { bookId, flagged: knownWhenSent } = purchases[0]!;
+  const flagged = flaggedBooks?.get(bookId) ?? knownWhenSent;
+  const customerIds = purchases.map((purchase) => purchase.customerId);
+  const page = await appendToExtraSales(db, bookId, customerIds, flagged, flaggedBooks);
   flaggedBooks?.remember(bookId, flagged.pageSize, page);
-  return { book: await countOverflowPurchase(db, bookId, projection, session), storedIn: "EXTRA_SALES" };
+  const widest = embeddedBuyersProjection(Math.max(...purchases.map((purchase) => purchase.embeddedBuyers)));
+  return { book: await countOverflowPurchases(db, bookId, purchases.length, widest, undefined), purchases: purchases.length };
+}
+
+/** A book read for the widest answer of a shared write, cut to what one purchase's answer shows. */
+function withEmbeddedBuyers(book: SalesDocument, embeddedBuyers: number): SalesDocument {
+  if (!Number.isFinite(embeddedBuyers) || book.customers_purchased.length <= embeddedBuyers) return book;
+  return { ...book, customers_purchased: book.customers_purchased.slice(0, embeddedBuyers) };
 }
 
 async function pushIntoEmbeddedArray(
@@ -99,35 +153,70 @@ function openPageOf(book: OutlierShape): FlaggedBook {
 }
 
 /**
- * Starts at a page no later than the open one and moves forward past full pages; returns the page
- * appended to. A duplicate key means the page exists: either it is full, or a racer created it a
- * moment ago, which the plain guarded update below tells apart. Racers share what they learn
- * through `flaggedBooks`, so that a crowd arriving at a full page does not walk it one page at a time.
- * The upsert names the unique page index as its hint: without that index (a database restored without
- * it, a dropped collection) racing upserts could open the same page twice, so mongod refuses the upsert instead.
+ * Appends `customerIds`, in order, from a page no later than the open one, moving forward past full
+ * pages; returns the last page appended to. Each page takes what it has room for and the rest goes to
+ * the next, so no page ever holds more than `pageSize`. Racers share what they learn through
+ * `flaggedBooks`, so that a crowd arriving at a full page does not walk it one page at a time.
  */
 async function appendToExtraSales(
   db: Db,
   bookId: BookId,
-  customerId: string,
+  customerIds: readonly string[],
   { pageSize, openPageAtLeast }: FlaggedBook,
   flaggedBooks: PurchaseOptions["flaggedBooks"],
 ): Promise<number> {
   const extraSales = extraSalesCollection(db);
-  const append = appendOf(customerId);
-
+  let pending = customerIds;
   for (let page = openPageAtLeast; ; page = Math.max(page + 1, flaggedBooks?.get(bookId)?.openPageAtLeast ?? 0)) {
-    const openPage = { book_id: bookId, page, count: { $lt: pageSize } };
-    try {
-      await extraSales.updateOne(openPage, append, { upsert: true, hint: UNIQUE_PAGE_INDEX });
-      return page;
-    } catch (error) {
-      if (!isDuplicateKeyError(error)) throw refusedWithoutPageIndex(error);
-    }
-    const { matchedCount } = await extraSales.updateOne(openPage, append);
-    if (matchedCount === 1) return page;
+    // Whatever stays pending after a page took its share found that page full.
+    pending = pending.slice(await appendWhatFits(extraSales, bookId, page, pending.slice(0, pageSize), pageSize));
+    if (pending.length === 0) return page;
     flaggedBooks?.remember(bookId, pageSize, page + 1);
   }
+}
+
+/**
+ * Appends the first of `customerIds` (at most a page of them) that page `page` has room for; returns how
+ * many. Every write is guarded by the room it needs, so a page never overfills, whoever races for it.
+ * A duplicate key on the upsert means the page exists: either it lacks room, or a racer created it a
+ * moment ago, which the plain guarded update tells apart. A single purchase that finds no room moves
+ * on at once (two round trips, as ever); a batch reads the page's count and takes the room left.
+ * The upsert names the unique page index as its hint: without that index (a database restored without
+ * it, a dropped collection) racing upserts could open the same page twice, so mongod refuses the upsert instead.
+ */
+async function appendWhatFits(
+  extraSales: Collection<ExtraSalesDocument>,
+  bookId: BookId,
+  page: number,
+  customerIds: readonly string[],
+  pageSize: number,
+): Promise<number> {
+  const withRoomFor = (purchases: number) => ({ book_id: bookId, page, count: { $lte: pageSize - purchases } });
+  try {
+    await extraSales.updateOne(withRoomFor(customerIds.length), appendOf(customerIds), { upsert: true, hint: UNIQUE_PAGE_INDEX });
+    return customerIds.length;
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw refusedWithoutPageIndex(error);
+  }
+  for (let fitting = customerIds.length; fitting > 0; fitting = await roomOnPage(extraSales, bookId, page, pageSize, fitting)) {
+    const { matchedCount } = await extraSales.updateOne(withRoomFor(fitting), appendOf(customerIds.slice(0, fitting)));
+    if (matchedCount === 1) return fitting;
+    // One purchase found no room: the page is full, and no read can say more.
+    if (fitting === 1) return 0;
+  }
+  return 0;
+}
+
+/** How many of `wanted` purchases page `page` has room for now. */
+async function roomOnPage(
+  extraSales: Collection<ExtraSalesDocument>,
+  bookId: BookId,
+  page: number,
+  pageSize: number,
+  wanted: number,
+): Promise<number> {
+  const stored = await extraSales.findOne({ book_id: bookId, page }, { projection: { _id: 0, count: 1 }, hint: UNIQUE_PAGE_INDEX });
+  return Math.max(0, Math.min(wanted - 1, pageSize - (stored?.count ?? pageSize)));
 }
 
 /**
@@ -158,7 +247,7 @@ async function appendInTransaction(
   if (last !== null && last.count < pageSize) {
     // The guard still holds the page to its size; in the snapshot that saw room it always matches.
     const openPage = { book_id: bookId, page: last.page, count: { $lt: pageSize } };
-    const { matchedCount } = await extraSales.updateOne(openPage, appendOf(customerId), { session });
+    const { matchedCount } = await extraSales.updateOne(openPage, appendOf([customerId]), { session });
     if (matchedCount === 1) return last.page;
   }
   const page = last === null ? openPageAtLeast : last.page + 1;
@@ -173,20 +262,21 @@ function refusedWithoutPageIndex(error: unknown): unknown {
     : error;
 }
 
-/** One customer appended to a page, with the count its guard filters on. */
-function appendOf(customerId: string) {
-  return { $push: { customers_purchased_extra: customerId }, $inc: { count: 1 } };
+/** Customers appended to a page in order, with the count its guard filters on. */
+function appendOf(customerIds: readonly string[]) {
+  return { $push: { customers_purchased_extra: { $each: [...customerIds] } }, $inc: { count: customerIds.length } };
 }
 
-async function countOverflowPurchase(
+async function countOverflowPurchases(
   db: Db,
   bookId: BookId,
+  purchases: number,
   projection: BookProjection,
   session: ClientSession | undefined,
 ): Promise<SalesDocument> {
   const book = await salesCollection(db).findOneAndUpdate(
     { _id: bookId },
-    { $inc: { purchase_count: 1 } },
+    { $inc: { purchase_count: purchases } },
     { returnDocument: "after", projection, session },
   );
   // The book was there a moment ago and books are never deleted by this API.

@@ -68,6 +68,17 @@ describe("GET /metrics", () => {
     expect(sample("bookstore_purchases_recorded_total", 'storage="EXTRA_SALES"')).toBe(1);
   });
 
+  it("shows the shared writes of outliers' purchases: how many, and how many purchases they carried", async () => {
+    const server = await startServer();
+    for (const customer of ["c1", "c2", "c3"]) await post(server, BUY, { id: "outlier", customer });
+
+    const sample = await scrape(server);
+    // One after another, each purchase writes alone.
+    expect(sample("bookstore_purchase_batch_size_count")).toBe(3);
+    expect(sample("bookstore_purchase_batch_size_sum")).toBe(3);
+    expect(sample("bookstore_purchase_batch_size_bucket", 'le="1"')).toBe(3);
+  });
+
   it("leaves purchases uncounted when recording fails", async () => {
     const server = await startServer();
     await expect(post(server, BUY, { id: "missing", customer: "c1" })).rejects.toThrow(/NOT_FOUND/);

@@ -106,6 +106,13 @@ describe("the request log", () => {
     expect(counts).toEqual({ "read-1": 1, "read-2": 1, "read-3": 1, "read-4": 1, "buy-2": 4, "buy-3": 4, "buy-4": 4 });
   });
 
+  it("says for each recorded purchase how many purchases its write carried", async () => {
+    const buy = `mutation Buy { recordPurchase(input: { bookId: "2", customerId: "alone" }) { storedIn } }`;
+    await post(buy, { "x-request-id": "lone-buy" });
+
+    expect(lineFor("lone-buy")).toMatchObject({ operationName: "Buy", purchasesPerWrite: [1] });
+  });
+
   it("logs the number and codes of a request's errors", async () => {
     await post(`mutation Buy { recordPurchase(input: { bookId: "missing", customerId: "c" }) { storedIn } }`, {
       "x-request-id": "failing",

@@ -3,11 +3,9 @@ import type { GraphQLFormattedError } from "graphql";
 import pino from "pino";
 import { identifyCaller } from "../../src/auth/principal";
 import type { ConfiguredToken } from "../../src/auth/tokens";
-import type { OutlierSettings } from "../../src/config";
-import { createContext } from "../../src/graphql/context";
+import type { OutlierSettings, PurchaseBatchSettings } from "../../src/config";
+import { createContext, createServerPurchases } from "../../src/graphql/context";
 import { createApolloServer } from "../../src/graphql/server";
-import { ClaimReleases } from "../../src/sales/claim-releases";
-import { FlaggedBooks } from "../../src/sales/flagged-books";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { track } from "./in-flight";
 
@@ -42,16 +40,16 @@ export async function openTestApi(
   settings: Partial<OutlierSettings> = {},
   production = false,
   apiTokens?: readonly ConfiguredToken[],
+  batching?: PurchaseBatchSettings,
 ): Promise<TestApi> {
   const database = await openTestDatabase();
   const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
   await apollo.start();
   // One per API, as one per HTTP server: what it learns about outliers outlives each request.
-  const flaggedBooks = new FlaggedBooks();
-  const claimReleases = new ClaimReleases();
+  const purchases = createServerPurchases(database.db, batching);
   const close = async () => {
     await apollo.stop();
-    await claimReleases.stop();
+    await purchases.claimReleases.stop();
     await database.close();
   };
   const bind = (resolvedSettings: OutlierSettings, authorization: string | undefined): TestApi => ({
@@ -61,13 +59,7 @@ export async function openTestApi(
         apollo.executeOperation(
           { query, variables },
           {
-            contextValue: createContext(
-              database.db,
-              resolvedSettings,
-              identifyCaller(apiTokens, authorization),
-              flaggedBooks,
-              claimReleases,
-            ),
+            contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization), purchases),
           },
         ),
       );

@@ -16,7 +16,21 @@ describe("configuration", () => {
       catalogMaxAgeSeconds: 5,
       responseCacheUrl: undefined,
       keepAliveTimeoutSeconds: 65,
+      purchaseBatching: true,
+      purchaseBatchMax: 100,
     });
+  });
+
+  it("writes every purchase alone with PURCHASE_BATCHING=off", () => {
+    expect(readConfig({ PURCHASE_BATCHING: "off" }).purchaseBatching).toBe(false);
+  });
+
+  it.each<[string, Record<string, string>, RegExp]>([
+    ["a PURCHASE_BATCHING other than on or off", { PURCHASE_BATCHING: "yes" }, /PURCHASE_BATCHING[\s\S]*on[\s\S]*off/],
+    ["a PURCHASE_BATCH_MAX of 0", { PURCHASE_BATCH_MAX: "0" }, /PURCHASE_BATCH_MAX: must be a whole number from 1 to 1000/],
+    ["a PURCHASE_BATCH_MAX over 1,000", { PURCHASE_BATCH_MAX: "1001" }, /PURCHASE_BATCH_MAX: must be a whole number from 1 to 1000/],
+  ])("rejects %s", (_case, env, message) => {
+    expect(() => readConfig(env)).toThrow(message);
   });
 
   it("turns caching off with CATALOG_MAX_AGE_SECONDS=0", () => {

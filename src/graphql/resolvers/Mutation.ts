@@ -10,9 +10,8 @@ export const Mutation: MutationResolvers = {
   addBook: (_parent, { input }, { db, settings }) =>
     createBook(db, { ...input, id: input.id == null ? null : parseBookId(input.id, "input.id") }, settings),
 
-  recordPurchase: (_parent, { input }, { db, settings, flaggedBooks, claimReleases }, info) => {
-    const embeddedBuyers = embeddedBuyersSelected(info, ["book"]);
-    const options = { flaggedBooks, embeddedBuyers, claimReleases };
+  recordPurchase: (_parent, { input }, { db, settings, purchases }, info) => {
+    const options = { ...purchases, embeddedBuyers: embeddedBuyersSelected(info, ["book"]) };
     return recordPurchaseRequest(db, parsePurchaseRequest(input), settings, PURCHASE_ID_TIMING, options);
   },
 };

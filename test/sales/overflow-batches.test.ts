@@ -1,0 +1,131 @@
+import { ensureIndexes, UNIQUE_PAGE_INDEX } from "../../src/db/indexes";
+import { createBook } from "../../src/sales/books";
+import { extraSalesCollection } from "../../src/sales/documents";
+import { PurchaseInProgressError } from "../../src/sales/errors";
+import { FlaggedBooks } from "../../src/sales/flagged-books";
+import { OverflowBatches } from "../../src/sales/overflow-batches";
+import { PURCHASE_ID_TIMING, recordPurchaseRequest, type PurchaseOutcome, type PurchaseRequest } from "../../src/sales/purchase-requests";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, invariantViolations, storedPurchases } from "../support/factories";
+
+// Pages of 40 and 200 racers: the racers cross five page boundaries, and a batch of up to 100 splits across them.
+const settings = { outlierThreshold: 5, extraSalesPageSize: 40 };
+const RACERS = 200;
+const OVERFLOW_BEFORE = 30;
+const BEFORE = settings.outlierThreshold + OVERFLOW_BEFORE;
+
+let database: TestDatabase;
+beforeAll(async () => void (database = await openTestDatabase()));
+afterAll(() => database.close());
+
+/** One server's purchase state, with or without shared writes, and the size of every shared write it starts. */
+function serverPurchases(batching: boolean) {
+  const flaggedBooks = new FlaggedBooks();
+  const batchSizes: number[] = [];
+  const onBatch = (purchases: number) => void batchSizes.push(purchases);
+  const overflowWriter = batching ? new OverflowBatches(database.db, flaggedBooks, { maxPurchases: 100, onBatch }) : undefined;
+  return { options: { flaggedBooks, ...(overflowWriter ? { overflowWriter } : {}) }, batchSizes };
+}
+
+type ServerPurchases = ReturnType<typeof serverPurchases>;
+
+const record = (request: PurchaseRequest, { options }: ServerPurchases) =>
+  recordPurchaseRequest(database.db, request, settings, PURCHASE_ID_TIMING, options);
+
+/** Sends `request` until it is answered, as a client does with PURCHASE_IN_PROGRESS, which asks for a retry. */
+async function recordUntilAnswered(request: PurchaseRequest, server: ServerPurchases): Promise<PurchaseOutcome> {
+  for (;;) {
+    try {
+      return await record(request, server);
+    } catch (error) {
+      if (!(error instanceof PurchaseInProgressError)) throw error;
+    }
+  }
+}
+
+/** An outlier whose open page holds OVERFLOW_BEFORE purchases, recorded one at a time through `server`, which so knows it flagged. */
+async function outlier(bookId: string, server: ServerPurchases): Promise<string[]> {
+  await createBook(database.db, { id: bookId, title: "Launch day", author: "A" }, settings);
+  const before = customers(BEFORE, 0, "before-");
+  for (const customerId of before) await record({ bookId, customerId }, server);
+  server.batchSizes.length = 0;
+  return before;
+}
+
+describe.each([
+  ["on", true],
+  ["off", false],
+])("%d purchases racing on one outlier across page boundaries, batching %s".replace("%d", String(RACERS)), (label, batching) => {
+  it("stores each purchase exactly once, pages full but the last, the count matching, and nothing for reconcile", async () => {
+    const server = serverPurchases(batching);
+    const bookId = `race-${label}`;
+    const before = await outlier(bookId, server);
+    const racers = customers(RACERS, 0, "racer-");
+
+    const outcomes = await Promise.all(racers.map((customerId) => record({ bookId, customerId }, server)));
+
+    const stored = await storedPurchases(database.db, bookId);
+    expect(stored.slice(0, BEFORE)).toEqual(before);
+    expect([...stored.slice(BEFORE)].sort()).toEqual([...racers].sort());
+    expect(await invariantViolations(database.db, bookId, settings)).toEqual([]);
+    expect(Math.max(...outcomes.map((outcome) => outcome.book.purchase_count))).toBe(BEFORE + RACERS);
+    const perWrite = outcomes.map((outcome) => outcome.purchasesInWrite);
+    if (batching) {
+      expect(server.batchSizes.reduce((sum, size) => sum + size, 0)).toBe(RACERS);
+      expect(Math.max(...perWrite)).toBeGreaterThan(1);
+      expect(server.batchSizes.length).toBeLessThan(RACERS);
+    } else {
+      expect(new Set(perWrite)).toEqual(new Set([1]));
+    }
+  });
+
+  it("records each purchaseId once when every purchase is sent twice at once, as a client retrying after a timeout would", async () => {
+    const server = serverPurchases(batching);
+    const bookId = `retried-${label}`;
+    const before = await outlier(bookId, server);
+    const requests = customers(RACERS / 2, 0, "keyed-").map((customerId, line) => ({ bookId, customerId, purchaseId: `order-${line}` }));
+
+    const outcomes = await Promise.all([...requests, ...requests].map((request) => recordUntilAnswered(request, server)));
+
+    expect(outcomes.filter((outcome) => !outcome.replayed)).toHaveLength(requests.length);
+    const stored = await storedPurchases(database.db, bookId);
+    expect(stored.slice(0, BEFORE)).toEqual(before);
+    expect([...stored.slice(BEFORE)].sort()).toEqual(requests.map((request) => request.customerId).sort());
+    expect(await invariantViolations(database.db, bookId, settings)).toEqual([]);
+  });
+
+  it("answers every purchase of a failed write with the error a lone purchase gets, stores none, and records each once when retried", async () => {
+    const server = serverPurchases(batching);
+    const bookId = `refused-${label}`;
+    const before = await outlier(bookId, server);
+    const requests = customers(50, 0, "refused-").map((customerId, line) => ({ bookId, customerId, purchaseId: `line-${line}` }));
+    // Without the unique page index every append to extra_sales is refused before it writes anything.
+    await extraSalesCollection(database.db).dropIndex(UNIQUE_PAGE_INDEX);
+    const refused = await Promise.allSettled(requests.map((request) => record(request, server))).finally(() => ensureIndexes(database.db));
+
+    expect(refused.map((answer) => answer.status === "rejected" && (answer.reason as { code?: string }).code)).toEqual(
+      requests.map(() => "DATABASE_NOT_READY"),
+    );
+    if (batching) expect(server.batchSizes.length).toBeLessThan(requests.length);
+    expect(await storedPurchases(database.db, bookId)).toEqual(before);
+
+    const retried = await Promise.all(requests.map((request) => recordUntilAnswered(request, server)));
+
+    expect(retried.filter((outcome) => outcome.replayed)).toEqual([]);
+    const stored = await storedPurchases(database.db, bookId);
+    expect([...stored.slice(BEFORE)].sort()).toEqual(requests.map((request) => request.customerId).sort());
+    expect(await invariantViolations(database.db, bookId, settings)).toEqual([]);
+  });
+
+  it("costs a lone purchase of a known outlier the same two round trips as ever: append and count", async () => {
+    const server = serverPurchases(batching);
+    const bookId = `lone-${label}`;
+    await outlier(bookId, server);
+    database.commands.reset();
+
+    const outcome = await record({ bookId, customerId: "alone" }, server);
+
+    expect(database.commands.names()).toEqual(["update", "findAndModify"]);
+    expect(outcome.purchasesInWrite).toBe(1);
+  });
+});
