@@ -20,6 +20,8 @@ const DEEP_POSITION = 90_000;
 const LISTING = { first: 5, buyers: 5 };
 const SEED_STEPS = 10;
 const HOT_CLIENTS = 64;
+// Off first: the book's pages then hold the same purchases whichever way the second load writes.
+const HOT_BOOK_BATCHING = [false, true];
 
 /** One request of one kind at one catalog size: times over its samples, and the exact costs of one such request. */
 export interface ScaleRow {
@@ -32,12 +34,18 @@ export interface ScaleRow {
 }
 
 export interface HotBookFigures {
+  /** Whether the API shared the writes of concurrent purchases of the book (PURCHASE_BATCHING). */
+  batching: boolean;
   clients: number;
   requests: number;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
   failures: number;
+  /** Database commands per purchase under the load: every one a write, but the page reads that find room for a batch. */
+  commandsPerPurchase: number;
+  /** Purchases per shared write, from the API's own histogram; 1 when every purchase wrote alone. */
+  purchasesPerWrite: number;
 }
 
 export interface IndexCost {
@@ -48,7 +56,8 @@ export interface IndexCost {
 
 export interface ScaleResults {
   rows: ScaleRow[];
-  hotBook: HotBookFigures;
+  /** The same load on one outlier with batching off, then on, in one run. */
+  hotBooks: HotBookFigures[];
   indexCost: IndexCost;
   violations: string[];
 }
@@ -57,12 +66,13 @@ export const SCALE_SCENARIOS = ["storefront listing", "book page", "deep buyers 
 type ScenarioName = (typeof SCALE_SCENARIOS)[number];
 
 export function scaleSteps(plan: Plan["scale"]): number {
-  return plan.catalogSizes.length * (SEED_STEPS + SCALE_SCENARIOS.length) + 2;
+  return plan.catalogSizes.length * (SEED_STEPS + SCALE_SCENARIOS.length) + 1 + HOT_BOOK_BATCHING.length;
 }
 
 /**
  * The API's five typical requests on catalogs of each size, each seeded in this run: the outlier is
- * the last book, every other book holds SHELF_PURCHASES purchases. Then 64 clients buying the outlier at once.
+ * the last book, every other book holds SHELF_PURCHASES purchases. Then 64 clients buying the outlier at once,
+ * with the API writing each purchase alone and then sharing the writes of concurrent ones.
  */
 export async function benchmarkScale(
   open: (suffix: string) => Promise<{ db: Db; monitor: CommandMonitor; close(): Promise<void> }>,
@@ -72,7 +82,7 @@ export async function benchmarkScale(
 ): Promise<ScaleResults> {
   const rows: ScaleRow[] = [];
   const violations: string[] = [];
-  let hotBook: HotBookFigures | undefined;
+  const hotBooks: HotBookFigures[] = [];
   let indexCost: IndexCost | undefined;
   for (const books of plan.catalogSizes) {
     // Names of one length: every command carries its database's name, and bytes must compare sizes alone.
@@ -88,17 +98,25 @@ export async function benchmarkScale(
         if (books === plan.catalogSizes[0]) {
           indexCost = await measureIndexCost(database.db, url, monitor, books, plan);
           progress.step("purchase with and without the largest-books index");
-          const hot = await measureHotBook(database.db, url, books, settings, plan);
-          hotBook = hot.figures;
-          violations.push(...hot.violations);
-          progress.step(`${HOT_CLIENTS} clients buying one outlier`);
+          for (const batching of HOT_BOOK_BATCHING) {
+            const hot = await withServer(
+              database.db,
+              settings,
+              true,
+              (hotUrl) => measureHotBook(database.db, monitor, hotUrl, books, settings, plan, batching),
+              batching,
+            );
+            hotBooks.push(hot.figures);
+            violations.push(...hot.violations);
+            progress.step(`${HOT_CLIENTS} clients buying one outlier, batching ${batching ? "on" : "off"}`);
+          }
         }
       });
     } finally {
       await database.close();
     }
   }
-  return { rows, hotBook: hotBook!, indexCost: indexCost!, violations };
+  return { rows, hotBooks, indexCost: indexCost!, violations };
 }
 
 async function seedCatalog(db: Db, books: number, settings: OutlierSettings, progress: Progress): Promise<void> {
@@ -223,16 +241,27 @@ async function sample(monitor: CommandMonitor, operation: () => Promise<unknown>
  * must be stored exactly once; one whose request failed (a timeout under this load) may be stored or
  * not, but never twice, and nothing else may appear.
  */
-async function measureHotBook(db: Db, url: string, books: number, settings: OutlierSettings, plan: Plan["scale"]) {
+async function measureHotBook(
+  db: Db,
+  monitor: CommandMonitor,
+  url: string,
+  books: number,
+  settings: OutlierSettings,
+  plan: Plan["scale"],
+  batching: boolean,
+) {
   const before = await storedCustomers(db, books);
+  const prefix = `hot-${batching ? "on" : "off"}-`;
   const acknowledged = new Set<string>();
   let sent = 0;
+  await monitor.quiet();
+  const commandsBefore = monitor.snapshot().commands;
   const result = await load(
     url,
     {
       name: "hot book",
       body: (_index, connection) => {
-        const customer = customerId("hot-", sent++);
+        const customer = customerId(prefix, sent++);
         Object.assign(connection, { customer });
         return graphql(RECORD_PURCHASE, { bookId: String(books), customerId: customer });
       },
@@ -243,17 +272,36 @@ async function measureHotBook(db: Db, url: string, books: number, settings: Outl
       if (status === 200 && customer && !(JSON.parse(body) as { errors?: unknown }).errors) acknowledged.add(customer);
     },
   );
+  await monitor.quiet();
+  const commands = monitor.snapshot().commands - commandsBefore;
   return {
     figures: {
+      batching,
       clients: HOT_CLIENTS,
       requests: result.requests.total,
       requestsPerSecond: result.requests.total / result.duration,
       p50Ms: result.latency.p50,
       p99Ms: result.latency.p99,
       failures: result.non2xx + result.errors,
+      commandsPerPurchase: commands / result.requests.total,
+      purchasesPerWrite: await meanPurchasesPerWrite(url),
     },
-    violations: await hotBookViolations(db, books, before, acknowledged, sent, settings),
+    violations: await hotBookViolations(db, books, before, acknowledged, prefix, sent, settings),
   };
+}
+
+/** The mean of the API's purchase batch histogram: purchases carried over shared writes; 1 when none was shared. */
+async function meanPurchasesPerWrite(url: string): Promise<number> {
+  const text = await (await fetch(url.replace(/\/graphql$/, "/metrics"))).text();
+  const sample = (name: string) =>
+    Number(
+      text
+        .split("\n")
+        .find((line) => line.startsWith(`${name} `))
+        ?.split(" ")[1] ?? Number.NaN,
+    );
+  const [purchases, writes] = [sample("bookstore_purchase_batch_size_sum"), sample("bookstore_purchase_batch_size_count")];
+  return writes > 0 ? purchases / writes : 1;
 }
 
 async function hotBookViolations(
@@ -261,11 +309,12 @@ async function hotBookViolations(
   bookId: number,
   before: string[],
   acknowledged: Set<string>,
+  prefix: string,
   sent: number,
   settings: OutlierSettings,
 ) {
   const added = (await storedCustomers(db, bookId)).slice(before.length);
-  const wasSent = new Set(customerIds("hot-", sent));
+  const wasSent = new Set(customerIds(prefix, sent));
   const problems = [
     ...[...acknowledged].filter((customer) => !added.includes(customer)).map((customer) => `acknowledged purchase ${customer} lost`),
     ...added.filter((customer, index) => added.indexOf(customer) !== index).map((customer) => `purchase ${customer} stored twice`),

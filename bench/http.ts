@@ -3,7 +3,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import type { Db } from "mongodb";
 import pino from "pino";
-import type { OutlierSettings } from "../src/config";
+import { DEFAULT_PURCHASE_BATCH_MAX, type OutlierSettings } from "../src/config";
 import { customerCursor } from "../src/graphql/cursors";
 import { startHttpServer, type RunningServer } from "../src/graphql/server";
 import { customerId, customerIds, seedBook } from "./catalog";
@@ -141,8 +141,16 @@ export function graphql(query: string, variables: Record<string, unknown>): stri
   return JSON.stringify({ query, variables });
 }
 
-export async function withServer<T>(db: Db, settings: OutlierSettings, batchLoads: boolean, run: (url: string) => Promise<T>): Promise<T> {
-  const server: RunningServer = await startHttpServer({ db, settings, logger: pino({ level: "silent" }), production: true, batchLoads }, 0);
+export async function withServer<T>(
+  db: Db,
+  settings: OutlierSettings,
+  batchLoads: boolean,
+  run: (url: string) => Promise<T>,
+  purchaseBatching = true,
+): Promise<T> {
+  const batching = { purchaseBatching, purchaseBatchMax: DEFAULT_PURCHASE_BATCH_MAX };
+  const options = { db, settings, logger: pino({ level: "silent" }), production: true, batchLoads, purchaseBatching: batching };
+  const server: RunningServer = await startHttpServer(options, 0);
   try {
     // The load stays on the loopback interface.
     return await run(server.url.replace("localhost", "127.0.0.1"));
