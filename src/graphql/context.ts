@@ -5,7 +5,7 @@ import { ClaimReleases } from "../sales/claim-releases";
 import { FlaggedBooks } from "../sales/flagged-books";
 import { createSalesLoaders, type SalesLoaders } from "../sales/loaders";
 import { OverflowBatches } from "../sales/overflow-batches";
-import type { OverflowWriter } from "../sales/purchases";
+import type { OverflowWriter, PurchaseStorage } from "../sales/purchases";
 
 /** Built afresh for every request, so DataLoader caches never leak between requests. */
 export interface GraphQLContext {
@@ -26,19 +26,32 @@ export interface ServerPurchases {
   claimReleases: ClaimReleases;
   /** Shares the writes of concurrent overflow purchases of one book; absent when batching is off. */
   overflowWriter?: OverflowWriter;
+  /** Told of each purchase stored, never of a replay. */
+  onRecorded?: (storedIn: PurchaseStorage) => void;
+}
+
+/** What the metrics hear of purchases. */
+export interface PurchaseObservers {
+  onBatch?: (purchases: number) => void;
+  onRecorded?: (storedIn: PurchaseStorage) => void;
 }
 
 /** One server's purchase state; batching is on, at the default size, unless `batching` says otherwise. */
 export function createServerPurchases(
   db: Db,
   batching: PurchaseBatchSettings = { purchaseBatching: true, purchaseBatchMax: DEFAULT_PURCHASE_BATCH_MAX },
-  onBatch?: (purchases: number) => void,
+  { onBatch, onRecorded }: PurchaseObservers = {},
 ): ServerPurchases {
   const flaggedBooks = new FlaggedBooks();
   const overflowWriter = batching.purchaseBatching
     ? new OverflowBatches(db, flaggedBooks, { maxPurchases: batching.purchaseBatchMax, ...(onBatch ? { onBatch } : {}) })
     : undefined;
-  return { flaggedBooks, claimReleases: new ClaimReleases(), ...(overflowWriter ? { overflowWriter } : {}) };
+  return {
+    flaggedBooks,
+    claimReleases: new ClaimReleases(),
+    ...(overflowWriter ? { overflowWriter } : {}),
+    ...(onRecorded ? { onRecorded } : {}),
+  };
 }
 
 export function createContext(

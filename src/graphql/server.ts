@@ -131,7 +131,10 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
   const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
   await apollo.start();
-  const purchases = createServerPurchases(options.db, options.purchaseBatching, metrics.observePurchaseBatch);
+  const purchases = createServerPurchases(options.db, options.purchaseBatching, {
+    onBatch: metrics.observePurchaseBatch,
+    onRecorded: metrics.countPurchase,
+  });
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));

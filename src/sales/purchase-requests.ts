@@ -73,6 +73,8 @@ type Claim = { kind: "recorded"; outcome: PurchaseOutcome } | { kind: "held"; cl
 export interface PurchaseRequestOptions extends PurchaseOptions {
   /** This server's owed releases: without it, a claim whose release failed waits out its lease. */
   claimReleases?: ClaimReleases;
+  /** Told of each purchase once it is stored for good (after its transaction's commit), never of a replay: what the metrics count. */
+  onRecorded?: (storedIn: PurchaseStorage) => void;
 }
 
 /**
@@ -116,6 +118,18 @@ export async function recordPurchaseRequest(
   settings: Pick<OutlierSettings, "outlierThreshold"> & Partial<PurchaseIdSettings>,
   timing: PurchaseIdTiming = PURCHASE_ID_TIMING,
   options: PurchaseRequestOptions = {},
+): Promise<PurchaseOutcome> {
+  const outcome = await recordOrReplay(db, request, settings, timing, options);
+  if (!outcome.replayed) options.onRecorded?.(outcome.storedIn);
+  return outcome;
+}
+
+async function recordOrReplay(
+  db: Db,
+  request: PurchaseRequest,
+  settings: Pick<OutlierSettings, "outlierThreshold"> & Partial<PurchaseIdSettings>,
+  timing: PurchaseIdTiming,
+  options: PurchaseRequestOptions,
 ): Promise<PurchaseOutcome> {
   const { purchaseId } = request;
   if (purchaseId === undefined)

@@ -68,6 +68,16 @@ describe("GET /metrics", () => {
     expect(sample("bookstore_purchases_recorded_total", 'storage="EXTRA_SALES"')).toBe(1);
   });
 
+  it("counts a purchase sent twice with one purchaseId once, as it is stored once", async () => {
+    const server = await startServer();
+    const keyed = `mutation Buy($id: ID!, $customer: ID!, $line: ID) { recordPurchase(input: { bookId: $id, customerId: $customer, purchaseId: $line }) { replayed } }`;
+    await post(server, keyed, { id: "small", customer: "c1", line: "order-1" });
+    await post(server, keyed, { id: "small", customer: "c1", line: "order-1" });
+
+    const sample = await scrape(server);
+    expect(sample("bookstore_purchases_recorded_total", 'storage="EMBEDDED"')).toBe(1);
+  });
+
   it("shows the shared writes of outliers' purchases: how many, and how many purchases they carried", async () => {
     const server = await startServer();
     for (const customer of ["c1", "c2", "c3"]) await post(server, BUY, { id: "outlier", customer });
