@@ -4,12 +4,14 @@ import http from "node:http";
 import { join } from "node:path";
 import { isIPv6, type AddressInfo } from "node:net";
 import { ApolloServer } from "@apollo/server";
+import { buildSubgraphSchema, type GraphQLResolverMap } from "@apollo/subgraph";
 import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
-import { ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
+import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
 import { expressMiddleware } from "@as-integrations/express5";
 import cors from "cors";
 import express from "express";
+import { parse } from "graphql";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { identifyCaller } from "../auth/principal";
@@ -34,6 +36,15 @@ import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "
 import { resolvers } from "./resolvers";
 
 export const typeDefs = readFileSync(join(__dirname, "..", "..", "schema.graphql"), "utf8");
+
+/**
+ * The API's schema as a Federation 2 subgraph: `schema.graphql` with `_service` and `_entities`
+ * added, which a router uses and a client alone never needs. Built once: a schema never changes.
+ */
+export const schema = buildSubgraphSchema([
+  // codegen's Resolvers and the subgraph's resolver map describe one object in two vocabularies.
+  { typeDefs: parse(typeDefs), resolvers: resolvers as GraphQLResolverMap<GraphQLContext> },
+]);
 
 export interface ServerOptions {
   db: Db;
@@ -67,8 +78,7 @@ export function createApolloServer(
   // Chosen here rather than by Apollo, which decides from NODE_ENV alone.
   const landingPage = production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault();
   return new ApolloServer<GraphQLContext>({
-    typeDefs,
-    resolvers,
+    schema,
     introspection: !production,
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
     formatError: createErrorFormatter(logger, production),
@@ -88,6 +98,9 @@ export function createApolloServer(
       accessPlugin<GraphQLContext>(),
       ...cachingPlugins<GraphQLContext>(caching),
       requestLogPlugin<GraphQLContext>(logger, metrics),
+      // Apollo turns field-level traces on for any subgraph, for GraphOS usage reporting through a router;
+      // this API reports through its own /metrics and log, and would pay the trace plugin's hooks on every request.
+      ApolloServerPluginInlineTraceDisabled(),
     ],
     // The process owns its signals (src/cli/start.ts): Apollo's own handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,

@@ -1,11 +1,11 @@
 import net, { type AddressInfo } from "node:net";
-import { buildSchema, getOperationAST, Kind, parse, print, type DocumentNode, type FieldNode, type OperationDefinitionNode } from "graphql";
+import { getOperationAST, Kind, parse, print, type DocumentNode, type FieldNode, type OperationDefinitionNode } from "graphql";
 import { MongoClient } from "mongodb";
 import pino from "pino";
 import { StorefrontClient } from "../../examples/storefront/client";
 import { BookBuyersDocument, ListBooksDocument } from "../../examples/storefront/__generated__/graphql";
 import { operationCost, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
-import { startHttpServer, typeDefs, type RunningServer } from "../../src/graphql/server";
+import { schema, startHttpServer, type RunningServer } from "../../src/graphql/server";
 import { TEST_SETTINGS } from "../support/api";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
@@ -34,7 +34,6 @@ function listBooksTimes(times: number): string {
   return print({ ...ListBooksDocument, definitions: [{ ...operation, selectionSet: { ...operation.selectionSet, selections: copies } }] });
 }
 
-const schema = buildSchema(typeDefs);
 const costOf = (document: DocumentNode, variables: Record<string, unknown>) =>
   operationCost(schema, document, getOperationAST(document)!, variables)!;
 

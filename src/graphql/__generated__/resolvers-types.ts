@@ -16,6 +16,7 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  _FieldSet: { input: unknown; output: unknown; }
 };
 
 /** The fields of a new book. */
@@ -378,6 +379,17 @@ export type SalesStats = {
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
 
+export type ReferenceResolver<TResult, TReference, TContext> = (
+      reference: TReference,
+      context: TContext,
+      info: GraphQLResolveInfo
+    ) => Promise<TResult> | TResult;
+
+      type ScalarCheck<T, S> = S extends true ? T : NullableCheck<T, S>;
+      type NullableCheck<T, S> = Maybe<T> extends T ? Maybe<ListCheck<NonNullable<T>, S>> : ListCheck<T, S>;
+      type ListCheck<T, S> = T extends (infer U)[] ? NullableCheck<U, S>[] : GraphQLRecursivePick<T, S>;
+      export type GraphQLRecursivePick<T, S> = { [K in keyof T & keyof S]: ScalarCheck<T[K], S[K]> };
+    
 
 export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
   resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
@@ -441,7 +453,21 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
   info: GraphQLResolveInfo
 ) => TResult | Promise<TResult>;
 
+/** Mapping of federation types */
+export type FederationTypes = {
+  Book: Book;
+  Customer: Customer;
+};
 
+/** Mapping of federation reference types */
+export type FederationReferenceTypes = {
+  Book:
+    ( { __typename: 'Book' }
+    & GraphQLRecursivePick<FederationTypes['Book'], {"id":true}> );
+  Customer:
+    ( { __typename: 'Customer' }
+    & GraphQLRecursivePick<FederationTypes['Customer'], {"id":true}> );
+};
 
 
 /** Mapping of interface types */
@@ -455,16 +481,14 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   AddBookInput: AddBookInput;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Book: ResolverTypeWrapper<SalesDocument>;
   BookConnection: ResolverTypeWrapper<BookConnectionModel>;
   BookEdge: ResolverTypeWrapper<SalesDocument>;
-  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CacheControlScope: CacheControlScope;
   Customer: ResolverTypeWrapper<CustomerModel>;
   CustomerConnection: ResolverTypeWrapper<CustomerConnectionModel>;
   CustomerEdge: ResolverTypeWrapper<PurchaseEntry>;
-  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   OverflowPagesDistribution: ResolverTypeWrapper<OverflowPagesDistribution>;
@@ -475,21 +499,21 @@ export type ResolversTypes = {
   RecordPurchaseInput: RecordPurchaseInput;
   RecordPurchasePayload: ResolverTypeWrapper<PurchaseOutcome>;
   SalesStats: ResolverTypeWrapper<SalesStatsModel>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   AddBookInput: AddBookInput;
+  ID: Scalars['ID']['output'];
   Book: SalesDocument;
   BookConnection: BookConnectionModel;
   BookEdge: SalesDocument;
-  Boolean: Scalars['Boolean']['output'];
   Customer: CustomerModel;
   CustomerConnection: CustomerConnectionModel;
   CustomerEdge: PurchaseEntry;
-  ID: Scalars['ID']['output'];
-  Int: Scalars['Int']['output'];
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   OverflowPagesDistribution: OverflowPagesDistribution;
@@ -499,6 +523,8 @@ export type ResolversParentTypes = {
   RecordPurchaseInput: RecordPurchaseInput;
   RecordPurchasePayload: PurchaseOutcome;
   SalesStats: SalesStatsModel;
+  Boolean: Scalars['Boolean']['output'];
+  Int: Scalars['Int']['output'];
   String: Scalars['String']['output'];
 };
 
@@ -510,7 +536,15 @@ export type CacheControlDirectiveArgs = {
 
 export type CacheControlDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
-export type BookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Book'] = ResolversParentTypes['Book']> = {
+export type LinkDirectiveArgs = {
+  import?: Maybe<Array<Maybe<Scalars['String']['input']>>>;
+  url: Scalars['String']['input'];
+};
+
+export type LinkDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = LinkDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type BookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Book'] = ResolversParentTypes['Book'], FederationReferenceType extends FederationReferenceTypes['Book'] = FederationReferenceTypes['Book']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Book']> | FederationReferenceType, FederationReferenceType, ContextType>;
   alsoBought?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType, RequireFields<BookAlsoBoughtArgs, 'first'>>;
   author?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customersPurchased?: Resolver<ResolversTypes['CustomerConnection'], ParentType, ContextType, Partial<BookCustomersPurchasedArgs>>;
@@ -535,7 +569,8 @@ export type BookEdgeResolvers<ContextType = GraphQLContext, ParentType extends R
   node?: Resolver<ResolversTypes['Book'], ParentType, ContextType>;
 };
 
-export type CustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Customer'] = ResolversParentTypes['Customer']> = {
+export type CustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Customer'] = ResolversParentTypes['Customer'], FederationReferenceType extends FederationReferenceTypes['Customer'] = FederationReferenceTypes['Customer']> = {
+  __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Customer']> | FederationReferenceType, FederationReferenceType, ContextType>;
   booksPurchased?: Resolver<ResolversTypes['BookConnection'], ParentType, ContextType, RequireFields<CustomerBooksPurchasedArgs, 'first'>>;
   globalId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -624,4 +659,5 @@ export type Resolvers<ContextType = GraphQLContext> = {
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = {
   cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+  link?: LinkDirectiveResolver<any, any, ContextType>;
 };

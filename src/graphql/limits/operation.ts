@@ -79,9 +79,13 @@ export function armorProtection(production: boolean) {
   }).protect();
 }
 
-/** Every field costs 1, and a list field costs its selection once per item it may return (`nodes`: once per id). */
+/**
+ * Every field costs 1, and a list field costs its selection once per item it may return (`nodes`: once
+ * per id; a router's `_entities`: once per representation).
+ */
 const listSizeEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
-  if (Array.isArray(args["ids"])) return 1 + args["ids"].length * childComplexity;
+  const named = args["ids"] ?? args["representations"];
+  if (Array.isArray(named)) return 1 + named.length * childComplexity;
   const sizeArguments = field.args.filter((argument) => LIST_SIZE_ARGUMENTS.includes(argument.name));
   if (sizeArguments.length === 0) return undefined;
   const size: unknown = sizeArguments.map((argument) => args[argument.name]).find((value) => value != null);

@@ -1,5 +1,5 @@
 import type { BookResolvers } from "../__generated__/resolvers-types";
-import { formatBookId, parseCustomerId } from "../../sales/book-ids";
+import { formatBookId, parseBookId, parseCustomerId } from "../../sales/book-ids";
 import { retrieveCustomersPage } from "../../sales/customers";
 import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
 import { parseCustomerCursor } from "../cursors";
@@ -10,6 +10,8 @@ import { windowSizeOf } from "./pagination";
 const DEFAULT_RECOMMENDATIONS = 10;
 
 export const Book: BookResolvers = {
+  // A router's `_entities` representations: every book of one request is read by one query, as `book(id:)` reads it.
+  __resolveReference: ({ id }, { loaders }) => loaders.book.load(parseBookId(id, "representations")),
   id: (book) => formatBookId(book._id),
   globalId: (book) => bookGlobalId(book._id),
   year: (book) => book.year ?? null,

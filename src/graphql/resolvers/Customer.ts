@@ -1,4 +1,5 @@
 import type { CustomerResolvers } from "../__generated__/resolvers-types";
+import { parseCustomerId } from "../../sales/book-ids";
 import { retrieveBooksPurchased } from "../../sales/customer-books";
 import { existingBooks } from "../../sales/loaders";
 import { parseBookCursor } from "../cursors";
@@ -6,6 +7,8 @@ import { customerGlobalId } from "../global-ids";
 import { DEFAULT_WINDOW_SIZE } from "./pagination";
 
 export const Customer: CustomerResolvers = {
+  // Every id names a customer, as for `customer(id:)`; what it reveals is guarded by scope like any field.
+  __resolveReference: ({ id }) => ({ id: parseCustomerId(id, "representations") }),
   globalId: (customer) => customerGlobalId(customer.id),
 
   // Needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
