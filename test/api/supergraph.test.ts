@@ -1,0 +1,105 @@
+import { ApolloServer } from "@apollo/server";
+import { ApolloServerPluginInlineTraceDisabled } from "@apollo/server/plugin/disabled";
+import { startStandaloneServer } from "@apollo/server/standalone";
+import { composeServices } from "@apollo/composition";
+import { ApolloGateway } from "@apollo/gateway";
+import { buildSubgraphSchema } from "@apollo/subgraph";
+import { parse } from "graphql";
+import pino from "pino";
+import type { RunningServer } from "../../src/graphql/server";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+import { send, startTestHttpServer } from "../support/http";
+
+/** A second subgraph of the store, as another team would run it: it owns each book's price and a list of featured books. */
+const PRICING_SDL = `#graphql
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
+  type Book @key(fields: "id") {
+    id: ID!
+    "The book's price in euros, from this subgraph alone."
+    price: Float!
+  }
+  type Query {
+    "The books the store features this week, in its order."
+    featuredBooks: [Book!]!
+  }
+`;
+const FEATURED = Array.from({ length: 50 }, (_, index) => String(50 - index));
+const priceOf = (id: string) => 5 + Number(id) / 100;
+
+const silent = pino({ level: "silent" });
+
+let database: TestDatabase;
+let catalog: RunningServer;
+let pricing: { server: ApolloServer; url: string };
+let router: ApolloServer;
+beforeAll(async () => {
+  database = await openTestDatabase();
+  for (let id = 1; id <= 50; id += 1) await seedBook(database.db, String(id), customers(2));
+  catalog = await startTestHttpServer(database.db);
+  pricing = await startPricing();
+  const catalogSdl = await subgraphSdl(catalog.url);
+  const composed = composeServices([
+    { name: "catalog", typeDefs: parse(catalogSdl), url: catalog.url },
+    { name: "pricing", typeDefs: parse(PRICING_SDL), url: pricing.url },
+  ]);
+  if (composed.errors) throw new Error(`composition failed: ${composed.errors.map((error) => error.message).join("; ")}`);
+  router = new ApolloServer({ gateway: new ApolloGateway({ supergraphSdl: composed.supergraphSdl, logger: silent }), logger: silent });
+  await router.start();
+});
+afterAll(async () => {
+  await router.stop();
+  await pricing.server.stop();
+  await catalog.stop();
+  await database.close();
+});
+
+async function startPricing() {
+  const resolvers = {
+    Book: { __resolveReference: ({ id }: { id: string }) => ({ id, price: priceOf(id) }) },
+    Query: { featuredBooks: () => FEATURED.map((id) => ({ id, price: priceOf(id) })) },
+  };
+  const server = new ApolloServer({
+    schema: buildSubgraphSchema([{ typeDefs: parse(PRICING_SDL), resolvers }]),
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
+    logger: silent,
+  });
+  const { url } = await startStandaloneServer(server, { listen: { port: 0, host: "127.0.0.1" } });
+  return { server, url };
+}
+
+/** What a router's composition reads from a subgraph: its `_service { sdl }`. */
+async function subgraphSdl(url: string): Promise<string> {
+  const answer = await send(url, { query: "{ _service { sdl } }" });
+  return (answer.json?.data as { _service: { sdl: string } })._service.sdl;
+}
+
+async function throughRouter(query: string) {
+  const response = await router.executeOperation({ query });
+  if (response.body.kind !== "single") throw new Error("the router answered incrementally");
+  return response.body.singleResult;
+}
+
+describe("the catalog in a supergraph with a pricing subgraph", () => {
+  it("answers a catalog page with titles from this API and prices from the other, reading the books once", async () => {
+    database.commands.reset();
+
+    const result = await throughRouter("{ books(first: 3) { edges { node { id title price } } } }");
+
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({
+      books: { edges: ["1", "2", "3"].map((id) => ({ node: { id, title: `Seeded ${id}`, price: priceOf(id) } })) },
+    });
+    expect(database.commands.names()).toEqual(["find"]);
+  });
+
+  it("resolves the other subgraph's 50 featured books through _entities with one database command", async () => {
+    database.commands.reset();
+
+    const result = await throughRouter("{ featuredBooks { id title price } }");
+
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({ featuredBooks: FEATURED.map((id) => ({ id, title: `Seeded ${id}`, price: priceOf(id) })) });
+    expect(database.commands.names()).toEqual(["find"]);
+  });
+});
