@@ -4,7 +4,7 @@ import http from "node:http";
 import { join } from "node:path";
 import { isIPv6, type AddressInfo } from "node:net";
 import { ApolloServer } from "@apollo/server";
-import { buildSubgraphSchema, type GraphQLResolverMap } from "@apollo/subgraph";
+import { buildSubgraphSchema } from "@apollo/subgraph";
 import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
 import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
@@ -37,14 +37,18 @@ import { resolvers } from "./resolvers";
 
 export const typeDefs = readFileSync(join(__dirname, "..", "..", "schema.graphql"), "utf8");
 
+/** The resolver map `buildSubgraphSchema` takes, which @apollo/subgraph 2.14 does not export by name. */
+type SubgraphResolvers = Extract<Parameters<typeof buildSubgraphSchema>[0], { resolvers?: unknown; typeDefs: unknown }>["resolvers"];
+
 /**
  * The API's schema as a Federation 2 subgraph: `schema.graphql` with `_service` and `_entities`
  * added, which a router uses and a client alone never needs. Built once: a schema never changes.
  */
-export const schema = buildSubgraphSchema([
+export const schema = buildSubgraphSchema({
+  typeDefs: parse(typeDefs),
   // codegen's Resolvers and the subgraph's resolver map describe one object in two vocabularies.
-  { typeDefs: parse(typeDefs), resolvers: resolvers as GraphQLResolverMap<GraphQLContext> },
-]);
+  resolvers: resolvers as SubgraphResolvers,
+});
 
 export interface ServerOptions {
   db: Db;
