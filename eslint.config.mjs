@@ -5,7 +5,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "**/node_modules/", "dist/", "coverage/", "**/__generated__/", "bench/results/"] },
+  { ignores: ["node_modules/", "**/node_modules/", "dist/", "**/dist/", "coverage/", "**/__generated__/", "bench/results/"] },
   eslint.configs.recommended,
   tseslint.configs.recommended,
   {
@@ -14,6 +14,11 @@ export default tseslint.config(
       // tsc's noUnusedLocals and noUnusedParameters already refuse these.
       "@typescript-eslint/no-unused-vars": "off",
     },
+  },
+  {
+    // The web storefront example runs in a browser.
+    files: ["examples/web-storefront/src/**"],
+    languageOptions: { globals: globals.browser },
   },
   {
     // jest's configuration and reporter are plain CommonJS files that jest loads with require().
