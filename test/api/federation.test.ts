@@ -30,8 +30,9 @@ describe("the API as a Federation 2 subgraph", () => {
 
     const { sdl } = (answer.json?.data as { _service: { sdl: string } })._service;
     expect(sdl).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.7"/);
-    expect(sdl).toMatch(/type Book implements Node\s+@key\(fields: "id"\)/);
-    expect(sdl).toMatch(/type Customer implements Node\s+@key\(fields: "id"\)\s+@cacheControl\(scope: PRIVATE\)/);
+    expect(sdl).toMatch(/extend type Book\s+@key\(fields: "id"\)/);
+    expect(sdl).toMatch(/extend type Customer\s+@key\(fields: "id"\)/);
+    expect(sdl).toMatch(/type Customer implements Node\s+@cacheControl\(scope: PRIVATE\)/);
   });
 
   it(`resolves ${BOOKS} Book representations with one database command, in order, null for a book it does not hold`, async () => {
