@@ -1,7 +1,6 @@
 import { MongoServerError, type Db, type IndexDescriptionInfo } from "mongodb";
-import { EXTRA_SALES, SALES } from "../sales/documents";
+import { EXTRA_SALES, PURCHASE_REQUESTS, SALES } from "../sales/documents";
 import { RECONCILE_JOURNAL } from "../sales/page-relayout";
-import { PURCHASE_REQUESTS } from "../sales/purchase-requests";
 import { PageRepairInProgressError } from "./errors";
 
 /**
@@ -36,7 +35,6 @@ export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
  * purchase adds one key to one of them: the cost every write pays for these reads.
  * `purchase_requests` expires each claim at its own `expires_at` (expireAfterSeconds 0), so a changed
  * PURCHASE_ID_LIFETIME_HOURS applies to new claims without ever changing the index (which would need collMod).
- * A function rather than a constant: purchases.ts imports this module, which imports purchase-requests.ts, which imports purchases.ts.
  */
 export function requiredIndexes(): RequiredIndex[] {
   return [

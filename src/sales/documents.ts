@@ -55,6 +55,8 @@ export function hasValidPageSize(book: { extra_page_size?: unknown }): boolean {
 
 export const SALES = "sales";
 export const EXTRA_SALES = "extra_sales";
+/** The purchaseId claims (see `purchase-requests.ts`). */
+export const PURCHASE_REQUESTS = "purchase_requests";
 
 // db.collection() builds a new handle, resolving its options, on every call: every command of every request
 // would pay for it. A handle holds no state of its own, so one per database serves them all.

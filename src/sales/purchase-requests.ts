@@ -6,7 +6,7 @@ import { isDuplicateKeyError } from "../db/errors";
 import { helloOf, usesTransactions } from "../db/topology";
 import { formatBookId } from "./book-ids";
 import { embeddedBuyersProjection } from "./books";
-import { salesCollection, type BookId } from "./documents";
+import { PURCHASE_REQUESTS, salesCollection, type BookId } from "./documents";
 import type { ClaimReleases } from "./claim-releases";
 import { BookNotFoundError, PurchaseIdConflictError, PurchaseInProgressError } from "./errors";
 import type { FlaggedBooks } from "./flagged-books";
@@ -40,8 +40,6 @@ export interface PurchaseRequestDocument {
   /** Where the purchase was stored, set once it is: what every retry answers. */
   stored_in?: PurchaseStorage;
 }
-
-export const PURCHASE_REQUESTS = "purchase_requests";
 
 export function purchaseRequestsCollection(db: Db): Collection<PurchaseRequestDocument> {
   return db.collection<PurchaseRequestDocument>(PURCHASE_REQUESTS);
