@@ -11,9 +11,9 @@ export async function runStorefront(client: StorefrontClient, print: (line: stri
   const catalog = await client.listBooks(5, 3);
   print(`Catalog: ${catalog.books.totalCount} books; the first ${catalog.books.edges.length}, each with up to 3 buyers:`);
   for (const { node: book } of catalog.books.edges) {
-    const buyers = book.customersPurchased.edges.map((edge) => edge.node.id).join(", ");
+    const buyers = book.customersPurchased.edges.map((edge) => edge.node.databaseId).join(", ");
     print(
-      `  ${book.id.padEnd(6)} ${book.title} by ${book.author} (${book.year ?? "undated"}): ${book.purchaseCount} sold; buyers ${buyers || "none"}`,
+      `  ${book.databaseId.padEnd(6)} ${book.title} by ${book.author} (${book.year ?? "undated"}): ${book.purchaseCount} sold; buyers ${buyers || "none"}`,
     );
   }
 
@@ -22,7 +22,7 @@ export async function runStorefront(client: StorefrontClient, print: (line: stri
   const { book } = await client.bookBuyers(bestSeller.id, 10);
   const buyers = book!.customersPurchased;
   print(
-    `Buyers of "${book!.title}": ${buyers.totalCount} in all, the first ${buyers.edges.length}: ${buyers.edges.map((edge) => edge.node.id).join(", ")}`,
+    `Buyers of "${book!.title}": ${buyers.totalCount} in all, the first ${buyers.edges.length}: ${buyers.edges.map((edge) => edge.node.databaseId).join(", ")}`,
   );
 
   const purchaseId = `order-${randomUUID()}-line-1`;

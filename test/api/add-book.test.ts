@@ -10,12 +10,12 @@ afterAll(() => api.close());
 const BOOK_ID = graphql(`
   query BookId($id: ID!) {
     book(id: $id) {
-      id
+      id: databaseId
     }
   }
 `);
 
-const ADD_BOOK = `mutation ($input: AddBookInput!) { addBook(input: $input) { id title author year purchaseCount hasExtras } }`;
+const ADD_BOOK = `mutation ($input: AddBookInput!) { addBook(input: $input) { id: databaseId title author year purchaseCount hasExtras } }`;
 
 describe("addBook", () => {
   it("stores the book in the manual's shape with an empty purchase list", async () => {

@@ -18,8 +18,8 @@ const writer = tokenSpec("checkout", ["catalog:write"]);
 const stranger = tokenSpec("stranger", ["purchases:read", "catalog:write"]);
 const tokens = configuredTokens(reader, writer);
 
-const BUYERS = `query ($id: ID!) { book(id: $id) { title customersPurchased(first: 5) { totalCount edges { node { id } } } } }`;
-const ADD_BOOK = `mutation ($input: AddBookInput!) { addBook(input: $input) { id } }`;
+const BUYERS = `query ($id: ID!) { book(id: $id) { title customersPurchased(first: 5) { totalCount edges { node { id: databaseId } } } } }`;
+const ADD_BOOK = `mutation ($input: AddBookInput!) { addBook(input: $input) { id: databaseId } }`;
 
 /** Each refused caller, with the code it gets for a field it may not use and the Authorization header it sends. */
 const refusedReaders: [string, string, string | undefined][] = [
@@ -52,7 +52,7 @@ function expectRefused(result: ExecutionResult<unknown>, code: string): void {
 describe("reading the catalog", () => {
   it("is open to anonymous callers: books, titles, counts and salesStats", async () => {
     const result = await api.execute(
-      `{ books(first: 5) { totalCount edges { node { id title author purchaseCount hasExtras } } } salesStats { books outliers } }`,
+      `{ books(first: 5) { totalCount edges { node { id: databaseId title author purchaseCount hasExtras } } } salesStats { books outliers } }`,
     );
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({
@@ -202,7 +202,7 @@ describe("over HTTP", () => {
   });
 
   it("adds no book when a catalog:write token's addBook also asks for buyers", async () => {
-    const mutation = `mutation { addBook(input: {id: "behind-a-refusal", title: "T", author: "A"}) { id customersPurchased { totalCount } } }`;
+    const mutation = `mutation { addBook(input: {id: "behind-a-refusal", title: "T", author: "A"}) { id: databaseId customersPurchased { totalCount } } }`;
     for (const _attempt of [1, 2]) expectRefused((await post(mutation, {}, bearer(writer))).body, "FORBIDDEN");
     expect(await api.db.collection("sales").countDocuments({ _id: "behind-a-refusal" as never })).toBe(0);
   });

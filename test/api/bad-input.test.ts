@@ -18,7 +18,7 @@ afterAll(async () => {
 
 const JSON_POST = { "content-type": "application/json" };
 const BUYERS = `query ($id: ID!, $first: Int, $after: String) { book(id: $id) { customersPurchased(first: $first, after: $after) { totalCount } } }`;
-const ADD_BOOK = `mutation ($input: AddBookInput!) { addBook(input: $input) { id } }`;
+const ADD_BOOK = `mutation ($input: AddBookInput!) { addBook(input: $input) { id: databaseId } }`;
 const RECORD = `mutation ($input: RecordPurchaseInput!) { recordPurchase(input: $input) { storedIn } }`;
 const nested = (levels: number) => `{ book(id: "1") ${"{ title ".repeat(levels)}${"}".repeat(levels + 1)}`;
 const aliases = (count: number) => `{ ${Array.from({ length: count }, (_, index) => `a${index}: books { totalCount }`).join(" ")} }`;
@@ -52,7 +52,7 @@ const cases: [string, BadRequest][] = [
   ["a first given as a string", { body: { query: BUYERS, variables: { id: "1", first: "10" } }, code: "BAD_USER_INPUT" }],
   [
     "a huge first that passes Int but not the cost limit",
-    { body: { query: `{ books(first: 2000000000) { edges { node { id } } } }` }, code: "QUERY_TOO_COMPLEX" },
+    { body: { query: `{ books(first: 2000000000) { edges { node { id: databaseId } } } }` }, code: "QUERY_TOO_COMPLEX" },
   ],
   [
     "a 1 MB title",

@@ -20,7 +20,7 @@ const BOOKS = graphql(`
       edges {
         cursor
         node {
-          id
+          id: databaseId
         }
       }
       pageInfo {
@@ -68,7 +68,7 @@ describe("Query.books", () => {
 
   it("does not count the catalog unless totalCount is asked for", async () => {
     api.commands.reset();
-    await api.execute(`{ books(first: 5) { edges { node { id title } } } }`);
+    await api.execute(`{ books(first: 5) { edges { node { id: databaseId title } } } }`);
     expect(api.commands.names()).toEqual(["find"]);
   });
 
@@ -82,9 +82,12 @@ describe("Query.books", () => {
   it("fetches no embedded buyers for a page that shows none", async () => {
     await seedBook(api.db, "3", customers(20));
     api.commands.reset();
-    await api.execute(`query ($after: String) { books(first: 1, after: $after) { edges { node { id title purchaseCount } } } }`, {
-      after: bookCursor(2),
-    });
+    await api.execute(
+      `query ($after: String) { books(first: 1, after: $after) { edges { node { id: databaseId title purchaseCount } } } }`,
+      {
+        after: bookCursor(2),
+      },
+    );
     const [books] = api.commands.received();
     expect(books?.[0]).toEqual({
       _id: 3,
@@ -103,8 +106,8 @@ describe("Query.books", () => {
     api.commands.reset();
     const result = await api.execute(
       `query ($after: String, $buyersAfter: String) { books(first: 1, after: $after) { edges { node {
-         ...Buyers wide: customersPurchased(first: 5, after: $buyersAfter) { edges { node { id } } } } } } }
-       fragment Buyers on Book { customersPurchased(first: 2) { edges { node { id } } } }`,
+         ...Buyers wide: customersPurchased(first: 5, after: $buyersAfter) { edges { node { id: databaseId } } } } } } }
+       fragment Buyers on Book { customersPurchased(first: 2) { edges { node { id: databaseId } } } }`,
       { after: bookCursor(3), buyersAfter: customerCursor(2) },
     );
     expect(result.data?.books).toEqual({
@@ -115,7 +118,9 @@ describe("Query.books", () => {
 
   it("batches several book(id:) lookups into one query", async () => {
     api.commands.reset();
-    const result = await api.execute(`{ a: book(id: "2") { id } b: book(id: "a-string") { id } c: book(id: "missing") { id } }`);
+    const result = await api.execute(
+      `{ a: book(id: "2") { id: databaseId } b: book(id: "a-string") { id: databaseId } c: book(id: "missing") { id: databaseId } }`,
+    );
     expect(result.data).toEqual({ a: { id: "2" }, b: { id: "a-string" }, c: null });
     expect(api.commands.names()).toEqual(["find"]);
   });
@@ -123,7 +128,7 @@ describe("Query.books", () => {
 
 describe("Query.book", () => {
   it("returns null for an unknown id", async () => {
-    const result = await api.execute(`{ book(id: "nobody-wrote-this") { id } }`);
+    const result = await api.execute(`{ book(id: "nobody-wrote-this") { id: databaseId } }`);
     expect(result).toEqual({ data: { book: null } });
   });
 

@@ -11,9 +11,9 @@ const otherReader = tokenSpec("other-reader", ["purchases:read"]);
 const checkout = tokenSpec("checkout", ["catalog:write", "purchases:read"]);
 const apiTokens = configuredTokens(reader, otherReader, checkout);
 
-const LISTING = `query Listing($first: Int) { books(first: $first) { totalCount edges { node { id title author purchaseCount } } } }`;
-const BUYERS = `query Buyers($id: ID!) { book(id: $id) { title customersPurchased(first: 100) { totalCount edges { node { id } } } } }`;
-const RECORD = `mutation Record($input: RecordPurchaseInput!) { recordPurchase(input: $input) { book { id purchaseCount } } }`;
+const LISTING = `query Listing($first: Int) { books(first: $first) { totalCount edges { node { id: databaseId title author purchaseCount } } } }`;
+const BUYERS = `query Buyers($id: ID!) { book(id: $id) { title customersPurchased(first: 100) { totalCount edges { node { id: databaseId } } } } }`;
+const RECORD = `mutation Record($input: RecordPurchaseInput!) { recordPurchase(input: $input) { book { id: databaseId purchaseCount } } }`;
 
 // Far longer than any of these tests takes on a busy machine: nothing expires while a test runs.
 const LONG_MAX_AGE = { catalogMaxAgeSeconds: 600, responseCacheUrl: undefined };
@@ -62,7 +62,7 @@ describe("Cache-Control", () => {
   it.each([
     ["purchasedBy", `{ book(id: "1") { purchasedBy(customerId: "user00") } }`],
     ["alsoBought", `{ book(id: "1") { alsoBought { sharedBuyers } } }`],
-    ["customer", `{ customer(id: "user00") { id } }`],
+    ["customer", `{ customer(id: "user00") { id: databaseId } }`],
     ["booksPurchased", `{ customer(id: "user00") { booksPurchased { totalCount } } }`],
   ])("keeps an answer that selects %s to its caller", async (_field, query) => {
     const answer = await post(cached, query, {}, reader);

@@ -15,8 +15,8 @@ import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
  */
 const checkout = tokenSpec("checkout", ["catalog:write", "purchases:read"]);
 
-const LISTING = `query Shelf($first: Int!) { books(first: $first) { totalCount edges { node { id title purchaseCount } } } }`;
-const RECORD = `mutation Buy($input: RecordPurchaseInput!) { recordPurchase(input: $input) { book { id purchaseCount } } }`;
+const LISTING = `query Shelf($first: Int!) { books(first: $first) { totalCount edges { node { id: databaseId title purchaseCount } } } }`;
+const RECORD = `mutation Buy($input: RecordPurchaseInput!) { recordPurchase(input: $input) { book { id: databaseId purchaseCount } } }`;
 
 interface Shelf {
   books: { totalCount: number; edges: { node: { id: string; title: string; purchaseCount: number } }[] };

@@ -54,7 +54,7 @@ const NEWEST = graphql(`
       customersPurchased(last: 20) {
         edges {
           node {
-            id
+            id: databaseId
           }
         }
       }
@@ -67,7 +67,7 @@ const DEEP = graphql(`
       customersPurchased(first: 20, after: $after) {
         edges {
           node {
-            id
+            id: databaseId
           }
         }
       }
@@ -87,7 +87,7 @@ const ALSO_BOUGHT = graphql(`
       alsoBought {
         sharedBuyers
         book {
-          id
+          id: databaseId
         }
       }
     }

@@ -91,11 +91,11 @@ describe("reading many books' buyers in one request", () => {
       books(first: $first) {
         edges {
           node {
-            id
+            id: databaseId
             customersPurchased(first: 60) {
               edges {
                 node {
-                  id
+                  id: databaseId
                 }
               }
             }

@@ -45,7 +45,7 @@ describe("bad input", () => {
   });
 
   it("rejects an operator object smuggled in as an id", async () => {
-    const result = await api.execute(`query ($id: ID!) { book(id: $id) { id } }`, { id: { $gt: "" } });
+    const result = await api.execute(`query ($id: ID!) { book(id: $id) { id: databaseId } }`, { id: { $gt: "" } });
     expect(result.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
   });
 });

@@ -5,7 +5,7 @@ import { errorCodes, send, startTestHttpServer } from "../support/http";
 import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 
 const BOOKS = 50;
-const ENTITIES = `query Entities($representations: [_Any!]!) { _entities(representations: $representations) { ... on Book { id title } } }`;
+const ENTITIES = `query Entities($representations: [_Any!]!) { _entities(representations: $representations) { ... on Book { id: databaseId title } } }`;
 const reader = tokenSpec("router", ["purchases:read"]);
 
 let database: TestDatabase;
@@ -48,7 +48,7 @@ describe("the API as a Federation 2 subgraph", () => {
   });
 
   it("guards what a Customer representation reveals by scope, as customer(id:) does", async () => {
-    const query = `query Buyer($representations: [_Any!]!) { _entities(representations: $representations) { ... on Customer { id booksPurchased(first: 2) { edges { node { id } } } } } }`;
+    const query = `query Buyer($representations: [_Any!]!) { _entities(representations: $representations) { ... on Customer { id: databaseId booksPurchased(first: 2) { edges { node { id: databaseId } } } } } }`;
     const variables = { representations: [{ __typename: "Customer", id: "user00" }] };
 
     const refused = await send(guarded.url, { query, variables });
@@ -67,7 +67,7 @@ describe("the API as a Federation 2 subgraph", () => {
 
   it("weighs _entities by its representations, so a router cannot fetch past the cost limit", async () => {
     const ids = Array.from({ length: 1_000 }, (_, index) => String(index));
-    const query = `query Heavy($representations: [_Any!]!) { _entities(representations: $representations) { ... on Book { customersPurchased(first: 100) { edges { node { id } } } } } }`;
+    const query = `query Heavy($representations: [_Any!]!) { _entities(representations: $representations) { ... on Book { customersPurchased(first: 100) { edges { node { id: databaseId } } } } } }`;
     database.commands.reset();
 
     const answer = await send(

@@ -1,6 +1,7 @@
 import { MongoClient } from "mongodb";
 import { StorefrontClient } from "../../examples/storefront/client";
 import type { RunningServer } from "../../src/graphql/server";
+import { bookGlobalId } from "../../src/graphql/global-ids";
 import { startTestHttpServer } from "../support/http";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
@@ -27,12 +28,16 @@ describe("the example storefront client over HTTP", () => {
   it("lists books with their first few buyers", async () => {
     const { books } = await storefront.listBooks(10, 2);
     expect(books.totalCount).toBe(2);
-    expect(books.edges.map(({ node }) => [node.id, node.purchaseCount, node.customersPurchased.edges.map((edge) => edge.node.id)])).toEqual(
-      [
-        ["1", 3, ["user00", "user01"]],
-        ["2", 1000, ["user00", "user01"]],
-      ],
-    );
+    expect(
+      books.edges.map(({ node }) => [
+        node.databaseId,
+        node.purchaseCount,
+        node.customersPurchased.edges.map((edge) => edge.node.databaseId),
+      ]),
+    ).toEqual([
+      ["1", 3, ["user00", "user01"]],
+      ["2", 1000, ["user00", "user01"]],
+    ]);
   });
 
   it("pages through one book's buyers into extra_sales", async () => {
@@ -40,7 +45,7 @@ describe("the example storefront client over HTTP", () => {
     let after: string | null = null;
     for (let page = 0; page < 20; page += 1) {
       const { book } = await storefront.bookBuyers("2", 100, after);
-      seen.push(...book!.customersPurchased.edges.map((edge) => edge.node.id));
+      seen.push(...book!.customersPurchased.edges.map((edge) => edge.node.databaseId));
       if (!book!.customersPurchased.pageInfo.hasNextPage) break;
       after = book!.customersPurchased.pageInfo.endCursor;
     }
@@ -49,10 +54,18 @@ describe("the example storefront client over HTTP", () => {
 
   it("records a purchase and reports where it was stored", async () => {
     expect(await storefront.recordPurchase("1", "user03", "order-1/line-1")).toEqual({
-      recordPurchase: { storedIn: "EMBEDDED", replayed: false, book: { id: "1", purchaseCount: 4, hasExtras: false } },
+      recordPurchase: {
+        storedIn: "EMBEDDED",
+        replayed: false,
+        book: { id: bookGlobalId(1), databaseId: "1", purchaseCount: 4, hasExtras: false },
+      },
     });
     expect(await storefront.recordPurchase("2", "user1000", "order-1/line-2")).toEqual({
-      recordPurchase: { storedIn: "EXTRA_SALES", replayed: false, book: { id: "2", purchaseCount: 1001, hasExtras: true } },
+      recordPurchase: {
+        storedIn: "EXTRA_SALES",
+        replayed: false,
+        book: { id: bookGlobalId(2), databaseId: "2", purchaseCount: 1001, hasExtras: true },
+      },
     });
   });
 
@@ -79,7 +92,7 @@ describe("the example storefront client with credentials", () => {
   it("reads buyers and checks out with its bearer token", async () => {
     const client = new StorefrontClient(guarded.url, checkout.token);
     expect((await client.bookBuyers("1", 1)).book?.customersPurchased.edges).toEqual([
-      { cursor: expect.any(String), node: { id: "user00" } },
+      { cursor: expect.any(String), node: { databaseId: "user00" } },
     ]);
     expect((await client.recordPurchase("1", "user05", "order-4/line-1")).recordPurchase.replayed).toBe(false);
   });

@@ -14,7 +14,7 @@ const RECORD_KEYED_PURCHASE = graphql(`
       storedIn
       replayed
       book {
-        id
+        id: databaseId
         purchaseCount
         hasExtras
       }

@@ -73,7 +73,7 @@ describe("the storefront's operations", () => {
 });
 
 describe("the cost of an operation", () => {
-  const buyers = (first: string) => parse(`{ book(id: "1") { customersPurchased${first} { edges { node { id } } } } }`);
+  const buyers = (first: string) => parse(`{ book(id: "1") { customersPurchased${first} { edges { node { id: databaseId } } } } }`);
 
   it("grows with first", () => {
     expect(costOf(buyers("(first: 100)"), {})).toBeGreaterThan(10 * costOf(buyers("(first: 5)"), {}));
@@ -155,7 +155,7 @@ describe("the depth limit", () => {
   const relayCatalogPage = `
     query CatalogPage($first: Int!, $buyers: Int!) { books(first: $first) { ...BookList_books } }
     fragment BookList_books on BookConnection { totalCount edges { node { ...BookCard_book } } }
-    fragment BookCard_book on Book { id title customersPurchased(first: $buyers) { edges { node { id } } } }
+    fragment BookCard_book on Book { id: databaseId title customersPurchased(first: $buyers) { edges { node { id: databaseId } } } }
   `;
 
   it("counts levels of fields, so the catalog page composed of Relay fragments passes", async () => {

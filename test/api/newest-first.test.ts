@@ -16,7 +16,7 @@ const PAGE = graphql(`
         edges {
           cursor
           node {
-            id
+            id: databaseId
           }
         }
         pageInfo {
@@ -149,7 +149,7 @@ describe("Query.books newest first", () => {
       books(first: $first, after: $after, last: $last, before: $before) {
         edges {
           node {
-            id
+            id: databaseId
           }
         }
         pageInfo {

@@ -18,7 +18,7 @@ const BUY_AND_LIST = graphql(`
         customersPurchased(first: $first) {
           edges {
             node {
-              id
+              id: databaseId
             }
           }
         }

@@ -52,7 +52,7 @@ const lineFor = (requestId: string) => requestLines().find((line) => line.reques
 
 describe("the request log", () => {
   it("writes one JSON line per request with its id, operation, duration, database commands and errors", async () => {
-    const response = await post(`query Shelf { books(first: 2) { edges { node { id } } } }`);
+    const response = await post(`query Shelf { books(first: 2) { edges { node { id: databaseId } } } }`);
 
     expect(requestLines()).toEqual([
       {

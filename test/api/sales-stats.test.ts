@@ -14,7 +14,7 @@ const SALES_STATS = graphql(`
         p99
       }
       largestBooks {
-        id
+        id: databaseId
         purchaseCount
         hasExtras
       }
@@ -84,7 +84,7 @@ describe("the salesStats query", () => {
     api.commands.reset();
 
     const result = await api.execute(
-      `{ salesStats(top: 1) { books largestBooks { id customersPurchased(first: 2) { edges { node { id } } } } } }`,
+      `{ salesStats(top: 1) { books largestBooks { id: databaseId customersPurchased(first: 2) { edges { node { id: databaseId } } } } } }`,
     );
 
     expect(result.data).toEqual({
@@ -110,14 +110,14 @@ describe("the salesStats query", () => {
 
 describe("salesStats under load", () => {
   // Issue 13: 15 aliases of salesStats(top: 100) in one anonymous request sent 75 commands at once and emptied the pool.
-  const FLOOD = `{ ${Array.from({ length: 15 }, (_, index) => `a${index}: salesStats(top: 100) { books largestBooks { id } }`).join(" ")} }`;
+  const FLOOD = `{ ${Array.from({ length: 15 }, (_, index) => `a${index}: salesStats(top: 100) { books largestBooks { databaseId } }`).join(" ")} }`;
 
   it("answers 15 aliases in one request with one round of its five commands, and a repeat within seconds with none", async () => {
     await seedBook(api.db, "x", customers(3), settings);
     api.commands.reset();
     const first = await api.execute(FLOOD);
     expect(first.errors).toBeUndefined();
-    expect(Object.values(first.data!)).toEqual(Array(15).fill({ books: 1, largestBooks: [{ id: "x" }] }));
+    expect(Object.values(first.data!)).toEqual(Array(15).fill({ books: 1, largestBooks: [{ databaseId: "x" }] }));
     expect(api.commands.names()).toHaveLength(5);
 
     api.commands.reset();

@@ -21,9 +21,9 @@ afterAll(async () => {
 describe("the example storefront's product page", () => {
   it("shows the book, its newest buyers and what its customers also bought", async () => {
     const { book } = await new StorefrontClient(server.url).productPage("1", 3, 5);
-    expect(book).toMatchObject({ id: "1", title: "Seeded 1", purchaseCount: 80 });
-    expect(book!.customersPurchased.edges.map((edge) => edge.node.id)).toEqual(customers(3, 77));
-    expect(book!.alsoBought.map(({ book: recommended, sharedBuyers }) => [recommended.id, sharedBuyers])).toEqual([
+    expect(book).toMatchObject({ databaseId: "1", title: "Seeded 1", purchaseCount: 80 });
+    expect(book!.customersPurchased.edges.map((edge) => edge.node.databaseId)).toEqual(customers(3, 77));
+    expect(book!.alsoBought.map(({ book: recommended, sharedBuyers }) => [recommended.databaseId, sharedBuyers])).toEqual([
       ["2", 3],
       ["3", 2],
     ]);

@@ -11,11 +11,11 @@ import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { send, startTestHttpServer } from "../support/http";
 
-/** A second subgraph of the store, as another team would run it: it owns each book's price and a list of featured books. */
+/** A second subgraph of the store, as another team would run it: it owns each book's price and a list of featured books, keyed by the id it stores. */
 const PRICING_SDL = `#graphql
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key"])
-  type Book @key(fields: "id") {
-    id: ID!
+  type Book @key(fields: "databaseId") {
+    databaseId: ID!
     "The book's price in euros, from this subgraph alone."
     price: Float!
   }
@@ -56,8 +56,8 @@ afterAll(async () => {
 
 async function startPricing() {
   const resolvers = {
-    Book: { __resolveReference: ({ id }: { id: string }) => ({ id, price: priceOf(id) }) },
-    Query: { featuredBooks: () => FEATURED.map((id) => ({ id, price: priceOf(id) })) },
+    Book: { __resolveReference: ({ databaseId }: { databaseId: string }) => ({ databaseId, price: priceOf(databaseId) }) },
+    Query: { featuredBooks: () => FEATURED.map((databaseId) => ({ databaseId, price: priceOf(databaseId) })) },
   };
   const server = new ApolloServer({
     schema: buildSubgraphSchema([{ typeDefs: parse(PRICING_SDL), resolvers }]),
@@ -84,11 +84,11 @@ describe("the catalog in a supergraph with a pricing subgraph", () => {
   it("answers a catalog page with titles from this API and prices from the other, reading the books once", async () => {
     database.commands.reset();
 
-    const result = await throughRouter("{ books(first: 3) { edges { node { id title price } } } }");
+    const result = await throughRouter("{ books(first: 3) { edges { node { databaseId title price } } } }");
 
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({
-      books: { edges: ["1", "2", "3"].map((id) => ({ node: { id, title: `Seeded ${id}`, price: priceOf(id) } })) },
+      books: { edges: ["1", "2", "3"].map((id) => ({ node: { databaseId: id, title: `Seeded ${id}`, price: priceOf(id) } })) },
     });
     expect(database.commands.names()).toEqual(["find"]);
   });
@@ -96,10 +96,10 @@ describe("the catalog in a supergraph with a pricing subgraph", () => {
   it("resolves the other subgraph's 50 featured books through _entities with one database command", async () => {
     database.commands.reset();
 
-    const result = await throughRouter("{ featuredBooks { id title price } }");
+    const result = await throughRouter("{ featuredBooks { databaseId title price } }");
 
     expect(result.errors).toBeUndefined();
-    expect(result.data).toEqual({ featuredBooks: FEATURED.map((id) => ({ id, title: `Seeded ${id}`, price: priceOf(id) })) });
+    expect(result.data).toEqual({ featuredBooks: FEATURED.map((id) => ({ databaseId: id, title: `Seeded ${id}`, price: priceOf(id) })) });
     expect(database.commands.names()).toEqual(["find"]);
   });
 });

@@ -17,8 +17,8 @@ const reader = tokenSpec("reader", ["purchases:read"]);
 const otherReader = tokenSpec("other-reader", ["purchases:read"]);
 const apiTokens = configuredTokens(reader, otherReader);
 
-const LISTING = `query Listing($first: Int) { books(first: $first) { totalCount edges { node { id title purchaseCount } } } }`;
-const BUYERS = `query Buyers($id: ID!) { book(id: $id) { customersPurchased(first: 10) { edges { node { id } } } } }`;
+const LISTING = `query Listing($first: Int) { books(first: $first) { totalCount edges { node { id: databaseId title purchaseCount } } } }`;
+const BUYERS = `query Buyers($id: ID!) { book(id: $id) { customersPurchased(first: 10) { edges { node { id: databaseId } } } } }`;
 
 let database: TestDatabase;
 let first: RunningServer;

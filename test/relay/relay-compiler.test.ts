@@ -7,13 +7,8 @@ import { openTestApi, type TestApi } from "../support/api";
 import { customers, seedBook } from "../support/factories";
 
 const ROOT = join(__dirname, "..", "..");
-/** Relay keys its store by `globalId`: `id` stays the database id (README "Relay"). */
-const RELAY_CONFIG = {
-  src: "./src",
-  schema: "./schema.graphql",
-  language: "typescript",
-  schemaConfig: { nodeInterfaceIdField: "globalId" },
-};
+/** relay-compiler's defaults: `Node.id` is the global id Relay keys its store by and refetches with. */
+const RELAY_CONFIG = { src: "./src", schema: "./schema.graphql", language: "typescript" };
 
 let api: TestApi;
 let workspace: string;
@@ -52,36 +47,36 @@ async function run<TData>(name: string, variables: Record<string, unknown>): Pro
   return result.data as TData;
 }
 
-type Buyers = { edges: { node: { id: string } }[]; pageInfo: { endCursor: string | null; startCursor: string | null } };
-type BookPage = { book: { globalId: string; title: string; customersPurchased: Buyers } };
-type Refetched = { node: { globalId: string; __typename: string; title?: string; customersPurchased: Buyers; newestBuyers: Buyers } };
-const ids = (buyers: Buyers) => buyers.edges.map((edge) => edge.node.id);
+type Buyers = { edges: { node: { databaseId: string } }[]; pageInfo: { endCursor: string | null; startCursor: string | null } };
+type BookPage = { book: { id: string; title: string; customersPurchased: Buyers } };
+type Refetched = { node: { id: string; __typename: string; title?: string; customersPurchased: Buyers; newestBuyers: Buyers } };
+const ids = (buyers: Buyers) => buyers.edges.map((edge) => edge.node.databaseId);
 
 describe("relay-compiler against this schema", () => {
   it("compiles @refetchable fragments on Book with @connection on customersPurchased, both ways", () => {
-    expect(operations.get("BookBuyersPaginationQuery")).toMatch(/node\(id: \$globalId\)/);
+    expect(operations.get("BookBuyersPaginationQuery")).toMatch(/node\(id: \$id\)/);
     expect(operations.get("BookNewestBuyersPaginationQuery")).toMatch(
       /newestBuyers: customersPurchased\(last: \$count, before: \$cursor\)/,
     );
   });
 
-  it("runs the generated queries: the page query by database id, then each refetch by global id returns the same book's next page", async () => {
+  it("runs the generated queries: the page query by database id, then each refetch by the book's id returns the same book's next page", async () => {
     const { book } = await run<BookPage>("BookPageQuery", { id: "2" });
     expect(book.title).toBe("Seeded 2");
     expect(ids(book.customersPurchased)).toEqual(["user00", "user01"]);
 
     const forward = await run<Refetched>("BookBuyersPaginationQuery", {
-      globalId: book.globalId,
+      id: book.id,
       count: 50,
       cursor: book.customersPurchased.pageInfo.endCursor,
     });
-    expect(forward.node).toMatchObject({ __typename: "Book", globalId: book.globalId, title: "Seeded 2" });
+    expect(forward.node).toMatchObject({ __typename: "Book", id: book.id, title: "Seeded 2" });
     expect(ids(forward.node.customersPurchased)).toEqual(customers(50, 2));
 
-    const newest = await run<Refetched>("BookNewestBuyersPaginationQuery", { globalId: book.globalId, count: 5 });
+    const newest = await run<Refetched>("BookNewestBuyersPaginationQuery", { id: book.id, count: 5 });
     expect(ids(newest.node.newestBuyers)).toEqual(customers(5, 55));
     const older = await run<Refetched>("BookNewestBuyersPaginationQuery", {
-      globalId: book.globalId,
+      id: book.id,
       count: 5,
       cursor: newest.node.newestBuyers.pageInfo.startCursor,
     });

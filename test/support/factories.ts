@@ -18,7 +18,7 @@ let nextTitle = 0;
 const ADD_BOOK_ID = graphql(`
   mutation FactoryAddBook($input: AddBookInput!) {
     addBook(input: $input) {
-      id
+      id: databaseId
     }
   }
 `);
@@ -35,7 +35,7 @@ export const RECORD_PURCHASE = graphql(`
     recordPurchase(input: { bookId: $bookId, customerId: $customerId }) {
       storedIn
       book {
-        id
+        id: databaseId
         purchaseCount
         hasExtras
       }
@@ -71,7 +71,7 @@ const CUSTOMERS_PAGE = graphql(`
         edges {
           cursor
           node {
-            id
+            id: databaseId
           }
         }
         pageInfo {

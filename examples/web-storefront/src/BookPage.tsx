@@ -30,7 +30,7 @@ export function BookPage({ id }: { id: string }) {
       </h3>
       <ol data-testid="buyers" style={{ columns: 4 }}>
         {buyers.edges.map(({ cursor, node }) => (
-          <li key={cursor}>{node.id}</li>
+          <li key={cursor}>{node.databaseId}</li>
         ))}
       </ol>
       {buyers.pageInfo.hasNextPage && (
@@ -54,7 +54,7 @@ export function BookPage({ id }: { id: string }) {
 /** The last buyers first, read with `last`; kept out of the normalized list, which grows forward. */
 function NewestBuyers({ bookId }: { bookId: string }) {
   const [load, { data, error }] = useLazyQuery(NEWEST_BUYERS, { fetchPolicy: "no-cache" });
-  const newest = data?.book?.customersPurchased.edges.map(({ node }) => node.id).reverse();
+  const newest = data?.book?.customersPurchased.edges.map(({ node }) => node.databaseId).reverse();
   return (
     <section>
       <button onClick={() => void load({ variables: { id: bookId, last: NEWEST } })}>Newest first</button>

@@ -34,6 +34,7 @@ export const BOOK_PAGE = graphql(`
           cursor
           node {
             id
+            databaseId
           }
         }
         pageInfo {
@@ -60,6 +61,7 @@ export const NEWEST_BUYERS = graphql(`
         edges {
           node {
             id
+            databaseId
           }
         }
       }

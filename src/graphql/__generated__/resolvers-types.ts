@@ -52,14 +52,19 @@ export type Book = Node & {
    * A customer who bought the book twice appears twice. Needs the `purchases:read` scope.
    */
   customersPurchased: CustomerConnection;
-  /** The book's global id (Relay), for `Query.node`; `book(id:)` takes `id`, never this. */
+  /** The book's id as stored: a decimal integer, a 24-character hex ObjectId, or any other string. `book(id:)` takes it too. */
+  databaseId: Scalars['ID']['output'];
+  /**
+   * The book's global id, the same as `id`.
+   * @deprecated Use `id`, which is now the global id; the stored id is `databaseId`.
+   */
   globalId: Scalars['ID']['output'];
   /**
    * True when the book is an outlier: its purchases outgrew the book document
    * and the later ones are stored in the `extra_sales` collection.
    */
   hasExtras: Scalars['Boolean']['output'];
-  /** The book's id: a decimal integer, a 24-character hex ObjectId, or any other string, as stored. */
+  /** The book's global id (Relay): opaque, unique across types. `book(id:)` and `node` take it. */
   id: Scalars['ID']['output'];
   /** How many purchases the book has had, read from the stored count. */
   purchaseCount: Scalars['Int']['output'];
@@ -143,9 +148,14 @@ export type Customer = Node & {
    * Needs the `purchases:read` scope.
    */
   booksPurchased: BookConnection;
-  /** The customer's global id (Relay), for `Query.node`. */
+  /** The customer's id as given to `recordPurchase`. */
+  databaseId: Scalars['ID']['output'];
+  /**
+   * The customer's global id, the same as `id`.
+   * @deprecated Use `id`, which is now the global id; the stored id is `databaseId`.
+   */
   globalId: Scalars['ID']['output'];
-  /** The customer's id, as given to `recordPurchase`. */
+  /** The customer's global id (Relay): opaque, unique across types. `customer(id:)` and `node` take it. */
   id: Scalars['ID']['output'];
 };
 
@@ -208,14 +218,14 @@ export type MutationRecordPurchaseArgs = {
 };
 
 /**
- * An object that can be fetched again by its global id with `Query.node` (Relay's Global Object
- * Identification). The global id lives beside the database id: `id` stays the id the database stores
- * (what `book(id:)` and `recordPurchase` take), `globalId` is the opaque, type-qualified id Relay keys its
- * store by and refetches with.
+ * An object that can be fetched again by its `id` with `Query.node` (Relay's Global Object
+ * Identification, as GitHub's and Shopify's APIs follow it). `id` is opaque and unique across types; the
+ * id the database stores is `databaseId`. Every argument that names a book or a customer (`book(id:)`,
+ * `customer(id:)`, `recordPurchase`'s `bookId` and `customerId`, `purchasedBy`) takes either.
  */
 export type Node = {
-  /** Opaque and unique across all types: pass it to `Query.node` to fetch this object again. */
-  globalId: Scalars['ID']['output'];
+  /** Opaque and unique across all types: Relay keys its store by it, and `Query.node` fetches the object again. */
+  id: Scalars['ID']['output'];
 };
 
 /** The distribution of overflow pages over the books that have any; every figure is 0 when none has. */
@@ -329,9 +339,9 @@ export type Recommendation = {
 
 /** A purchase to record. */
 export type RecordPurchaseInput = {
-  /** The id of the book bought. */
+  /** The book bought: its `id` or its `databaseId`. */
   bookId: Scalars['ID']['input'];
-  /** The id of the customer who bought it: 1 to 128 characters. */
+  /** The customer who bought it: its `id`, or its `databaseId` (1 to 128 characters; a new customer has only this). */
   customerId: Scalars['ID']['input'];
   /**
    * The client's own id for this purchase (an order line id, 1 to 128 characters), unique per book.
@@ -463,10 +473,12 @@ export type FederationTypes = {
 export type FederationReferenceTypes = {
   Book:
     ( { __typename: 'Book' }
-    & GraphQLRecursivePick<FederationTypes['Book'], {"id":true}> );
+    & ( GraphQLRecursivePick<FederationTypes['Book'], {"id":true}>
+        | GraphQLRecursivePick<FederationTypes['Book'], {"databaseId":true}> ) );
   Customer:
     ( { __typename: 'Customer' }
-    & GraphQLRecursivePick<FederationTypes['Customer'], {"id":true}> );
+    & ( GraphQLRecursivePick<FederationTypes['Customer'], {"id":true}>
+        | GraphQLRecursivePick<FederationTypes['Customer'], {"databaseId":true}> ) );
 };
 
 
@@ -548,6 +560,7 @@ export type BookResolvers<ContextType = GraphQLContext, ParentType extends Resol
   alsoBought?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType, RequireFields<BookAlsoBoughtArgs, 'first'>>;
   author?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customersPurchased?: Resolver<ResolversTypes['CustomerConnection'], ParentType, ContextType, Partial<BookCustomersPurchasedArgs>>;
+  databaseId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   globalId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   hasExtras?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -572,6 +585,7 @@ export type BookEdgeResolvers<ContextType = GraphQLContext, ParentType extends R
 export type CustomerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Customer'] = ResolversParentTypes['Customer'], FederationReferenceType extends FederationReferenceTypes['Customer'] = FederationReferenceTypes['Customer']> = {
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Customer']> | FederationReferenceType, FederationReferenceType, ContextType>;
   booksPurchased?: Resolver<ResolversTypes['BookConnection'], ParentType, ContextType, RequireFields<CustomerBooksPurchasedArgs, 'first'>>;
+  databaseId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   globalId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;

@@ -1,9 +1,9 @@
 import type { BookResolvers } from "../__generated__/resolvers-types";
-import { formatBookId, parseBookId, parseCustomerId } from "../../sales/book-ids";
+import { formatBookId, parseBookId } from "../../sales/book-ids";
 import { retrieveCustomersPage } from "../../sales/customers";
 import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
 import { parseCustomerCursor } from "../cursors";
-import { bookGlobalId } from "../global-ids";
+import { bookGlobalId, bookIdFromEither, customerIdFromEither } from "../global-ids";
 import { windowSizeOf } from "./pagination";
 
 /** How many recommendations `alsoBought` returns when `first` is null. */
@@ -11,8 +11,9 @@ const DEFAULT_RECOMMENDATIONS = 10;
 
 export const Book: BookResolvers = {
   // A router's `_entities` representations: every book of one request is read by one query, as `book(id:)` reads it.
-  __resolveReference: ({ id }, { loaders }) => loaders.book.load(parseBookId(id, "representations")),
-  id: (book) => formatBookId(book._id),
+  __resolveReference: (reference, { loaders }) => loaders.book.load(bookIdOf(reference)),
+  id: (book) => bookGlobalId(book._id),
+  databaseId: (book) => formatBookId(book._id),
   globalId: (book) => bookGlobalId(book._id),
   year: (book) => book.year ?? null,
   purchaseCount: (book) => book.purchase_count,
@@ -26,7 +27,7 @@ export const Book: BookResolvers = {
   },
 
   purchasedBy: (book, { customerId }, { loaders }) =>
-    loaders.purchasedBy.load({ bookId: book._id, customerId: parseCustomerId(customerId), hasExtras: book.has_extras }),
+    loaders.purchasedBy.load({ bookId: book._id, customerId: customerIdFromEither(customerId), hasExtras: book.has_extras }),
 
   alsoBought: async (book, { first }, { db, loaders }) => {
     const recommended = await retrieveAlsoBought(db, book._id, first ?? DEFAULT_RECOMMENDATIONS);
@@ -37,3 +38,10 @@ export const Book: BookResolvers = {
     return loaded.filter((recommendation): recommendation is Recommendation => recommendation.book !== null);
   },
 };
+
+/** A router's representation names a book by one of its keys: `id` (either form) or `databaseId`. */
+function bookIdOf(reference: { id?: string; databaseId?: string }) {
+  return reference.id !== undefined
+    ? bookIdFromEither(reference.id, "representations")
+    : parseBookId(reference.databaseId ?? "", "representations");
+}

@@ -3,12 +3,14 @@ import { parseCustomerId } from "../../sales/book-ids";
 import { retrieveBooksPurchased } from "../../sales/customer-books";
 import { existingBooks } from "../../sales/loaders";
 import { parseBookCursor } from "../cursors";
-import { customerGlobalId } from "../global-ids";
+import { customerGlobalId, customerIdFromEither } from "../global-ids";
 import { DEFAULT_WINDOW_SIZE } from "./pagination";
 
 export const Customer: CustomerResolvers = {
   // Every id names a customer, as for `customer(id:)`; what it reveals is guarded by scope like any field.
-  __resolveReference: ({ id }) => ({ id: parseCustomerId(id, "representations") }),
+  __resolveReference: (reference) => ({ id: customerIdOf(reference) }),
+  id: (customer) => customerGlobalId(customer.id),
+  databaseId: (customer) => customer.id,
   globalId: (customer) => customerGlobalId(customer.id),
 
   // Needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
@@ -20,3 +22,10 @@ export const Customer: CustomerResolvers = {
     return { books, hasNextPage: page.hasNextPage, hasPreviousPage: afterId !== null, purchasedBy: customer.id };
   },
 };
+
+/** A router's representation names a customer by one of its keys: `id` (either form) or `databaseId`. */
+function customerIdOf(reference: { id?: string; databaseId?: string }): string {
+  return reference.id !== undefined
+    ? customerIdFromEither(reference.id, "representations")
+    : parseCustomerId(reference.databaseId ?? "", "representations");
+}

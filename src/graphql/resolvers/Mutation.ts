@@ -1,6 +1,7 @@
 import type { MutationResolvers } from "../__generated__/resolvers-types";
 import type { RecordPurchaseInput } from "../__generated__/resolvers-types";
-import { parseBookId, parseCustomerId, parsePurchaseId } from "../../sales/book-ids";
+import { parseBookId, parsePurchaseId } from "../../sales/book-ids";
+import { bookIdFromEither, customerIdFromEither } from "../global-ids";
 import { createBook } from "../../sales/books";
 import { PURCHASE_ID_TIMING, recordPurchaseRequest, type PurchaseRequest } from "../../sales/purchase-requests";
 import { embeddedBuyersSelected } from "../selection";
@@ -19,8 +20,8 @@ export const Mutation: MutationResolvers = {
 function parsePurchaseRequest(input: RecordPurchaseInput): PurchaseRequest {
   const purchaseId = input.purchaseId == null ? {} : { purchaseId: parsePurchaseId(input.purchaseId, "input.purchaseId") };
   return {
-    bookId: parseBookId(input.bookId, "input.bookId"),
-    customerId: parseCustomerId(input.customerId, "input.customerId"),
+    bookId: bookIdFromEither(input.bookId, "input.bookId"),
+    customerId: customerIdFromEither(input.customerId, "input.customerId"),
     ...purchaseId,
   };
 }

@@ -1,10 +1,9 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
-import { parseBookId, parseCustomerId } from "../../sales/book-ids";
 import { retrieveBooksPage, retrieveBooksPageBefore } from "../../sales/books";
 import { InvalidInputError } from "../../sales/errors";
 import { DEFAULT_LARGEST_BOOKS, retrieveRecentSalesStats } from "../../sales/stats";
 import { parseBookCursor } from "../cursors";
-import { parseGlobalId } from "../global-ids";
+import { bookIdFromEither, customerIdFromEither, parseGlobalId } from "../global-ids";
 import { embeddedBuyersSelected } from "../selection";
 import type { GraphQLContext } from "../context";
 import { windowSizeOf } from "./pagination";
@@ -13,7 +12,7 @@ import { windowSizeOf } from "./pagination";
 const MAX_NODES = 100;
 
 export const Query: QueryResolvers = {
-  book: (_parent, { id }, { loaders }) => loaders.book.load(parseBookId(id)),
+  book: (_parent, { id }, { loaders }) => loaders.book.load(bookIdFromEither(id)),
 
   books: async (_parent, { first, after, last, before }, { db }, info) => {
     const size = windowSizeOf({ first, last });
@@ -27,7 +26,7 @@ export const Query: QueryResolvers = {
     return retrieveBooksPageBefore(db, parseBookCursor(before, "before"), size.last, embeddedBuyers);
   },
 
-  customer: (_parent, { id }) => ({ id: parseCustomerId(id, "id") }),
+  customer: (_parent, { id }) => ({ id: customerIdFromEither(id, "id") }),
 
   node: async (_parent, { id }, context) => (await nodesOf([id], context))[0] ?? null,
 
