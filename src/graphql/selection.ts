@@ -2,7 +2,7 @@ import { BREAK, visit, type ASTNode, type GraphQLResolveInfo, type OperationDefi
 import { parseResolveInfo, type FieldsByTypeName, type ResolveTree } from "graphql-parse-resolve-info";
 import { MAX_WINDOW_SIZE } from "../sales/books";
 import { parseCustomerCursor } from "./cursors";
-import { DEFAULT_WINDOW_SIZE } from "./resolvers/pagination";
+import { DEFAULT_WINDOW_SIZE } from "./windows";
 
 /**
  * How many of each book's embedded buyers the operation needs, for books found at `pathToBook`

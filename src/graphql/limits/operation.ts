@@ -4,7 +4,7 @@ import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-arm
 import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from "graphql-query-complexity";
 import { memoizeByOperation } from "../operation-memo";
-import { DEFAULT_WINDOW_SIZE } from "../resolvers/pagination";
+import { DEFAULT_WINDOW_SIZE } from "../windows";
 
 /**
  * What one request may ask for, checked before any resolver runs. The storefront's heaviest

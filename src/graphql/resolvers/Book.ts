@@ -4,7 +4,7 @@ import { retrieveCustomersPage } from "../../sales/customers";
 import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
 import { parseCustomerCursor } from "../cursors";
 import { bookGlobalId, bookIdFromEither, customerIdFromEither } from "../global-ids";
-import { windowSizeOf } from "./pagination";
+import { windowSizeOf } from "../windows";
 
 /** How many recommendations `alsoBought` returns when `first` is null. */
 const DEFAULT_RECOMMENDATIONS = 10;

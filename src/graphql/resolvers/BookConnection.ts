@@ -2,7 +2,7 @@ import type { BookConnectionResolvers, BookEdgeResolvers } from "../__generated_
 import { countBooks } from "../../sales/books";
 import { countBooksPurchased } from "../../sales/customer-books";
 import { bookCursor } from "../cursors";
-import { pageInfo } from "./pagination";
+import { pageInfo } from "../windows";
 
 export const BookConnection: BookConnectionResolvers = {
   // Counted only when a client asks for it: the catalog's from the collection's metadata (see countBooks for

@@ -4,7 +4,7 @@ import { retrieveBooksPurchased } from "../../sales/customer-books";
 import { existingBooks } from "../../sales/loaders";
 import { parseBookCursor } from "../cursors";
 import { customerGlobalId, customerIdFromEither } from "../global-ids";
-import { DEFAULT_WINDOW_SIZE } from "./pagination";
+import { DEFAULT_WINDOW_SIZE } from "../windows";
 
 export const Customer: CustomerResolvers = {
   // Every id names a customer, as for `customer(id:)`; what it reveals is guarded by scope like any field.

@@ -6,7 +6,7 @@ import { parseBookCursor } from "../cursors";
 import { bookIdFromEither, customerIdFromEither, parseGlobalId } from "../global-ids";
 import { embeddedBuyersSelected } from "../selection";
 import type { GraphQLContext } from "../context";
-import { windowSizeOf } from "./pagination";
+import { windowSizeOf } from "../windows";
 
 /** How many ids `Query.nodes` takes at once, as many as a page of books. */
 const MAX_NODES = 100;

@@ -1,5 +1,6 @@
-import type { PageInfo } from "../__generated__/resolvers-types";
-import { InvalidInputError } from "../../sales/errors";
+// A client's window of a list (Relay's first/last), shared by the resolvers, the selection reader and the cost limit.
+import type { PageInfo } from "./__generated__/resolvers-types";
+import { InvalidInputError } from "../sales/errors";
 
 /** Used when a client passes neither `first` nor `last` (or `first: null`), which GraphQL does not replace with a default. */
 export const DEFAULT_WINDOW_SIZE = 20;
