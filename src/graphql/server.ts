@@ -29,7 +29,8 @@ import { countDatabaseCommands, requestContextMiddleware } from "../observabilit
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
-import { createContext, createServerPurchases, type GraphQLContext } from "./context";
+import { createServerPurchases } from "../sales/server-purchases";
+import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";

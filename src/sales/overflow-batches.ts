@@ -8,7 +8,7 @@ export interface OverflowBatchSettings {
   /** The most purchases one write carries; the rest wait for the next. */
   maxPurchases: number;
   /** Told the size of each write as it starts, for the metrics. */
-  onBatch?: (purchases: number) => void;
+  onBatch?: ((purchases: number) => void) | undefined;
 }
 
 /**

@@ -2,8 +2,7 @@ import { ensureIndexes, UNIQUE_PAGE_INDEX } from "../../src/db/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection } from "../../src/sales/documents";
 import { PurchaseInProgressError } from "../../src/sales/errors";
-import { FlaggedBooks } from "../../src/sales/flagged-books";
-import { OverflowBatches } from "../../src/sales/overflow-batches";
+import { createServerPurchases } from "../../src/sales/server-purchases";
 import { PURCHASE_ID_TIMING, recordPurchaseRequest, type PurchaseOutcome, type PurchaseRequest } from "../../src/sales/purchase-requests";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, invariantViolations, storedPurchases } from "../support/factories";
@@ -19,12 +18,11 @@ beforeAll(async () => void (database = await openTestDatabase()));
 afterAll(() => database.close());
 
 /** One server's purchase state, with or without shared writes, and the size of every shared write it starts. */
-function serverPurchases(batching: boolean) {
-  const flaggedBooks = new FlaggedBooks();
+function serverPurchases(purchaseBatching: boolean) {
   const batchSizes: number[] = [];
   const onBatch = (purchases: number) => void batchSizes.push(purchases);
-  const overflowWriter = batching ? new OverflowBatches(database.db, flaggedBooks, { maxPurchases: 100, onBatch }) : undefined;
-  return { options: { flaggedBooks, ...(overflowWriter ? { overflowWriter } : {}) }, batchSizes };
+  const options = createServerPurchases(database.db, { purchaseBatching, purchaseBatchMax: 100 }, { onBatch });
+  return { options, batchSizes };
 }
 
 type ServerPurchases = ReturnType<typeof serverPurchases>;
