@@ -26,7 +26,27 @@ export default tseslint.config(
       "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
       "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js", ".json"] })],
     },
-    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
+    rules: {
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+      // The database layer is handed what to keep in place (the domain's indexes); it never reaches up for it.
+      "import-x/no-restricted-paths": [
+        "error",
+        {
+          zones: [
+            {
+              target: "./src/db",
+              from: ["./src/sales", "./src/graphql", "./src/cli", "./src/observability"],
+              message: "src/db is the database layer: hand it what it needs instead of importing the layers above it.",
+            },
+            {
+              target: "./src/sales",
+              from: ["./src/graphql", "./src/cli", "./src/observability"],
+              message: "The sales domain knows nothing of GraphQL, the tools or the metrics: they call it, not the other way round.",
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // The web storefront example runs in a browser.

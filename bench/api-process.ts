@@ -11,7 +11,7 @@ import { startHttpServer } from "../src/graphql/server";
 async function main(): Promise<void> {
   const config = readConfig();
   if (!config.mongodbUri) throw new Error("MONGODB_URI must be set");
-  const { db } = await connectToDatabase(config.mongodbUri, config.mongodbDb, { monitorCommands: true }, { withIndexes: false });
+  const { db } = await connectToDatabase(config.mongodbUri, config.mongodbDb, { monitorCommands: true });
   // With the cache settings production runs with: the listings with buyers are private, and without a token never cached.
   const options = { db, settings: config, cache: config, logger: pino({ level: "silent" }), production: true };
   const server = await startHttpServer(options, 0, "127.0.0.1");

@@ -17,6 +17,7 @@ import { checkTargets, versusBareTargets } from "./targets";
 import { benchmarkThroughput, throughputSteps } from "./throughput";
 import { benchmarkVersusBare, versusBareSteps } from "./versus-bare";
 import { benchmarkWrites, writeSteps } from "./writes";
+import { ensureSalesIndexes } from "../src/sales/indexes";
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --versus-bare-only]
 
@@ -30,7 +31,7 @@ Measures writes, reads and GraphQL over HTTP on the database the project selects
 
 /** A database of the run's own, with the indexes in place, watched by command monitoring; dropped when closed. */
 async function openBenchDatabase(uri: string, name: string): Promise<DatabaseConnection & { monitor: CommandMonitor }> {
-  const connection = await connectToDatabase(uri, name, { monitorCommands: true });
+  const connection = await connectToDatabase(uri, name, { monitorCommands: true }, { ensureIndexes: ensureSalesIndexes });
   return {
     ...connection,
     monitor: new CommandMonitor(connection.client),

@@ -1,9 +1,9 @@
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
-import { ensureIndexes } from "../db/indexes";
 import type { BulkProgress } from "../sales/bulk";
 import { DEMO_CATALOG, catalogSize, checkCatalogSpec, loadCatalog, type CatalogSpec } from "../sales/demo-catalog";
 import { extraSalesCollection, salesCollection } from "../sales/documents";
+import { ensureSalesIndexes } from "../sales/indexes";
 import { withBookProgress } from "./book-progress";
 import { parseFlags, runToolAsMain, ToolFailure, wholeNumberFlag, withDatabase, type ToolDefinition } from "./tool";
 
@@ -49,7 +49,7 @@ async function dropCatalog(db: Db): Promise<void> {
   await salesCollection(db).drop();
   await extraSalesCollection(db).drop();
   // Dropping extra_sales dropped its unique index, which recordPurchase depends on.
-  await ensureIndexes(db);
+  await ensureSalesIndexes(db);
 }
 
 async function refuseUnlessEmpty(db: Db, dbName: string): Promise<void> {

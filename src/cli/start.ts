@@ -4,6 +4,7 @@ import { selectDatabase, type SelectedDatabase } from "../db/select-database";
 import { StartupError } from "../errors";
 import { createLogger, type Logger } from "../logger";
 import { DEMO_CATALOG, catalogSize, loadCatalog } from "../sales/demo-catalog";
+import { ensureSalesIndexes } from "../sales/indexes";
 import { startHttpServer, type RunningServer } from "../graphql/server";
 
 /**
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
   // Command monitoring lets each request's log line and /metrics count the database commands it sent.
   // The server starts even while MongoDB is down: /readyz says 503 until it answers and the indexes are in place.
   const connection = openDatabase(database.uri, config.mongodbDb, {
+    ensureIndexes: ensureSalesIndexes,
     monitorCommands: true,
     logger,
     ...driverTimeouts(config.requestTimeoutMs),

@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError, readConfig, type Config } from "../config";
 import { connectToDatabase, type DatabaseConnection } from "../db/connection";
+import { ensureSalesIndexes } from "../sales/indexes";
 import { InvalidInputError } from "../sales/errors";
 
 /** Where a command writes: the console when run, a buffer in tests. */
@@ -91,7 +92,12 @@ export async function withDatabase<T>(
         'for the embedded database of a running `npm start`, use the URI its log prints after "ready at"',
     );
   }
-  const connection = await connectToDatabase(config.mongodbUri, config.mongodbDb, {}, { withIndexes });
+  const connection = await connectToDatabase(
+    config.mongodbUri,
+    config.mongodbDb,
+    {},
+    withIndexes ? { ensureIndexes: ensureSalesIndexes } : {},
+  );
   try {
     return await work(connection, config);
   } finally {

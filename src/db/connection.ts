@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { MongoClient, MongoError, type Db, type MongoClientOptions } from "mongodb";
 import type { Logger } from "pino";
 import { isDuplicateKeyError, isWaitQueueTimeout, PageRepairInProgressError } from "./errors";
-import { ensureIndexes, indexLabel, type RequiredIndex } from "./indexes";
+import { indexLabel, type EnsureIndexes, type RequiredIndex } from "./indexes";
 
 export interface DatabaseConnection {
   client: MongoClient;
@@ -12,21 +12,21 @@ export interface DatabaseConnection {
 }
 
 /**
- * Connects and checks the server answers; with `withIndexes` (the default) also makes sure the indexes
- * exist before anything is served. `npm run reconcile` connects without, so it can start (and repair
+ * Connects and checks the server answers; handed `ensureIndexes`, also makes sure the indexes exist
+ * before anything is served. `npm run reconcile` connects without, so it can start (and repair
  * duplicate pages) when the unique page index is missing and cannot be created.
  */
 export async function connectToDatabase(
   uri: string,
   dbName: string,
   options: MongoClientOptions = {},
-  { withIndexes = true }: { withIndexes?: boolean } = {},
+  { ensureIndexes }: { ensureIndexes?: EnsureIndexes } = {},
 ): Promise<DatabaseConnection> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000, ...options });
   try {
     await client.connect();
     const db = client.db(dbName);
-    if (withIndexes) await ensureIndexes(db);
+    await ensureIndexes?.(db);
     return { client, db, close: () => client.close() };
   } catch (error) {
     await client.close();
@@ -47,6 +47,8 @@ export interface LiveDatabase extends DatabaseConnection {
 }
 
 export interface OpenDatabaseOptions extends MongoClientOptions {
+  /** The indexes to keep in place: the service is not ready until this resolves. */
+  ensureIndexes: EnsureIndexes;
   logger: Pick<Logger, "debug" | "info" | "warn" | "error">;
   /** How long to wait between attempts to connect and create the indexes while the database does not answer. */
   retryMs?: number;
@@ -69,7 +71,7 @@ export interface OpenDatabaseOptions extends MongoClientOptions {
 export function openDatabase(
   uri: string,
   dbName: string,
-  { logger, retryMs = 1_000, indexCheckMs = 10_000, ...options }: OpenDatabaseOptions,
+  { ensureIndexes, logger, retryMs = 1_000, indexCheckMs = 10_000, ...options }: OpenDatabaseOptions,
 ): LiveDatabase {
   const client = new MongoClient(uri, options);
   const db = client.db(dbName);

@@ -1,14 +1,6 @@
 import { MongoServerError, type Db, type IndexDescriptionInfo } from "mongodb";
-import { EXTRA_SALES, PURCHASE_REQUESTS, SALES } from "../sales/documents";
-import { RECONCILE_JOURNAL } from "../sales/page-relayout";
-import { PageRepairInProgressError } from "./errors";
 
-/**
- * The unique index that lets exactly one of two requests racing to open the same page succeed. The
- * upsert that opens a page names it as its hint, so without it the upsert fails instead of inserting a duplicate.
- */
-export const UNIQUE_PAGE_INDEX = "book_id_1_page_1";
-
+/** An index a caller relies on, as `createIndex` takes it; the domain says which (see `sales/indexes.ts`). */
 export interface RequiredIndex {
   collection: string;
   name: string;
@@ -17,63 +9,24 @@ export interface RequiredIndex {
   expireAfterSeconds?: number;
 }
 
-/** The largest books first, ties by id: the order of salesStats' list and of the index that serves it. */
-export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
-
 /**
- * The indexes the pattern relies on.
- * `(book_id, page)` is unique so that two requests racing to open the same page cannot both succeed,
- * and it serves every overflow read, which always names a book and its pages.
- * `has_extras` is indexed so that counting outliers (every metrics scrape, salesStats) reads the few
- * flagged books, not the catalog; the flag changes once per book, so the index adds nothing to the cost of a purchase.
- * `(purchase_count desc, _id)` serves salesStats' largest books, which would otherwise sort the whole
- * catalog; every purchase moves its book's key in it (one key removed, one inserted, in the same
- * write), which BENCHMARKS.md measures.
- * The two multikey indexes answer the customer's side (purchase history, "did they buy it?", "also
- * bought") by customer id, each key followed by the book's id so that a customer's books come in book
- * id order and one book's check is a point lookup. They hold one key per stored purchase, and each
- * purchase adds one key to one of them: the cost every write pays for these reads.
- * `purchase_requests` expires each claim at its own `expires_at` (expireAfterSeconds 0), so a changed
- * PURCHASE_ID_LIFETIME_HOURS applies to new claims without ever changing the index (which would need collMod).
+ * What a connection keeps in place: resolves to the indexes it created (none when all were there), or
+ * rejects with an error that names why one cannot be created yet. Run at start-up and after every reconnection.
  */
-export function requiredIndexes(): RequiredIndex[] {
-  return [
-    { collection: EXTRA_SALES, name: UNIQUE_PAGE_INDEX, key: { book_id: 1, page: 1 }, unique: true },
-    { collection: SALES, name: "has_extras_1", key: { has_extras: 1 } },
-    { collection: SALES, name: "purchase_count_-1__id_1", key: LARGEST_FIRST },
-    { collection: SALES, name: "customers_purchased_1__id_1", key: { customers_purchased: 1, _id: 1 } },
-    { collection: EXTRA_SALES, name: "customers_purchased_extra_1_book_id_1", key: { customers_purchased_extra: 1, book_id: 1 } },
-    { collection: PURCHASE_REQUESTS, name: "expires_at_1", key: { expires_at: 1 }, expireAfterSeconds: 0 },
-  ];
-}
+export type EnsureIndexes = (db: Db) => Promise<RequiredIndex[]>;
 
 const NAMESPACE_NOT_FOUND = 26;
 
-/**
- * Checks that every required index exists and creates those that do not, returning what it created
- * (none when all were there). Safe to run at any time: when all are in place it only lists them.
- * A collection holding what an index forbids (duplicate pages) makes creating it fail with E11000.
- * The unique page index is left to reconcile while a page repair is unfinished: every other missing
- * index is created, then PageRepairInProgressError says why that one is not.
- */
-export async function ensureIndexes(db: Db): Promise<RequiredIndex[]> {
-  const missing = await findMissingIndexes(db);
-  const heldBack = missing.some(({ name }) => name === UNIQUE_PAGE_INDEX) && (await pageRepairUnfinished(db));
-  const toCreate = heldBack ? missing.filter(({ name }) => name !== UNIQUE_PAGE_INDEX) : missing;
-  for (const { collection, name, key, ...options } of toCreate) await db.collection(collection).createIndex(key, { name, ...options });
-  if (heldBack) throw new PageRepairInProgressError(`${EXTRA_SALES}.${UNIQUE_PAGE_INDEX}`);
-  return toCreate;
+/** Creates each index in turn and returns them. A collection holding what an index forbids (duplicates under a unique key) makes it fail with E11000. */
+export async function createIndexes(db: Db, indexes: RequiredIndex[]): Promise<RequiredIndex[]> {
+  for (const { collection, name, key, ...options } of indexes) await db.collection(collection).createIndex(key, { name, ...options });
+  return indexes;
 }
 
-/** True while reconcile's journal holds a page rewrite that was cut off (see `relayOutPages`). */
-async function pageRepairUnfinished(db: Db): Promise<boolean> {
-  return (await db.collection(RECONCILE_JOURNAL).findOne({}, { projection: { _id: 1 } })) !== null;
-}
-
-/** The required indexes missing from the database; writes nothing. */
-export async function findMissingIndexes(db: Db): Promise<RequiredIndex[]> {
+/** The indexes of `required` missing from the database (or present with other options); writes nothing. */
+export async function findMissingIndexes(db: Db, required: RequiredIndex[]): Promise<RequiredIndex[]> {
   const missing: RequiredIndex[] = [];
-  for (const index of requiredIndexes()) {
+  for (const index of required) {
     if (!isInPlace(index, await listIndexes(db, index.collection))) missing.push(index);
   }
   return missing;

@@ -57,6 +57,8 @@ export const SALES = "sales";
 export const EXTRA_SALES = "extra_sales";
 /** The purchaseId claims (see `purchase-requests.ts`). */
 export const PURCHASE_REQUESTS = "purchase_requests";
+/** Page repairs in progress (see `page-relayout.ts`). */
+export const RECONCILE_JOURNAL = "reconcile_journal";
 
 // db.collection() builds a new handle, resolving its options, on every call: every command of every request
 // would pay for it. A handle holds no state of its own, so one per database serves them all.

@@ -1,6 +1,6 @@
 import type { Collection, Db, Document, Filter, FindCursor } from "mongodb";
 import { EXTRA_SALES, type BookId } from "./documents";
-import { UNIQUE_PAGE_INDEX } from "../db/indexes";
+import { UNIQUE_PAGE_INDEX } from "./indexes";
 
 // The overflow documents the pattern's write-ups leave behind, before this project's numbered pages:
 // what the migration converts and what reconcile reports.

@@ -1,6 +1,5 @@
 import type { Collection, Db, ObjectId } from "mongodb";
-import type { BookId } from "./documents";
-import { extraSalesCollection } from "./documents";
+import { extraSalesCollection, RECONCILE_JOURNAL, type BookId } from "./documents";
 import { paginateOverflow } from "./layout";
 
 /**
@@ -16,8 +15,6 @@ export interface RelayoutJournalDocument {
   /** The book's overflow purchases in the order the new pages hold them. */
   purchases: string[];
 }
-
-export const RECONCILE_JOURNAL = "reconcile_journal";
 
 export function reconcileJournal(db: Db): Collection<RelayoutJournalDocument> {
   return db.collection<RelayoutJournalDocument>(RECONCILE_JOURNAL);

@@ -1,7 +1,7 @@
 import type { ClientSession, Collection, Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError, isMissingHintedIndexError, MissingIndexError } from "../db/errors";
-import { UNIQUE_PAGE_INDEX } from "../db/indexes";
+import { UNIQUE_PAGE_INDEX } from "./indexes";
 import { extraSalesCollection, pageSizeOf, salesCollection, type BookId, type ExtraSalesDocument, type SalesDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookNotFoundError } from "./errors";

@@ -1,7 +1,8 @@
 import type { Db, Document } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError } from "../db/errors";
-import { findMissingIndexes, indexLabel, UNIQUE_PAGE_INDEX, type RequiredIndex } from "../db/indexes";
+import { indexLabel, type RequiredIndex } from "../db/indexes";
+import { findMissingSalesIndexes, UNIQUE_PAGE_INDEX } from "./indexes";
 import { bookIdKey, formatBookId } from "./book-ids";
 import { EXTRA_SALES, SALES, extraSalesCollection, hasValidPageSize, salesCollection, type BookId } from "./documents";
 import { stillHolds } from "./guards";
@@ -173,7 +174,7 @@ async function interruptedRelayoutViolations(db: Db, books: BookId[]): Promise<V
 }
 
 async function missingIndexViolations(db: Db): Promise<Violation[]> {
-  return (await findMissingIndexes(db)).map((index) => ({
+  return (await findMissingSalesIndexes(db)).map((index) => ({
     kind: "missing-index",
     message:
       `index ${indexLabel(index)} is missing` +
@@ -376,7 +377,7 @@ export async function repairViolations(db: Db, violations: readonly Violation[])
 async function applyRepair(db: Db, repair: Repair): Promise<RepairOutcome> {
   if ("relayout" in repair) {
     // With the index back, the API appends to pages again and would race the rewrite: then it is too late.
-    const pageIndexMissing = (await findMissingIndexes(db)).some((index) => index.name === UNIQUE_PAGE_INDEX);
+    const pageIndexMissing = (await findMissingSalesIndexes(db)).some((index) => index.name === UNIQUE_PAGE_INDEX);
     if (!pageIndexMissing) return "changed";
     await relayOutPages(db, repair.relayout, repair.pageSize);
     return "repaired";

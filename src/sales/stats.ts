@@ -3,7 +3,7 @@ import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { extraSalesCollection, salesCollection, type SalesDocument } from "./documents";
 import { checkWindowSize, countBooks, embeddedBuyersProjection } from "./books";
-import { LARGEST_FIRST } from "../db/indexes";
+import { LARGEST_FIRST } from "./indexes";
 
 /** How many overflow pages the outliers have, summarised over the outliers only. */
 export interface OverflowPagesDistribution {

@@ -9,6 +9,7 @@ import { startHttpServer, type RunningServer } from "../../src/graphql/server";
 import { findViolations, repairViolations } from "../../src/sales/reconcile";
 import { customers, seedBook, storedPurchases } from "../support/factories";
 import { errorCodes, send } from "../support/http";
+import { ensureSalesIndexes } from "../../src/sales/indexes";
 
 /**
  * These tests stop and restart the database, so, alone among the tests, they do not use the run's
@@ -49,7 +50,13 @@ async function openService(
   settings = SETTINGS,
   indexCheckMs?: number,
 ): Promise<{ live: LiveDatabase; server: RunningServer; origin: string }> {
-  const live = openDatabase(uri, "outage", { logger, retryMs: 50, indexCheckMs, ...driverTimeouts(REQUEST_TIMEOUT_MS) });
+  const live = openDatabase(uri, "outage", {
+    ensureIndexes: ensureSalesIndexes,
+    logger,
+    retryMs: 50,
+    indexCheckMs,
+    ...driverTimeouts(REQUEST_TIMEOUT_MS),
+  });
   const server = await startHttpServer(
     { db: live.db, settings, logger, production: true, requestTimeoutMs: REQUEST_TIMEOUT_MS, indexesInPlace: live.indexesInPlace },
     0,
@@ -161,7 +168,12 @@ describe("start-up while the database is down", () => {
 it("tells the start-up steps waiting for the database when it is closed before it ever answered", async () => {
   const database = await startRestartableDatabase();
   await database.stop();
-  const live = openDatabase(database.uri, "outage", { logger, retryMs: 50, ...driverTimeouts(REQUEST_TIMEOUT_MS) });
+  const live = openDatabase(database.uri, "outage", {
+    ensureIndexes: ensureSalesIndexes,
+    logger,
+    retryMs: 50,
+    ...driverTimeouts(REQUEST_TIMEOUT_MS),
+  });
   const ready = live.ready();
   await live.close();
   await expect(ready).rejects.toThrow(/closed before it was ready/);

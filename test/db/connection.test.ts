@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { MongoClient } from "mongodb";
 import { openDatabase } from "../../src/db/connection";
+import { ensureSalesIndexes } from "../../src/sales/indexes";
 
 /** A logger that keeps each line's level and message, for asserting what an operator would read. */
 function recordingLogger() {
@@ -15,7 +16,7 @@ const freshName = () => `test_${randomBytes(6).toString("hex")}`;
 
 async function openUntilReady(name: string) {
   const { lines, logger } = recordingLogger();
-  const live = openDatabase(uri(), name, { logger });
+  const live = openDatabase(uri(), name, { ensureIndexes: ensureSalesIndexes, logger });
   await live.ready();
   await live.close();
   return lines.filter(({ level }) => level !== "debug");

@@ -7,6 +7,7 @@ import { PurchaseInProgressError } from "../../src/sales/errors";
 import { purchaseRequestsCollection, recordPurchaseRequest, type PurchaseRequest } from "../../src/sales/purchase-requests";
 import { storedPurchases } from "../support/factories";
 import { errorCodes, send, startTestHttpServer } from "../support/http";
+import { ensureSalesIndexes } from "../../src/sales/indexes";
 
 /**
  * A claim whose recording failed in an outage, and whose release failed with it, is released by the
@@ -32,7 +33,12 @@ let connection: DatabaseConnection;
 beforeAll(async () => {
   server = await startOfflineServer({ notablescan: true });
   // Server selection gives up quickly while the stand-in is stopped, as the service's driverTimeouts make it do.
-  connection = await connectToDatabase(server.uri, "claims", { monitorCommands: true, serverSelectionTimeoutMS: 1_000 });
+  connection = await connectToDatabase(
+    server.uri,
+    "claims",
+    { monitorCommands: true, serverSelectionTimeoutMS: 1_000 },
+    { ensureIndexes: ensureSalesIndexes },
+  );
 });
 afterAll(async () => {
   await connection.close();

@@ -1,4 +1,4 @@
-import { ensureIndexes, UNIQUE_PAGE_INDEX } from "../../src/db/indexes";
+import { ensureSalesIndexes, UNIQUE_PAGE_INDEX } from "../../src/sales/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection } from "../../src/sales/documents";
 import { PurchaseInProgressError } from "../../src/sales/errors";
@@ -99,7 +99,9 @@ describe.each([
     const requests = customers(50, 0, "refused-").map((customerId, line) => ({ bookId, customerId, purchaseId: `line-${line}` }));
     // Without the unique page index every append to extra_sales is refused before it writes anything.
     await extraSalesCollection(database.db).dropIndex(UNIQUE_PAGE_INDEX);
-    const refused = await Promise.allSettled(requests.map((request) => record(request, server))).finally(() => ensureIndexes(database.db));
+    const refused = await Promise.allSettled(requests.map((request) => record(request, server))).finally(() =>
+      ensureSalesIndexes(database.db),
+    );
 
     expect(refused.map((answer) => answer.status === "rejected" && (answer.reason as { code?: string }).code)).toEqual(
       requests.map(() => "DATABASE_NOT_READY"),

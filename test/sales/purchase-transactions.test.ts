@@ -1,6 +1,6 @@
 import { MongoServerError, type CommandStartedEvent, type Db, type Document } from "mongodb";
 import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
-import { ensureIndexes, UNIQUE_PAGE_INDEX } from "../../src/db/indexes";
+import { ensureSalesIndexes, UNIQUE_PAGE_INDEX } from "../../src/sales/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
 import { FlaggedBooks } from "../../src/sales/flagged-books";
@@ -24,7 +24,7 @@ let other: DatabaseConnection;
 let transactional: boolean;
 beforeAll(async () => {
   database = await openTestDatabase();
-  other = await connectToDatabase(process.env.TEST_MONGODB_URI!, database.db.databaseName);
+  other = await connectToDatabase(process.env.TEST_MONGODB_URI!, database.db.databaseName, {}, { ensureIndexes: ensureSalesIndexes });
   transactional = (await attemptATransaction(database.db)) === "committed";
 });
 afterAll(async () => {
@@ -124,7 +124,7 @@ describe("keyed purchases on the run's deployment", () => {
         code: "DATABASE_NOT_READY",
       });
     } finally {
-      await ensureIndexes(database.db);
+      await ensureSalesIndexes(database.db);
     }
 
     expect(await purchaseRequestsCollection(database.db).findOne({ _id: { book_id: "aborted", purchase_id: "line-late" } })).toBeNull();

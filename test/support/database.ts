@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { CommandStartedEvent, Db, Document, MongoClient } from "mongodb";
 import { connectToDatabase } from "../../src/db/connection";
+import { ensureSalesIndexes } from "../../src/sales/indexes";
 
 export interface TestDatabase {
   db: Db;
@@ -27,7 +28,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   const uri = process.env.TEST_MONGODB_URI;
   if (!uri) throw new Error("TEST_MONGODB_URI is unset: run tests through jest, whose global setup chooses the database.");
   const name = `test_${randomBytes(6).toString("hex")}`;
-  const { client, db } = await connectToDatabase(uri, name, { monitorCommands: true });
+  const { client, db } = await connectToDatabase(uri, name, { monitorCommands: true }, { ensureIndexes: ensureSalesIndexes });
 
   let events: CommandStartedEvent[] = [];
   let replies = new Map<number, Document>();

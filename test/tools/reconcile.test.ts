@@ -1,8 +1,7 @@
 import { PageRepairInProgressError } from "../../src/db/errors";
-import { ensureIndexes, findMissingIndexes } from "../../src/db/indexes";
 import { createBook } from "../../src/sales/books";
-import { extraSalesCollection, salesCollection, type BookId } from "../../src/sales/documents";
-import { RECONCILE_JOURNAL } from "../../src/sales/page-relayout";
+import { extraSalesCollection, RECONCILE_JOURNAL, salesCollection, type BookId } from "../../src/sales/documents";
+import { ensureSalesIndexes, findMissingSalesIndexes } from "../../src/sales/indexes";
 import { recordPurchase } from "../../src/sales/purchases";
 import { findViolations, repairViolations, type Violation } from "../../src/sales/reconcile";
 import { openTestDatabase, type TestDatabase } from "../support/database";
@@ -194,7 +193,7 @@ describe("npm run reconcile with the unique page index missing", () => {
   afterEach(async () => {
     await database.db.collection(RECONCILE_JOURNAL).deleteMany({});
     await emptyCollections(database.db);
-    await ensureIndexes(database.db);
+    await ensureSalesIndexes(database.db);
   });
 
   it("reports the duplicated pages and the missing index, and with --fix rewrites the pages keeping every purchase in order, then creates the index", async () => {
@@ -215,7 +214,7 @@ describe("npm run reconcile with the unique page index missing", () => {
       [2, 1],
     ]);
     expect(await check()).toEqual([]);
-    expect(await findMissingIndexes(database.db)).toEqual([]);
+    expect(await findMissingSalesIndexes(database.db)).toEqual([]);
   });
 
   /** A rewrite of the duplicated pages cut off after its journal and the deletion of the old pages, before any new page was written. */
@@ -249,14 +248,14 @@ describe("npm run reconcile with the unique page index missing", () => {
     await cutOffRewrite();
     await salesCollection(database.db).dropIndex("has_extras_1");
 
-    await expect(ensureIndexes(database.db)).rejects.toBeInstanceOf(PageRepairInProgressError);
-    expect((await findMissingIndexes(database.db)).map(({ name }) => name)).toEqual(["book_id_1_page_1"]);
+    await expect(ensureSalesIndexes(database.db)).rejects.toBeInstanceOf(PageRepairInProgressError);
+    expect((await findMissingSalesIndexes(database.db)).map(({ name }) => name)).toEqual(["book_id_1_page_1"]);
     await expect(recordPurchase(database.db, "dup", "late", SETTINGS)).rejects.toMatchObject({ code: "DATABASE_NOT_READY" });
 
     await repairViolations(database.db, await check());
     expect(await storedPurchases(database.db, "dup")).toEqual(expectedPurchases);
-    expect(await ensureIndexes(database.db)).toEqual([]);
-    expect(await findMissingIndexes(database.db)).toEqual([]);
+    expect(await ensureSalesIndexes(database.db)).toEqual([]);
+    expect(await findMissingSalesIndexes(database.db)).toEqual([]);
   });
 
   it("starts although the index cannot be created, exits 1 listing what is wrong, and 0 once --fix has repaired it", async () => {

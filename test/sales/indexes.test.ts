@@ -1,4 +1,5 @@
-import { ensureIndexes, findMissingIndexes, indexLabel } from "../../src/db/indexes";
+import { indexLabel } from "../../src/db/indexes";
+import { ensureSalesIndexes, findMissingSalesIndexes } from "../../src/sales/indexes";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 
 let database: TestDatabase;
@@ -7,7 +8,7 @@ afterAll(() => database.close());
 
 const indexNames = async (collection: string) => (await database.db.collection(collection).indexes()).map((index) => index.name).sort();
 
-describe("ensureIndexes", () => {
+describe("ensureSalesIndexes", () => {
   it("creates the unique page index, the outlier flag index, the largest-books index, the customers' multikey indexes and the purchaseId expiry index", async () => {
     expect(await indexNames("extra_sales")).toEqual(["_id_", "book_id_1_page_1", "customers_purchased_extra_1_book_id_1"]);
     expect(await indexNames("sales")).toEqual(["_id_", "customers_purchased_1__id_1", "has_extras_1", "purchase_count_-1__id_1"]);
@@ -16,7 +17,7 @@ describe("ensureIndexes", () => {
 
   it("changes nothing when run again at the next start-up", async () => {
     const before = await Promise.all(["extra_sales", "sales", "purchase_requests"].map((name) => database.db.collection(name).indexes()));
-    expect(await ensureIndexes(database.db)).toEqual([]);
+    expect(await ensureSalesIndexes(database.db)).toEqual([]);
     const after = await Promise.all(["extra_sales", "sales", "purchase_requests"].map((name) => database.db.collection(name).indexes()));
     expect(after).toEqual(before);
   });
@@ -25,18 +26,18 @@ describe("ensureIndexes", () => {
     await database.db.collection("extra_sales").drop();
     await database.db.collection("sales").dropIndex("has_extras_1");
     const missing = ["extra_sales.book_id_1_page_1", "sales.has_extras_1", "extra_sales.customers_purchased_extra_1_book_id_1"];
-    expect((await findMissingIndexes(database.db)).map(indexLabel)).toEqual(missing);
-    expect((await ensureIndexes(database.db)).map(indexLabel)).toEqual(missing);
-    expect(await findMissingIndexes(database.db)).toEqual([]);
+    expect((await findMissingSalesIndexes(database.db)).map(indexLabel)).toEqual(missing);
+    expect((await ensureSalesIndexes(database.db)).map(indexLabel)).toEqual(missing);
+    expect(await findMissingSalesIndexes(database.db)).toEqual([]);
     expect(await indexNames("extra_sales")).toEqual(["_id_", "book_id_1_page_1", "customers_purchased_extra_1_book_id_1"]);
   });
 
   it("takes an index of the right name but without its uniqueness as missing, and fails to create it over the impostor", async () => {
     await database.db.collection("extra_sales").dropIndex("book_id_1_page_1");
     await database.db.collection("extra_sales").createIndex({ book_id: 1, page: 1 }, { name: "book_id_1_page_1" });
-    expect((await findMissingIndexes(database.db)).map(indexLabel)).toEqual(["extra_sales.book_id_1_page_1"]);
-    await expect(ensureIndexes(database.db)).rejects.toMatchObject({ code: 85 });
+    expect((await findMissingSalesIndexes(database.db)).map(indexLabel)).toEqual(["extra_sales.book_id_1_page_1"]);
+    await expect(ensureSalesIndexes(database.db)).rejects.toMatchObject({ code: 85 });
     await database.db.collection("extra_sales").dropIndex("book_id_1_page_1");
-    await ensureIndexes(database.db);
+    await ensureSalesIndexes(database.db);
   });
 });

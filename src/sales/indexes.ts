@@ -1,0 +1,63 @@
+import type { Db } from "mongodb";
+import { PageRepairInProgressError } from "../db/errors";
+import { createIndexes, findMissingIndexes, type RequiredIndex } from "../db/indexes";
+import { EXTRA_SALES, PURCHASE_REQUESTS, RECONCILE_JOURNAL, SALES } from "./documents";
+
+/**
+ * The unique index that lets exactly one of two requests racing to open the same page succeed. The
+ * upsert that opens a page names it as its hint, so without it the upsert fails instead of inserting a duplicate.
+ */
+export const UNIQUE_PAGE_INDEX = "book_id_1_page_1";
+
+/** The largest books first, ties by id: the order of salesStats' list and of the index that serves it. */
+export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
+
+/**
+ * The indexes the pattern relies on.
+ * `(book_id, page)` is unique so that two requests racing to open the same page cannot both succeed,
+ * and it serves every read of extra sales, which always names a book and its pages.
+ * `has_extras` is indexed so that counting outliers (every metrics scrape, salesStats) reads the few
+ * outliers, not the catalog; the flag changes once per book, so the index adds nothing to the cost of a purchase.
+ * `(purchase_count desc, _id)` serves salesStats' largest books, which would otherwise sort the whole
+ * catalog; every purchase moves its book's key in it (one key removed, one inserted, in the same
+ * write), which BENCHMARKS.md measures.
+ * The two multikey indexes answer the customer's side (purchase history, "did they buy it?", "also
+ * bought") by customer id, each key followed by the book's id so that a customer's books come in book
+ * id order and one book's check is a point lookup. They hold one key per stored purchase, and each
+ * purchase adds one key to one of them: the cost every write pays for these reads.
+ * `purchase_requests` expires each claim at its own `expires_at` (expireAfterSeconds 0), so a changed
+ * PURCHASE_ID_LIFETIME_HOURS applies to new claims without ever changing the index (which would need collMod).
+ */
+export function salesIndexes(): RequiredIndex[] {
+  return [
+    { collection: EXTRA_SALES, name: UNIQUE_PAGE_INDEX, key: { book_id: 1, page: 1 }, unique: true },
+    { collection: SALES, name: "has_extras_1", key: { has_extras: 1 } },
+    { collection: SALES, name: "purchase_count_-1__id_1", key: LARGEST_FIRST },
+    { collection: SALES, name: "customers_purchased_1__id_1", key: { customers_purchased: 1, _id: 1 } },
+    { collection: EXTRA_SALES, name: "customers_purchased_extra_1_book_id_1", key: { customers_purchased_extra: 1, book_id: 1 } },
+    { collection: PURCHASE_REQUESTS, name: "expires_at_1", key: { expires_at: 1 }, expireAfterSeconds: 0 },
+  ];
+}
+
+/** The sales indexes missing from the database; writes nothing. */
+export function findMissingSalesIndexes(db: Db): Promise<RequiredIndex[]> {
+  return findMissingIndexes(db, salesIndexes());
+}
+
+/**
+ * Creates the sales indexes that are missing, returning them (none when all were there). Safe to run at
+ * any time: when all are in place it only lists them. The unique page index is left to reconcile while a
+ * page repair is unfinished: every other missing index is created, then PageRepairInProgressError says why that one is not.
+ */
+export async function ensureSalesIndexes(db: Db): Promise<RequiredIndex[]> {
+  const missing = await findMissingSalesIndexes(db);
+  const heldBack = missing.some(({ name }) => name === UNIQUE_PAGE_INDEX) && (await pageRepairUnfinished(db));
+  const created = await createIndexes(db, heldBack ? missing.filter(({ name }) => name !== UNIQUE_PAGE_INDEX) : missing);
+  if (heldBack) throw new PageRepairInProgressError(`${EXTRA_SALES}.${UNIQUE_PAGE_INDEX}`);
+  return created;
+}
+
+/** True while reconcile's journal holds a page rewrite that was cut off (see `relayOutPages`). */
+async function pageRepairUnfinished(db: Db): Promise<boolean> {
+  return (await db.collection(RECONCILE_JOURNAL).findOne({}, { projection: { _id: 1 } })) !== null;
+}
