@@ -40,8 +40,13 @@ export default tseslint.config(
             },
             {
               target: "./src/sales",
-              from: ["./src/graphql", "./src/cli", "./src/observability"],
-              message: "The sales domain knows nothing of GraphQL, the tools or the metrics: they call it, not the other way round.",
+              from: ["./src/graphql", "./src/cli", "./src/observability", "./src/maintenance"],
+              message: "src/sales is what requests use; GraphQL, the tools, the metrics and maintenance call it, not the other way round.",
+            },
+            {
+              target: "./src/graphql",
+              from: ["./src/maintenance", "./src/cli"],
+              message: "Requests never run maintenance (migration, reconcile, bulk loads): that is the tools' work.",
             },
           ],
         },

@@ -2,7 +2,7 @@ import type { Db, Document } from "mongodb";
 import type { OutlierSettings } from "../src/config";
 import { customerCursor } from "../src/graphql/cursors";
 import { extraSalesCollection, salesCollection } from "../src/sales/documents";
-import { insertBooksWithPurchases, type BookWithPurchases } from "../src/sales/bulk";
+import { insertBooksWithPurchases, type BookWithPurchases } from "../src/maintenance/bulk";
 import { customerId, customerIds } from "./catalog";
 import { summarize, type OperationFigures } from "./figures";
 import { BOOK_BUYERS, graphql, LIST_BOOKS, load, post, RECORD_PURCHASE, withServer } from "./http";

@@ -1,6 +1,6 @@
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../src/config";
-import { insertBooksWithPurchases } from "../src/sales/bulk";
+import { insertBooksWithPurchases } from "../src/maintenance/bulk";
 import type { BookId } from "../src/sales/documents";
 
 /**

@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../src/config";
-import { extraSalesCollection, salesCollection, type BookId, type ExtraSalesDocument, type SalesDocument } from "../src/sales/documents";
-import { findBookViolations } from "../src/sales/reconcile";
+import { extraSalesCollection, salesCollection, type BookId, type ExtraSalesDocument, type BookDocument } from "../src/sales/documents";
+import { findBookViolations } from "../src/maintenance/reconcile/scan";
 
 /**
  * The outlier pattern's invariants for one book (reconcile's checks), plus exactly-once delivery of the purchases the
@@ -21,7 +21,7 @@ export async function bookViolations(
 }
 
 /** Every expected purchase stored exactly once and nothing else: compared as multisets, since concurrent writers set the order. */
-function deliveryViolations(book: SalesDocument, pages: ExtraSalesDocument[], expected: readonly string[]): string[] {
+function deliveryViolations(book: BookDocument, pages: ExtraSalesDocument[], expected: readonly string[]): string[] {
   const stored = [...book.customers_purchased, ...pages.flatMap((page) => page.customers_purchased_extra)];
   const balance = new Map<string, number>();
   for (const customer of expected) balance.set(customer, (balance.get(customer) ?? 0) + 1);

@@ -1,6 +1,6 @@
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../src/config";
-import { retrieveCustomersPage } from "../src/sales/customers";
+import { retrieveBuyersWindow } from "../src/sales/book-buyers";
 import { createSalesLoaders } from "../src/sales/loaders";
 import { readPageAsChapter, type PageOfCustomers } from "./baselines";
 import { customerId, customerIds, seedBook } from "./catalog";
@@ -56,7 +56,7 @@ export const readPageAsApi: PageReader = async (db, bookId, start, first) => {
   const loaders = createSalesLoaders(db);
   const book = await loaders.book.load(bookId);
   if (!book) throw new Error(`bench book ${bookId} is missing`);
-  const page = await retrieveCustomersPage((window) => loaders.overflowWindow.load(window), book, {
+  const page = await retrieveBuyersWindow((window) => loaders.extraSalesWindow.load(window), book, {
     after: start === 0 ? null : start - 1,
     before: null,
     first,

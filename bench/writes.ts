@@ -1,7 +1,7 @@
 import { BSON, type Db } from "mongodb";
 import type { OutlierSettings } from "../src/config";
 import { extraSalesCollection, salesCollection } from "../src/sales/documents";
-import { FlaggedBooks } from "../src/sales/flagged-books";
+import { KnownOutliers } from "../src/sales/known-outliers";
 import { recordPurchase } from "../src/sales/purchases";
 import { findUnboundedBook, pushUnbounded, seedUnboundedBook, type UnboundedBook } from "./baselines";
 import { customerId, customerIds, seedBook } from "./catalog";
@@ -95,13 +95,13 @@ async function seedWriteBench(db: Db, existing: number, settings: OutlierSetting
   await seedUnboundedBook(db, bookId, seeded);
   await seedBook(db, bookId, seeded, settings);
   // As a server keeps one: after the first overflow purchase, the book's purchases go straight to its pages.
-  const flaggedBooks = new FlaggedBooks();
+  const knownOutliers = new KnownOutliers();
   return {
     existing,
     bookId,
     seeded,
     unbounded: subject((customer) => pushUnbounded(db, bookId, customer)),
-    project: subject((customer) => recordPurchase(db, bookId, customer, settings, { flaggedBooks })),
+    project: subject((customer) => recordPurchase(db, bookId, customer, settings, { knownOutliers })),
   };
 }
 

@@ -27,7 +27,7 @@ export interface Config {
   readonly responseCacheUrl: string | undefined;
   /** How long an idle keep-alive connection stays open: longer than any load balancer's idle timeout in front of the API. */
   readonly keepAliveTimeoutSeconds: number;
-  /** Whether concurrent overflow purchases of one book share their writes (see `OverflowBatches`). */
+  /** Whether concurrent extra sales of one book share their writes (see `ExtraSalesBatches`). */
   readonly purchaseBatching: boolean;
   /** The most purchases one shared write carries. */
   readonly purchaseBatchMax: number;

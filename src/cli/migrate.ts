@@ -1,4 +1,4 @@
-import { migrateCatalog, type MigrationReport } from "../sales/migration";
+import { migrateCatalog, type MigrationReport } from "../maintenance/migration";
 import { withBookProgress } from "./book-progress";
 import { parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
 

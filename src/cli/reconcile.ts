@@ -1,6 +1,8 @@
 import type { Db } from "mongodb";
 import type { Config } from "../config";
-import { findViolations, repairViolations, type RepairOutcome, type Violation } from "../sales/reconcile";
+import { repairViolations, type RepairOutcome } from "../maintenance/reconcile/repairs";
+import { findViolations } from "../maintenance/reconcile/scan";
+import type { Violation } from "../maintenance/reconcile/violations";
 import { withBookProgress } from "./book-progress";
 import { parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
 

@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
-import type { BulkProgress } from "../sales/bulk";
-import { DEMO_CATALOG, catalogSize, checkCatalogSpec, loadCatalog, type CatalogSpec } from "../sales/demo-catalog";
+import type { BulkProgress } from "../maintenance/bulk";
+import { DEMO_CATALOG, catalogSize, checkCatalogSpec, loadCatalog, type CatalogSpec } from "../maintenance/demo-catalog";
 import { extraSalesCollection, salesCollection } from "../sales/documents";
 import { ensureSalesIndexes } from "../sales/indexes";
 import { withBookProgress } from "./book-progress";

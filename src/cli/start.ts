@@ -3,7 +3,7 @@ import { driverTimeouts, openDatabase, type LiveDatabase } from "../db/connectio
 import { selectDatabase, type SelectedDatabase } from "../db/select-database";
 import { StartupError } from "../errors";
 import { createLogger, type Logger } from "../logger";
-import { DEMO_CATALOG, catalogSize, loadCatalog } from "../sales/demo-catalog";
+import { DEMO_CATALOG, catalogSize, loadCatalog } from "../maintenance/demo-catalog";
 import { ensureSalesIndexes } from "../sales/indexes";
 import { startHttpServer, type RunningServer } from "../graphql/server";
 

@@ -46,7 +46,7 @@ export class MissingIndexError extends Error {
 /**
  * The unique page index is held back while `npm run reconcile -- --fix` is rewriting a book's pages
  * (its journal exists): with the index back, purchases would append to pages the rewrite is about to
- * write, and the rewrite could no longer finish. Until reconcile finishes, overflow purchases are refused
+ * write, and the rewrite could no longer finish. Until reconcile finishes, extra sales are refused
  * with DATABASE_NOT_READY and /readyz answers 503.
  */
 export class PageRepairInProgressError extends Error {

@@ -1,9 +1,9 @@
-import type { SalesDocument } from "../sales/documents";
-import type { CustomersPage } from "../sales/customers";
+import type { BookDocument } from "../sales/documents";
+import type { BuyersWindow } from "../sales/book-buyers";
 
-/** What `Query.books` and `Customer.booksPurchased` hand to the BookConnection resolvers: the page read, with the count left for when it is asked for. */
+/** What `Query.books` and `Customer.booksPurchased` hand to the BookConnection resolvers: the window read, with the count left for when it is asked for. */
 export interface BookConnectionModel {
-  books: SalesDocument[];
+  books: BookDocument[];
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   /** Set for a customer's purchase history, whose count is of that customer's books rather than of the catalog. */
@@ -11,8 +11,8 @@ export interface BookConnectionModel {
 }
 
 /** What `Book.customersPurchased` hands to the CustomerConnection resolvers. */
-export interface CustomerConnectionModel extends CustomersPage {
-  book: SalesDocument;
+export interface CustomerConnectionModel extends BuyersWindow {
+  book: BookDocument;
 }
 
 /** A customer, known only by id: the API stores nothing else about customers. */

@@ -5,7 +5,7 @@ import { InvalidInputError } from "../sales/errors";
 /** Used when a client passes neither `first` nor `last` (or `first: null`), which GraphQL does not replace with a default. */
 export const DEFAULT_WINDOW_SIZE = 20;
 
-/** Which end of the window a page is taken from, and how many items it holds. */
+/** Which end of the list a window is taken from, and how many items it holds. */
 export type WindowSize = { first: number } | { last: number };
 
 /** Relay's `first`/`last` pair: one of them, or the first 20 when neither is given. */

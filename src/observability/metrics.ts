@@ -9,7 +9,7 @@ export interface ServerMetrics {
   observeRequest(operation: string, seconds: number): void;
   countDatabaseCommand(command: string): void;
   countPurchase(storage: PurchaseStorage): void;
-  /** One shared write of overflow purchases of one book started, carrying `purchases` of them. */
+  /** One shared write of extra sales of one book started, carrying `purchases` of them. */
   observePurchaseBatch(purchases: number): void;
 }
 
@@ -50,7 +50,7 @@ export function createServerMetrics(db: Db): ServerMetrics {
   });
   const purchaseBatches = new Histogram({
     name: "bookstore_purchase_batch_size",
-    help: "Purchases per shared write of one outlier's overflow purchases: _count is the writes, _sum the purchases they carried.",
+    help: "Purchases per shared write of one outlier's extra sales: _count is the writes, _sum the purchases they carried.",
     buckets: PURCHASE_BATCH_BUCKETS,
     registers: [registry],
   });

@@ -1,7 +1,7 @@
 import { ObjectId, type Db, type Filter } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError } from "../db/errors";
-import { salesCollection, type BookId, type SalesDocument } from "./documents";
+import { salesCollection, type BookId, type BookDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookAlreadyExistsError, InvalidInputError } from "./errors";
 import { idsBeyond } from "./id-order";
@@ -22,7 +22,7 @@ export interface NewBook {
 }
 
 /** A book document with no purchases yet, in the field order every writer of this project uses. */
-export function emptySalesDocument(book: NewBook & { id: BookId }, settings: Pick<OutlierSettings, "extraSalesPageSize">): SalesDocument {
+export function emptySalesDocument(book: NewBook & { id: BookId }, settings: Pick<OutlierSettings, "extraSalesPageSize">): BookDocument {
   return {
     _id: book.id,
     title: book.title,
@@ -35,7 +35,7 @@ export function emptySalesDocument(book: NewBook & { id: BookId }, settings: Pic
   };
 }
 
-export async function createBook(db: Db, book: NewBook, settings: Pick<OutlierSettings, "extraSalesPageSize">): Promise<SalesDocument> {
+export async function createBook(db: Db, book: NewBook, settings: Pick<OutlierSettings, "extraSalesPageSize">): Promise<BookDocument> {
   checkText(book.title, "title", MAX_TITLE_LENGTH);
   checkText(book.author, "author", MAX_AUTHOR_LENGTH);
   const document = emptySalesDocument({ ...book, id: book.id ?? new ObjectId() }, settings);
@@ -69,7 +69,7 @@ export type BookProjection = { customers_purchased: { $slice: number } } | undef
  * Every field of a book but the embedded buyers, of which only the first `embeddedBuyers` (all of
  * them when the array is shorter). The other fields are a few small scalars; the array is most of a
  * book's bytes. A book read this way answers any window of buyers ending before `embeddedBuyers`:
- * when the array comes back shorter than asked, it is the whole array, so where the overflow starts
+ * when the array comes back shorter than asked, it is the whole array, so where the extra sales start
  * is still known; when it comes back full, the window lies inside it. `Infinity` reads the whole array.
  */
 export function embeddedBuyersProjection(embeddedBuyers: number): BookProjection {
@@ -78,14 +78,14 @@ export function embeddedBuyersProjection(embeddedBuyers: number): BookProjection
   return { customers_purchased: { $slice: embeddedBuyers } };
 }
 
-export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<SalesDocument[]> {
+export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<BookDocument[]> {
   return salesCollection(db)
     .find({ _id: { $in: [...ids] } })
     .toArray();
 }
 
-export interface BooksPage {
-  books: SalesDocument[];
+export interface BooksWindow {
+  books: BookDocument[];
   hasNextPage: boolean;
 }
 
@@ -93,7 +93,7 @@ export interface BooksPage {
  * Books in `_id` order after `afterId`, read with one query that fetches one extra book to learn if more follow,
  * each with only its first `embeddedBuyers` embedded buyers (see `embeddedBuyersProjection`).
  */
-export async function retrieveBooksPage(db: Db, afterId: BookId | null, first: number, embeddedBuyers: number): Promise<BooksPage> {
+export async function retrieveBooksWindow(db: Db, afterId: BookId | null, first: number, embeddedBuyers: number): Promise<BooksWindow> {
   checkWindowSize(first);
   const filter = afterId === null ? {} : idsAfter(afterId);
   const projection = embeddedBuyersProjection(embeddedBuyers);
@@ -115,17 +115,17 @@ export async function countBooks(db: Db): Promise<number> {
 }
 
 /** The ids after `id` in `_id` order, whatever their BSON types. */
-function idsAfter(id: BookId): Filter<SalesDocument> {
+function idsAfter(id: BookId): Filter<BookDocument> {
   return idsBeyond("_id", id, "after");
 }
 
 /** Books in `_id` order before `beforeId` (or the catalog's last ones), read backward with one query that fetches one extra book to learn if more precede. */
-export async function retrieveBooksPageBefore(
+export async function retrieveBooksWindowBefore(
   db: Db,
   beforeId: BookId | null,
   last: number,
   embeddedBuyers: number,
-): Promise<BooksPage & { hasPreviousPage: boolean }> {
+): Promise<BooksWindow & { hasPreviousPage: boolean }> {
   checkWindowSize(last, "last");
   const filter = beforeId === null ? {} : idsBeyond("_id", beforeId, "before");
   const projection = embeddedBuyersProjection(embeddedBuyers);

@@ -5,7 +5,7 @@ import { StoredDataError } from "./errors";
 export type BookId = number | string | ObjectId;
 
 /** A book in the `sales` collection, with its first purchases embedded. */
-export interface SalesDocument {
+export interface BookDocument {
   /** The book's id, of whichever type it was created with. */
   _id: BookId;
   /** The book's title. */
@@ -16,15 +16,15 @@ export interface SalesDocument {
   year?: number | null;
   /** Customer ids of the book's first purchases, in purchase order; frozen once `has_extras` is set. */
   customers_purchased: string[];
-  /** True once purchases overflow into `extra_sales`; never unset. */
+  /** True once purchases go on into `extra_sales`; never unset. */
   has_extras: boolean;
-  /** Purchases in all, embedded plus overflow; incremented after each overflow append, so it may lag, never lead. */
+  /** Purchases in all, embedded plus extra; incremented after each append to extra_sales, so it may lag, never lead. */
   purchase_count: number;
   /** Entries per `extra_sales` page for this book, fixed when the book is created so that configuration changes never renumber its pages. */
   extra_page_size: number;
 }
 
-/** One page of a book's overflow purchases in the `extra_sales` collection. */
+/** One page of a book's extra sales in the `extra_sales` collection. */
 export interface ExtraSalesDocument {
   /** The `_id` of the book in `sales` these purchases belong to. */
   book_id: BookId;
@@ -37,14 +37,14 @@ export interface ExtraSalesDocument {
 }
 
 /**
- * The page size a book's overflow is laid out with. Books written before this project's fields
+ * The page size a book's extra sales are laid out with. Books written before this project's fields
  * existed have none, and guessing one would misplace their purchases, so they are refused.
  */
-export function pageSizeOf(book: Pick<SalesDocument, "_id" | "extra_page_size">): number {
+export function pageSizeOf(book: Pick<BookDocument, "_id" | "extra_page_size">): number {
   if (hasValidPageSize(book)) return book.extra_page_size;
   throw new StoredDataError(
     `Book ${String(book._id)} has no valid extra_page_size (found ${String(book.extra_page_size)}): ` +
-      "it was written without this project's fields and must be migrated before purchases can overflow.",
+      "it was written without this project's fields and must be migrated before purchases can go on into extra_sales.",
   );
 }
 
@@ -62,10 +62,10 @@ export const RECONCILE_JOURNAL = "reconcile_journal";
 
 // db.collection() builds a new handle, resolving its options, on every call: every command of every request
 // would pay for it. A handle holds no state of its own, so one per database serves them all.
-const salesHandles = new WeakMap<Db, Collection<SalesDocument>>();
+const salesHandles = new WeakMap<Db, Collection<BookDocument>>();
 const extraSalesHandles = new WeakMap<Db, Collection<ExtraSalesDocument>>();
 
-export function salesCollection(db: Db): Collection<SalesDocument> {
+export function salesCollection(db: Db): Collection<BookDocument> {
   return handleOf(salesHandles, db, SALES);
 }
 

@@ -1,19 +1,19 @@
 import DataLoader from "dataloader";
 import type { Db, Document } from "mongodb";
-import { extraSalesCollection, type BookId, type SalesDocument } from "./documents";
+import { extraSalesCollection, type BookId, type BookDocument } from "./documents";
 import { bookIdKey } from "./book-ids";
 import { retrieveBooksByIds } from "./books";
-import type { OverflowWindow, PageSlice } from "./customers";
-import { purchaseKey, retrievePurchasedBy, type PurchaseQuestion } from "./customer-books";
+import type { ExtraSalesWindow, PageSlice } from "./book-buyers";
+import { purchaseKey, retrievePurchasedBy, type PurchaseQuestion } from "./purchase-history";
 
 /** Per-request batching and caching: every read of one kind within a tick becomes one query. */
 export interface SalesLoaders {
-  readonly book: DataLoader<BookId, SalesDocument | null, string>;
-  readonly overflowWindow: DataLoader<OverflowWindow, PageSlice[], string>;
+  readonly book: DataLoader<BookId, BookDocument | null, string>;
+  readonly extraSalesWindow: DataLoader<ExtraSalesWindow, PageSlice[], string>;
   readonly purchasedBy: DataLoader<PurchaseQuestion, boolean, string>;
 }
 
-function windowKey(window: OverflowWindow): string {
+function windowKey(window: ExtraSalesWindow): string {
   const book = bookIdKey(window.bookId);
   return "page" in window ? `${book}#${window.page}[${window.skip}+${window.limit}]` : `${book}#${window.fromPage}..[-${window.tail}]`;
 }
@@ -24,14 +24,14 @@ function windowKey(window: OverflowWindow): string {
  */
 export function createSalesLoaders(db: Db, { batch = true }: { batch?: boolean } = {}): SalesLoaders {
   let book: SalesLoaders["book"] | undefined;
-  let overflowWindow: SalesLoaders["overflowWindow"] | undefined;
+  let extraSalesWindow: SalesLoaders["extraSalesWindow"] | undefined;
   let purchasedBy: SalesLoaders["purchasedBy"] | undefined;
   return {
     get book() {
       return (book ??= new DataLoader((ids) => loadBooks(db, ids), { cacheKeyFn: bookIdKey, batch }));
     },
-    get overflowWindow() {
-      return (overflowWindow ??= new DataLoader((windows) => loadOverflowWindows(db, windows), { cacheKeyFn: windowKey, batch }));
+    get extraSalesWindow() {
+      return (extraSalesWindow ??= new DataLoader((windows) => loadExtraSalesWindows(db, windows), { cacheKeyFn: windowKey, batch }));
     },
     get purchasedBy() {
       return (purchasedBy ??= new DataLoader((questions) => retrievePurchasedBy(db, questions), {
@@ -42,18 +42,18 @@ export function createSalesLoaders(db: Db, { batch = true }: { batch?: boolean }
   };
 }
 
-async function loadBooks(db: Db, ids: readonly BookId[]): Promise<(SalesDocument | null)[]> {
+async function loadBooks(db: Db, ids: readonly BookId[]): Promise<(BookDocument | null)[]> {
   const found = new Map((await retrieveBooksByIds(db, ids)).map((book) => [bookIdKey(book._id), book]));
   return ids.map((id) => found.get(bookIdKey(id)) ?? null);
 }
 
 /**
- * One aggregation for every overflow window asked for in this tick. Its `$match` names each book with
+ * One aggregation for every extra-sales window asked for in this tick. Its `$match` names each book with
  * its pages, so the `(book_id, page)` index serves each branch; its `$project` computes one field per
  * window (`w0`, `w1`, ...) holding only that window's `$slice` of the page, and only on the pages it
- * covers, so a deep page ships the entries it returns rather than the whole page.
+ * covers, so a deep window ships the entries it returns rather than the whole page.
  */
-async function loadOverflowWindows(db: Db, windows: readonly OverflowWindow[]): Promise<PageSlice[][]> {
+async function loadExtraSalesWindows(db: Db, windows: readonly ExtraSalesWindow[]): Promise<PageSlice[][]> {
   const branches = windows.map((window) => ({ book_id: window.bookId, page: "page" in window ? window.page : { $gte: window.fromPage } }));
   const fields = Object.fromEntries(windows.map((window, index) => [`w${index}`, windowSlice(window)]));
   const documents = await extraSalesCollection(db)
@@ -74,7 +74,7 @@ async function loadOverflowWindows(db: Db, windows: readonly OverflowWindow[]): 
 }
 
 /** The window's entries on a page it covers; `$$REMOVE` (no field at all) on every other page. */
-function windowSlice(window: OverflowWindow): Document {
+function windowSlice(window: ExtraSalesWindow): Document {
   // $literal: a string book id starting with "$" would otherwise be read as a field path.
   const sameBook = { $eq: ["$book_id", { $literal: window.bookId }] };
   const covered =
@@ -87,7 +87,7 @@ function windowSlice(window: OverflowWindow): Document {
 }
 
 /** The books with these ids that exist, in the order given, read through the batching loader. */
-export async function existingBooks(loaders: SalesLoaders, ids: readonly BookId[]): Promise<SalesDocument[]> {
+export async function existingBooks(loaders: SalesLoaders, ids: readonly BookId[]): Promise<BookDocument[]> {
   const books = await Promise.all(ids.map((id) => loaders.book.load(id)));
   return books.filter((book) => book !== null);
 }

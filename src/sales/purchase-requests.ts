@@ -9,7 +9,7 @@ import { embeddedBuyersProjection } from "./books";
 import { PURCHASE_REQUESTS, salesCollection, type BookId } from "./documents";
 import type { ClaimReleases } from "./claim-releases";
 import { BookNotFoundError, PurchaseIdConflictError, PurchaseInProgressError } from "./errors";
-import type { FlaggedBooks } from "./flagged-books";
+import type { KnownOutliers } from "./known-outliers";
 import { recordPurchase, type PurchaseOptions, type PurchaseStorage, type RecordedPurchase } from "./purchases";
 
 /** One purchase a client asks for; `purchaseId`, when given, makes retries of it record nothing new. */
@@ -242,13 +242,13 @@ async function recordAsOwner({ db, request, id, settings, timing, options }: Own
  * racer) and the commit on an unknown commit result. A duplicate key has aborted the transaction, so
  * nothing of it was written: a racer's committed claim (answered from the claim) or a racer's new
  * page (the claim vanished with the abort, so the caller's loop records afresh).
- * What the purchase teaches about flagged books is kept only once committed: an aborted flag was never set.
+ * What the purchase teaches about outliers is kept only once committed: an aborted flag was never set.
  */
 async function recordInTransaction({ db, request, id, settings, options }: Owner, take: Take): Promise<Claim> {
-  let learned: FlaggedBookNote[] = [];
-  const flaggedBooks = {
-    get: (bookId: BookId) => options.flaggedBooks?.get(bookId),
-    remember: (...note: FlaggedBookNote) => void learned.push(note),
+  let learned: KnownOutlierNote[] = [];
+  const knownOutliers = {
+    get: (bookId: BookId) => options.knownOutliers?.get(bookId),
+    remember: (...note: KnownOutlierNote) => void learned.push(note),
   };
   let purchase: RecordedPurchase | undefined;
   try {
@@ -257,7 +257,7 @@ async function recordInTransaction({ db, request, id, settings, options }: Owner
         learned = [];
         const ownership = await take(session);
         if (ownership === undefined) return undefined;
-        const recorded = await recordPurchase(db, request.bookId, request.customerId, settings, { ...options, flaggedBooks, session });
+        const recorded = await recordPurchase(db, request.bookId, request.customerId, settings, { ...options, knownOutliers, session });
         await storeOutcome(db, id, ownership.token, recorded.storedIn, session);
         return recorded;
       }, PURCHASE_TRANSACTION),
@@ -266,11 +266,11 @@ async function recordInTransaction({ db, request, id, settings, options }: Owner
     if (!isDuplicateKeyError(error)) throw error;
   }
   if (purchase === undefined) return findClaim(db, id);
-  for (const note of learned) options.flaggedBooks?.remember(...note);
+  for (const note of learned) options.knownOutliers?.remember(...note);
   return { kind: "recorded", outcome: { ...purchase, replayed: false } };
 }
 
-type FlaggedBookNote = Parameters<FlaggedBooks["remember"]>;
+type KnownOutlierNote = Parameters<KnownOutliers["remember"]>;
 
 /** Reads and writes of one snapshot, acknowledged by a majority: a committed claim and purchase survive a failover. */
 const PURCHASE_TRANSACTION: TransactionOptions = { readConcern: { level: "snapshot" }, writeConcern: { w: "majority" } };

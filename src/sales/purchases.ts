@@ -2,47 +2,47 @@ import type { ClientSession, Collection, Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError, isMissingHintedIndexError, MissingIndexError } from "../db/errors";
 import { UNIQUE_PAGE_INDEX } from "./indexes";
-import { extraSalesCollection, pageSizeOf, salesCollection, type BookId, type ExtraSalesDocument, type SalesDocument } from "./documents";
+import { extraSalesCollection, pageSizeOf, salesCollection, type BookId, type ExtraSalesDocument, type BookDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookNotFoundError } from "./errors";
 import { embeddedBuyersProjection, type BookProjection } from "./books";
-import type { FlaggedBook, FlaggedBooks } from "./flagged-books";
+import type { KnownOutlier, KnownOutliers } from "./known-outliers";
 
 /** Where a purchase landed; the names match the GraphQL enum `PurchaseStorage`. */
 export type PurchaseStorage = "EMBEDDED" | "EXTRA_SALES";
 
 export interface RecordedPurchase {
   /** The book as it stands after the purchase, holding only the first `embeddedBuyers` of its embedded buyers. */
-  book: SalesDocument;
+  book: BookDocument;
   storedIn: PurchaseStorage;
   /** How many purchases this request's write carried: 1 alone, more when concurrent purchases of the book shared it; 0 for a replay, which writes nothing. */
   purchasesInWrite: number;
 }
 
-/** One purchase of a flagged book on its way to `extra_sales`, as a shared write carries it. */
-export interface OverflowPurchase {
+/** One purchase of an outlier on its way to `extra_sales`, as a shared write carries it. */
+export interface OutlierPurchase {
   bookId: BookId;
   customerId: string;
-  /** What the purchase knew of the book when it set out; the process's `flaggedBooks` may know a later page by the time it is written. */
-  flagged: FlaggedBook;
+  /** What the purchase knew of the book when it set out; the process's `knownOutliers` may know a later page by the time it is written. */
+  outlier: KnownOutlier;
   /** How many embedded buyers this purchase's answer shows. */
   embeddedBuyers: number;
 }
 
-/** What one write of overflow purchases did: the book after it, and how many purchases it carried. */
-export interface OverflowWrite {
-  book: SalesDocument;
+/** What one write of extra sales did: the book after it, and how many purchases it carried. */
+export interface ExtraSalesWrite {
+  book: BookDocument;
   purchases: number;
 }
 
-/** Writes overflow purchases, alone or together with others of the same book (see `OverflowBatches`). */
-export interface OverflowWriter {
-  record(purchase: OverflowPurchase): Promise<OverflowWrite>;
+/** Writes extra sales, alone or together with others of the same book (see `ExtraSalesBatches`). */
+export interface ExtraSalesWriter {
+  record(purchase: OutlierPurchase): Promise<ExtraSalesWrite>;
 }
 
 export interface PurchaseOptions {
-  /** Flagged books this process has seen: with it, a known outlier's purchase takes two round trips instead of four. */
-  flaggedBooks?: Pick<FlaggedBooks, "get" | "remember">;
+  /** Outliers this process has seen: with it, a known outlier's purchase takes two round trips instead of four. */
+  knownOutliers?: Pick<KnownOutliers, "get" | "remember">;
   /** How many of the book's embedded buyers the caller's answer shows (see `embeddedBuyersProjection`); none by default. */
   embeddedBuyers?: number;
   /**
@@ -50,8 +50,8 @@ export interface PurchaseOptions {
    * must (see `appendInTransaction`), which is only safe against racers inside a transaction.
    */
   session?: ClientSession;
-  /** Shares the writes of concurrent overflow purchases of one book; without it (or in a transaction) each purchase writes alone. */
-  overflowWriter?: OverflowWriter;
+  /** Shares the writes of concurrent extra sales of one book; without it (or in a transaction) each purchase writes alone. */
+  extraSalesWriter?: ExtraSalesWriter;
 }
 
 /**
@@ -63,56 +63,56 @@ export interface PurchaseOptions {
  * 3. append to the open page, creating the next page only once the open one is full;
  * 4. count the purchase last, so the stored count may lag behind the entries but never lead them.
  * A crash between steps leaves at most a flag or a count to repair, never a purchase readers cannot reach.
- * A book `flaggedBooks` knows is flagged skips steps 1 and 2, which could only miss and repeat the flag.
+ * An outlier that `knownOutliers` remembers skips steps 1 and 2, which could only miss and repeat the flag.
  * With a `session` in a transaction the four steps commit or vanish together; the caller then hands in
- * a `flaggedBooks` that keeps what it learns until the commit, since an aborted flag was never set.
- * Outside a transaction, an `overflowWriter` may carry steps 3 and 4 of several purchases of the book in one write each.
+ * a `knownOutliers` that keeps what it learns until the commit, since an aborted flag was never set.
+ * Outside a transaction, an `extraSalesWriter` may carry steps 3 and 4 of several purchases of the book in one write each.
  */
 export async function recordPurchase(
   db: Db,
   bookId: BookId,
   customerId: string,
   settings: Pick<OutlierSettings, "outlierThreshold">,
-  { flaggedBooks, embeddedBuyers = 0, session, overflowWriter }: PurchaseOptions = {},
+  { knownOutliers, embeddedBuyers = 0, session, extraSalesWriter }: PurchaseOptions = {},
 ): Promise<RecordedPurchase> {
   const projection = embeddedBuyersProjection(embeddedBuyers);
-  let flagged = flaggedBooks?.get(bookId);
-  if (!flagged) {
+  let outlier = knownOutliers?.get(bookId);
+  if (!outlier) {
     const embedded = await pushIntoEmbeddedArray(db, bookId, customerId, settings.outlierThreshold, projection, session);
     if (embedded) return { book: embedded, storedIn: "EMBEDDED", purchasesInWrite: 1 };
-    flagged = openPageOf(await flagAsOutlier(db, bookId, session));
+    outlier = openPageOf(await flagAsOutlier(db, bookId, session));
   }
   if (session) {
-    const page = await appendInTransaction(db, bookId, customerId, flagged, session);
-    flaggedBooks?.remember(bookId, flagged.pageSize, page);
-    return { book: await countOverflowPurchases(db, bookId, 1, projection, session), storedIn: "EXTRA_SALES", purchasesInWrite: 1 };
+    const page = await appendInTransaction(db, bookId, customerId, outlier, session);
+    knownOutliers?.remember(bookId, outlier.pageSize, page);
+    return { book: await countExtraSales(db, bookId, 1, projection, session), storedIn: "EXTRA_SALES", purchasesInWrite: 1 };
   }
-  const purchase = { bookId, customerId, flagged, embeddedBuyers };
-  const written = overflowWriter ? await overflowWriter.record(purchase) : await recordOverflowPurchases(db, [purchase], flaggedBooks);
+  const purchase = { bookId, customerId, outlier, embeddedBuyers };
+  const written = extraSalesWriter ? await extraSalesWriter.record(purchase) : await recordExtraSales(db, [purchase], knownOutliers);
   return { book: withEmbeddedBuyers(written.book, embeddedBuyers), storedIn: "EXTRA_SALES", purchasesInWrite: written.purchases };
 }
 
 /**
- * Steps 3 and 4 of `recordPurchase` for purchases of one flagged book, in arrival order: appended to the
+ * Steps 3 and 4 of `recordPurchase` for purchases of one outlier, in arrival order: appended to the
  * open page in one write (more only where they cross into a new page), then counted on the book in one.
  * Each answer reads the book with the most embedded buyers any purchase asked for.
  */
-export async function recordOverflowPurchases(
+export async function recordExtraSales(
   db: Db,
-  purchases: readonly OverflowPurchase[],
-  flaggedBooks?: Pick<FlaggedBooks, "get" | "remember">,
-): Promise<OverflowWrite> {
-  const { bookId, flagged: knownWhenSent } = purchases[0]!;
-  const flagged = flaggedBooks?.get(bookId) ?? knownWhenSent;
+  purchases: readonly OutlierPurchase[],
+  knownOutliers?: Pick<KnownOutliers, "get" | "remember">,
+): Promise<ExtraSalesWrite> {
+  const { bookId, outlier: knownWhenSent } = purchases[0]!;
+  const outlier = knownOutliers?.get(bookId) ?? knownWhenSent;
   const customerIds = purchases.map((purchase) => purchase.customerId);
-  const page = await appendToExtraSales(db, bookId, customerIds, flagged, flaggedBooks);
-  flaggedBooks?.remember(bookId, flagged.pageSize, page);
+  const page = await appendToExtraSales(db, bookId, customerIds, outlier, knownOutliers);
+  knownOutliers?.remember(bookId, outlier.pageSize, page);
   const widest = embeddedBuyersProjection(Math.max(...purchases.map((purchase) => purchase.embeddedBuyers)));
-  return { book: await countOverflowPurchases(db, bookId, purchases.length, widest, undefined), purchases: purchases.length };
+  return { book: await countExtraSales(db, bookId, purchases.length, widest, undefined), purchases: purchases.length };
 }
 
 /** A book read for the widest answer of a shared write, cut to what one purchase's answer shows. */
-function withEmbeddedBuyers(book: SalesDocument, embeddedBuyers: number): SalesDocument {
+function withEmbeddedBuyers(book: BookDocument, embeddedBuyers: number): BookDocument {
   if (!Number.isFinite(embeddedBuyers) || book.customers_purchased.length <= embeddedBuyers) return book;
   return { ...book, customers_purchased: book.customers_purchased.slice(0, embeddedBuyers) };
 }
@@ -124,7 +124,7 @@ async function pushIntoEmbeddedArray(
   threshold: number,
   projection: BookProjection,
   session: ClientSession | undefined,
-): Promise<SalesDocument | null> {
+): Promise<BookDocument | null> {
   return salesCollection(db).findOneAndUpdate(
     // Index threshold-1 exists exactly when the array is full, so this matches only while there is room.
     { _id: bookId, has_extras: { $ne: true }, [`customers_purchased.${threshold - 1}`]: { $exists: false } },
@@ -133,7 +133,7 @@ async function pushIntoEmbeddedArray(
   );
 }
 
-type OutlierShape = Pick<SalesDocument, "_id" | "customers_purchased" | "purchase_count" | "extra_page_size">;
+type OutlierShape = Pick<BookDocument, "_id" | "customers_purchased" | "purchase_count" | "extra_page_size">;
 
 async function flagAsOutlier(db: Db, bookId: BookId, session: ClientSession | undefined): Promise<OutlierShape> {
   const book = await salesCollection(db).findOneAndUpdate(
@@ -146,32 +146,32 @@ async function flagAsOutlier(db: Db, bookId: BookId, session: ClientSession | un
 }
 
 /** The page the (possibly lagging) count points to, which is never past the open page. */
-function openPageOf(book: OutlierShape): FlaggedBook {
+function openPageOf(book: OutlierShape): KnownOutlier {
   const pageSize = pageSizeOf(book);
-  const overflowCounted = Math.max(0, book.purchase_count - book.customers_purchased.length);
-  return { pageSize, openPageAtLeast: Math.floor(overflowCounted / pageSize) };
+  const extrasCounted = Math.max(0, book.purchase_count - book.customers_purchased.length);
+  return { pageSize, openPageAtLeast: Math.floor(extrasCounted / pageSize) };
 }
 
 /**
  * Appends `customerIds`, in order, from a page no later than the open one, moving forward past full
  * pages; returns the last page appended to. Each page takes what it has room for and the rest goes to
  * the next, so no page ever holds more than `pageSize`. Racers share what they learn through
- * `flaggedBooks`, so that a crowd arriving at a full page does not walk it one page at a time.
+ * `knownOutliers`, so that a crowd arriving at a full page does not walk it one page at a time.
  */
 async function appendToExtraSales(
   db: Db,
   bookId: BookId,
   customerIds: readonly string[],
-  { pageSize, openPageAtLeast }: FlaggedBook,
-  flaggedBooks: PurchaseOptions["flaggedBooks"],
+  { pageSize, openPageAtLeast }: KnownOutlier,
+  knownOutliers: PurchaseOptions["knownOutliers"],
 ): Promise<number> {
   const extraSales = extraSalesCollection(db);
   let pending = customerIds;
-  for (let page = openPageAtLeast; ; page = Math.max(page + 1, flaggedBooks?.get(bookId)?.openPageAtLeast ?? 0)) {
+  for (let page = openPageAtLeast; ; page = Math.max(page + 1, knownOutliers?.get(bookId)?.openPageAtLeast ?? 0)) {
     // Whatever stays pending after a page took its share found that page full.
     pending = pending.slice(await appendWhatFits(extraSales, bookId, page, pending.slice(0, pageSize), pageSize));
     if (pending.length === 0) return page;
-    flaggedBooks?.remember(bookId, pageSize, page + 1);
+    knownOutliers?.remember(bookId, pageSize, page + 1);
   }
 }
 
@@ -232,7 +232,7 @@ async function appendInTransaction(
   db: Db,
   bookId: BookId,
   customerId: string,
-  { pageSize, openPageAtLeast }: FlaggedBook,
+  { pageSize, openPageAtLeast }: KnownOutlier,
   session: ClientSession,
 ): Promise<number> {
   const extraSales = extraSalesCollection(db);
@@ -267,13 +267,13 @@ function appendOf(customerIds: readonly string[]) {
   return { $push: { customers_purchased_extra: { $each: [...customerIds] } }, $inc: { count: customerIds.length } };
 }
 
-async function countOverflowPurchases(
+async function countExtraSales(
   db: Db,
   bookId: BookId,
   purchases: number,
   projection: BookProjection,
   session: ClientSession | undefined,
-): Promise<SalesDocument> {
+): Promise<BookDocument> {
   const book = await salesCollection(db).findOneAndUpdate(
     { _id: bookId },
     { $inc: { purchase_count: purchases } },

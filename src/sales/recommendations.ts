@@ -1,6 +1,6 @@
 import type { Db } from "mongodb";
 import { checkWindowSize } from "./books";
-import { EXTRA_SALES, salesCollection, type BookId, type SalesDocument } from "./documents";
+import { EXTRA_SALES, salesCollection, type BookId, type BookDocument } from "./documents";
 
 /**
  * How many of a book's buyers "also bought" counts over: its earliest distinct buyers, from the
@@ -10,7 +10,7 @@ export const ALSO_BOUGHT_SAMPLE_SIZE = 50;
 
 /** A book bought by `sharedBuyers` of the sampled buyers of another. */
 export interface Recommendation {
-  book: SalesDocument;
+  book: BookDocument;
   sharedBuyers: number;
 }
 
@@ -23,8 +23,8 @@ export interface RecommendedBookId {
  * The books most often bought by `bookId`'s sampled buyers, most shared buyers first, ties in book id
  * order, never the book itself. Two commands: the sample (the embedded array's first
  * ALSO_BOUGHT_SAMPLE_SIZE entries, one document), then one aggregation over both multikey indexes
- * (`$unionWith` the overflow pages) that returns only book ids and counts. The documents it examines are
- * the books and overflow pages holding a sampled buyer: bounded by the sample's own purchase histories,
+ * (`$unionWith` the extra_sales pages) that returns only book ids and counts. The documents it examines are
+ * the books and extra_sales pages holding a sampled buyer: bounded by the sample's own purchase histories,
  * never by how many purchases this book has.
  */
 export async function retrieveAlsoBought(db: Db, bookId: BookId, first: number): Promise<RecommendedBookId[]> {

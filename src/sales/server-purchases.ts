@@ -1,18 +1,18 @@
 import type { Db } from "mongodb";
 import { DEFAULT_PURCHASE_BATCH_MAX, type PurchaseBatchSettings } from "../config";
 import { ClaimReleases } from "./claim-releases";
-import { FlaggedBooks } from "./flagged-books";
-import { OverflowBatches } from "./overflow-batches";
-import type { OverflowWriter, PurchaseStorage } from "./purchases";
+import { KnownOutliers } from "./known-outliers";
+import { ExtraSalesBatches } from "./extra-sales-batches";
+import type { ExtraSalesWriter, PurchaseStorage } from "./purchases";
 
 /** What purchases learn and owe beyond one request, shared by every request of one server. */
 export interface ServerPurchases {
   /** The outliers the server has seen, whose purchases go straight to their pages. */
-  flaggedBooks: FlaggedBooks;
+  knownOutliers: KnownOutliers;
   /** The purchaseId claims whose release failed in an outage, retried until released. */
   claimReleases: ClaimReleases;
-  /** Shares the writes of concurrent overflow purchases of one book; undefined when batching is off. */
-  overflowWriter: OverflowWriter | undefined;
+  /** Shares the writes of concurrent extra sales of one book; undefined when batching is off. */
+  extraSalesWriter: ExtraSalesWriter | undefined;
   /** Told of each purchase stored, never of a replay. */
   onRecorded: ((storedIn: PurchaseStorage) => void) | undefined;
 }
@@ -29,9 +29,9 @@ export function createServerPurchases(
   batching: PurchaseBatchSettings = { purchaseBatching: true, purchaseBatchMax: DEFAULT_PURCHASE_BATCH_MAX },
   { onBatch, onRecorded }: PurchaseObservers = {},
 ): ServerPurchases {
-  const flaggedBooks = new FlaggedBooks();
-  const overflowWriter = batching.purchaseBatching
-    ? new OverflowBatches(db, flaggedBooks, { maxPurchases: batching.purchaseBatchMax, onBatch })
+  const knownOutliers = new KnownOutliers();
+  const extraSalesWriter = batching.purchaseBatching
+    ? new ExtraSalesBatches(db, knownOutliers, { maxPurchases: batching.purchaseBatchMax, onBatch })
     : undefined;
-  return { flaggedBooks, claimReleases: new ClaimReleases(), overflowWriter, onRecorded };
+  return { knownOutliers, claimReleases: new ClaimReleases(), extraSalesWriter, onRecorded };
 }

@@ -1,11 +1,11 @@
 import { LRUCache } from "lru-cache";
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
-import { extraSalesCollection, salesCollection, type SalesDocument } from "./documents";
+import { extraSalesCollection, salesCollection, type BookDocument } from "./documents";
 import { checkWindowSize, countBooks, embeddedBuyersProjection } from "./books";
 import { LARGEST_FIRST } from "./indexes";
 
-/** How many overflow pages the outliers have, summarised over the outliers only. */
+/** How many extra_sales pages the outliers have, summarised over the outliers only. */
 export interface OverflowPagesDistribution {
   max: number;
   /** The 50th percentile, nearest rank. */
@@ -22,7 +22,7 @@ export interface SalesStats {
   extraSalesDocuments: number;
   overflowPagesPerOutlier: OverflowPagesDistribution;
   /** Books with the most purchases, largest first (ties by id). */
-  largestBooks: SalesDocument[];
+  largestBooks: BookDocument[];
   /** The settings of the process asking, which new books and purchases follow. */
   outlierThreshold: number;
   extraSalesPageSize: number;
@@ -69,7 +69,7 @@ export async function countOutliers(db: Db): Promise<number> {
 }
 
 /** The first `limit` entries of the `purchase_count_-1__id_1` index, so `limit` books are read whatever the catalog's size. */
-async function retrieveLargestBooks(db: Db, limit: number, embeddedBuyers: number): Promise<SalesDocument[]> {
+async function retrieveLargestBooks(db: Db, limit: number, embeddedBuyers: number): Promise<BookDocument[]> {
   if (limit === 0) return [];
   return salesCollection(db)
     .find({}, { projection: embeddedBuyersProjection(embeddedBuyers) })

@@ -15,7 +15,7 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  */
 type Documents = {
     "\n  query BookId($id: ID!) {\n    book(id: $id) {\n      id: databaseId\n    }\n  }\n": typeof types.BookIdDocument,
-    "\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id: databaseId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": typeof types.BooksPageDocument,
+    "\n  query BooksWindow($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id: databaseId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": typeof types.BooksWindowDocument,
     "\n  query NewestBuyersCost($id: ID!) {\n    book(id: $id) {\n      customersPurchased(last: 20) {\n        edges {\n          node {\n            id: databaseId\n          }\n        }\n      }\n    }\n  }\n": typeof types.NewestBuyersCostDocument,
     "\n  query DeepBuyersCost($id: ID!, $after: String) {\n    book(id: $id) {\n      customersPurchased(first: 20, after: $after) {\n        edges {\n          node {\n            id: databaseId\n          }\n        }\n      }\n    }\n  }\n": typeof types.DeepBuyersCostDocument,
     "\n  query BoughtCost($id: ID!) {\n    book(id: $id) {\n      purchasedBy(customerId: \"nobody\")\n    }\n  }\n": typeof types.BoughtCostDocument,
@@ -41,7 +41,7 @@ type Documents = {
 };
 const documents: Documents = {
     "\n  query BookId($id: ID!) {\n    book(id: $id) {\n      id: databaseId\n    }\n  }\n": types.BookIdDocument,
-    "\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id: databaseId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": types.BooksPageDocument,
+    "\n  query BooksWindow($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id: databaseId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n": types.BooksWindowDocument,
     "\n  query NewestBuyersCost($id: ID!) {\n    book(id: $id) {\n      customersPurchased(last: 20) {\n        edges {\n          node {\n            id: databaseId\n          }\n        }\n      }\n    }\n  }\n": types.NewestBuyersCostDocument,
     "\n  query DeepBuyersCost($id: ID!, $after: String) {\n    book(id: $id) {\n      customersPurchased(first: 20, after: $after) {\n        edges {\n          node {\n            id: databaseId\n          }\n        }\n      }\n    }\n  }\n": types.DeepBuyersCostDocument,
     "\n  query BoughtCost($id: ID!) {\n    book(id: $id) {\n      purchasedBy(customerId: \"nobody\")\n    }\n  }\n": types.BoughtCostDocument,
@@ -87,7 +87,7 @@ export function graphql(source: "\n  query BookId($id: ID!) {\n    book(id: $id)
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id: databaseId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query BooksPage($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id: databaseId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n"];
+export function graphql(source: "\n  query BooksWindow($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id: databaseId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query BooksWindow($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      edges {\n        cursor\n        node {\n          id: databaseId\n        }\n      }\n      pageInfo {\n        hasNextPage\n        hasPreviousPage\n        startCursor\n        endCursor\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

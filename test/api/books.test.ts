@@ -1,5 +1,5 @@
 import { graphql } from "../__generated__";
-import type { BooksPageQuery } from "../__generated__/graphql";
+import type { BooksWindowQuery } from "../__generated__/graphql";
 import { openTestApi, type TestApi } from "../support/api";
 import { addBook, customers, seedBook } from "../support/factories";
 import { bookCursor, customerCursor } from "../../src/graphql/cursors";
@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const BOOKS = graphql(`
-  query BooksPage($first: Int, $after: String) {
+  query BooksWindow($first: Int, $after: String) {
     books(first: $first, after: $after) {
       totalCount
       edges {
@@ -51,7 +51,7 @@ describe("Query.books", () => {
     const ids: string[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page += 1) {
-      const result: { data?: BooksPageQuery | null } = await api.execute(BOOKS, { first: 1, after });
+      const result: { data?: BooksWindowQuery | null } = await api.execute(BOOKS, { first: 1, after });
       ids.push(...result.data!.books.edges.map((edge) => edge.node.id));
       if (!result.data!.books.pageInfo.hasNextPage) break;
       after = result.data!.books.pageInfo.endCursor;

@@ -1,6 +1,6 @@
 import { parseBookId } from "../../src/sales/book-ids";
 import { createBook } from "../../src/sales/books";
-import { insertBooksWithPurchases } from "../../src/sales/bulk";
+import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
 import { recordPurchase } from "../../src/sales/purchases";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, storedBook } from "../support/factories";

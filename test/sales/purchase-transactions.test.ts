@@ -3,7 +3,7 @@ import { connectToDatabase, type DatabaseConnection } from "../../src/db/connect
 import { ensureSalesIndexes, UNIQUE_PAGE_INDEX } from "../../src/sales/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
-import { FlaggedBooks } from "../../src/sales/flagged-books";
+import { KnownOutliers } from "../../src/sales/known-outliers";
 import { purchaseRequestsCollection, recordPurchaseRequest, type PurchaseRequest } from "../../src/sales/purchase-requests";
 import { recordPurchase } from "../../src/sales/purchases";
 import { openTestDatabase, type TestDatabase } from "../support/database";
@@ -97,13 +97,13 @@ describe("keyed purchases on the run's deployment", () => {
     await createBook(database.db, { id: "racing", title: "Racing", author: "A" }, settings);
     const buyers = customers(24, 0, "racer");
     const clients = [
-      { db: database.db, flaggedBooks: new FlaggedBooks() },
-      { db: other.db, flaggedBooks: new FlaggedBooks() },
+      { db: database.db, knownOutliers: new KnownOutliers() },
+      { db: other.db, knownOutliers: new KnownOutliers() },
     ];
 
     const outcomes = await Promise.all(
       buyers.flatMap((buyer) =>
-        clients.map(({ db, flaggedBooks }) => recordPurchaseRequest(db, keyed("racing", buyer), settings, undefined, { flaggedBooks })),
+        clients.map(({ db, knownOutliers }) => recordPurchaseRequest(db, keyed("racing", buyer), settings, undefined, { knownOutliers })),
       ),
     );
 

@@ -1,8 +1,8 @@
 import type { Db } from "mongodb";
 import { parseBookId } from "../../src/sales/book-ids";
-import { insertBooksWithPurchases } from "../../src/sales/bulk";
+import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
-import { findBookViolations } from "../../src/sales/reconcile";
+import { findBookViolations } from "../../src/maintenance/reconcile/scan";
 import { TEST_SETTINGS, type TestApi } from "./api";
 import type { OutlierSettings } from "../../src/config";
 import { graphql } from "../__generated__";

@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import type { Db, Document } from "mongodb";
-import { insertBooksWithPurchases } from "../../src/sales/bulk";
+import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
 import { EXTRA_SALES, SALES, type BookId } from "../../src/sales/documents";
-import { LEGACY_SALES_EXTRAS } from "../../src/sales/legacy-overflow";
+import { LEGACY_SALES_EXTRAS } from "../../src/maintenance/legacy-extra-sales";
 import { customers } from "../support/factories";
 
 /** Small limits, so that a handful of purchases crosses the threshold and fills several pages. */

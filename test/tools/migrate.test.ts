@@ -1,6 +1,6 @@
 import { formatBookId } from "../../src/sales/book-ids";
 import { extraSalesCollection, salesCollection, type BookId } from "../../src/sales/documents";
-import { migrateCatalog, type MigrationStep } from "../../src/sales/migration";
+import { migrateCatalog, type MigrationStep } from "../../src/maintenance/migration";
 import { recordPurchase } from "../../src/sales/purchases";
 import { StoredDataError } from "../../src/sales/errors";
 import { openTestDatabase, type TestDatabase } from "../support/database";

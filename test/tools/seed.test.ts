@@ -1,7 +1,7 @@
 import { seedTool } from "../../src/cli/seed";
 import { runTool } from "../../src/cli/tool";
 import { formatBookId } from "../../src/sales/book-ids";
-import { generateCatalog, type CatalogSpec } from "../../src/sales/demo-catalog";
+import { generateCatalog, type CatalogSpec } from "../../src/maintenance/demo-catalog";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { invariantViolations, storedPurchases } from "../support/factories";

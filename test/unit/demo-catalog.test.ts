@@ -1,4 +1,4 @@
-import { checkCatalogSpec, generateCatalog, type CatalogSpec } from "../../src/sales/demo-catalog";
+import { checkCatalogSpec, generateCatalog, type CatalogSpec } from "../../src/maintenance/demo-catalog";
 import { InvalidInputError } from "../../src/sales/errors";
 
 const spec = (changes: Partial<CatalogSpec> = {}): CatalogSpec => ({ seed: 7, books: 400, outliers: 4, maxPurchases: 20_000, ...changes });

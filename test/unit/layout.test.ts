@@ -1,5 +1,5 @@
 import { emptySalesDocument } from "../../src/sales/books";
-import { layOutPurchases } from "../../src/sales/layout";
+import { layOutPurchases } from "../../src/maintenance/layout";
 
 const customers = (count: number) => Array.from({ length: count }, (_, index) => `c${index}`);
 const emptyBook = emptySalesDocument({ id: 1, title: "T", author: "A" }, { extraSalesPageSize: 4 });

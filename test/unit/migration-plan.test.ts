@@ -1,10 +1,10 @@
-import type { LegacyOverflow } from "../../src/sales/legacy-overflow";
-import { planBookMigration, type StoredBook } from "../../src/sales/migration";
+import type { LegacyExtraSales } from "../../src/maintenance/legacy-extra-sales";
+import { planBookMigration, type StoredBook } from "../../src/maintenance/migration";
 
 const settings = { outlierThreshold: 3, extraSalesPageSize: 2 };
 const buyers = (count: number, from = 0) => Array.from({ length: count }, (_, index) => `c${from + index}`);
 const book = (fields: Partial<StoredBook> = {}): StoredBook => ({ _id: 1, title: "T", author: "A", ...fields });
-const overflow = (entries: string[], fields: object = {}): LegacyOverflow => ({
+const overflow = (entries: string[], fields: object = {}): LegacyExtraSales => ({
   collection: "extra_sales",
   document: { _id: "legacy", book_id: 1, customers_purchased_extra: entries, ...fields },
 });

@@ -1,4 +1,5 @@
-import { checkBook, type BookSummary, type PageSummary } from "../../src/sales/reconcile";
+import { checkBook } from "../../src/maintenance/reconcile/checks";
+import type { BookSummary, PageSummary } from "../../src/maintenance/reconcile/violations";
 
 const settings = { outlierThreshold: 3 };
 const book = (fields: Partial<BookSummary> = {}): BookSummary => ({

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { SalesDocument } from '../../sales/documents';
+import type { BookDocument } from '../../sales/documents';
 import type { BookConnectionModel, CustomerModel, CustomerConnectionModel } from '../models';
-import type { PurchaseEntry } from '../../sales/customers';
+import type { PurchaseEntry } from '../../sales/book-buyers';
 import type { Recommendation as RecommendationModel } from '../../sales/recommendations';
 import type { PurchaseOutcome } from '../../sales/purchase-requests';
 import type { SalesStats as SalesStatsModel } from '../../sales/stats';
@@ -485,7 +485,7 @@ export type FederationReferenceTypes = {
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
   Node:
-    | ( SalesDocument )
+    | ( BookDocument )
     | ( CustomerModel )
   ;
 };
@@ -494,9 +494,9 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 export type ResolversTypes = {
   AddBookInput: AddBookInput;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  Book: ResolverTypeWrapper<SalesDocument>;
+  Book: ResolverTypeWrapper<BookDocument>;
   BookConnection: ResolverTypeWrapper<BookConnectionModel>;
-  BookEdge: ResolverTypeWrapper<SalesDocument>;
+  BookEdge: ResolverTypeWrapper<BookDocument>;
   CacheControlScope: CacheControlScope;
   Customer: ResolverTypeWrapper<CustomerModel>;
   CustomerConnection: ResolverTypeWrapper<CustomerConnectionModel>;
@@ -520,9 +520,9 @@ export type ResolversTypes = {
 export type ResolversParentTypes = {
   AddBookInput: AddBookInput;
   ID: Scalars['ID']['output'];
-  Book: SalesDocument;
+  Book: BookDocument;
   BookConnection: BookConnectionModel;
-  BookEdge: SalesDocument;
+  BookEdge: BookDocument;
   Customer: CustomerModel;
   CustomerConnection: CustomerConnectionModel;
   CustomerEdge: PurchaseEntry;

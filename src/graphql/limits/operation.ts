@@ -89,7 +89,7 @@ const listSizeEstimator: ComplexityEstimator = ({ field, args, childComplexity }
   const sizeArguments = field.args.filter((argument) => LIST_SIZE_ARGUMENTS.includes(argument.name));
   if (sizeArguments.length === 0) return undefined;
   const size: unknown = sizeArguments.map((argument) => args[argument.name]).find((value) => value != null);
-  // An explicit null gets the default page size from the resolvers; a negative size is refused by them.
+  // An explicit null gets the default window size from the resolvers; a negative size is refused by them.
   return 1 + Math.max(0, typeof size === "number" ? size : DEFAULT_WINDOW_SIZE) * childComplexity;
 };
 

@@ -1,6 +1,6 @@
 import type { BookResolvers } from "../__generated__/resolvers-types";
 import { formatBookId, parseBookId } from "../../sales/book-ids";
-import { retrieveCustomersPage } from "../../sales/customers";
+import { retrieveBuyersWindow } from "../../sales/book-buyers";
 import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
 import { parseCustomerCursor } from "../cursors";
 import { bookGlobalId, bookIdFromEither, customerIdFromEither } from "../global-ids";
@@ -22,8 +22,8 @@ export const Book: BookResolvers = {
   // Each needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
   customersPurchased: async (book, { first, after, last, before }, { loaders }) => {
     const request = { after: parseCustomerCursor(after), before: parseCustomerCursor(before, "before"), ...windowSizeOf({ first, last }) };
-    const page = await retrieveCustomersPage((window) => loaders.overflowWindow.load(window), book, request);
-    return { ...page, book };
+    const window = await retrieveBuyersWindow((slice) => loaders.extraSalesWindow.load(slice), book, request);
+    return { ...window, book };
   },
 
   purchasedBy: (book, { customerId }, { loaders }) =>
@@ -34,7 +34,7 @@ export const Book: BookResolvers = {
     const loaded = await Promise.all(
       recommended.map(async ({ _id, sharedBuyers }) => ({ book: await loaders.book.load(_id), sharedBuyers })),
     );
-    // A book id left only on overflow pages (reconcile reports those) is no book to recommend.
+    // A book id left only on extra_sales pages (reconcile reports those) is no book to recommend.
     return loaded.filter((recommendation): recommendation is Recommendation => recommendation.book !== null);
   },
 };

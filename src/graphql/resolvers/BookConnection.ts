@@ -1,6 +1,6 @@
 import type { BookConnectionResolvers, BookEdgeResolvers } from "../__generated__/resolvers-types";
 import { countBooks } from "../../sales/books";
-import { countBooksPurchased } from "../../sales/customer-books";
+import { countBooksPurchased } from "../../sales/purchase-history";
 import { bookCursor } from "../cursors";
 import { pageInfo } from "../windows";
 

@@ -1,6 +1,6 @@
 import type { CustomerResolvers } from "../__generated__/resolvers-types";
 import { parseCustomerId } from "../../sales/book-ids";
-import { retrieveBooksPurchased } from "../../sales/customer-books";
+import { retrieveBooksPurchased } from "../../sales/purchase-history";
 import { existingBooks } from "../../sales/loaders";
 import { parseBookCursor } from "../cursors";
 import { customerGlobalId, customerIdFromEither } from "../global-ids";
@@ -16,10 +16,10 @@ export const Customer: CustomerResolvers = {
   // Needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
   booksPurchased: async (customer, { first, after }, { db, loaders }) => {
     const afterId = parseBookCursor(after);
-    const page = await retrieveBooksPurchased(db, customer.id, afterId, first ?? DEFAULT_WINDOW_SIZE);
-    // A book missing from `sales` while its overflow pages remain is reconcile's to report, not a purchase to show.
-    const books = await existingBooks(loaders, page.bookIds);
-    return { books, hasNextPage: page.hasNextPage, hasPreviousPage: afterId !== null, purchasedBy: customer.id };
+    const window = await retrieveBooksPurchased(db, customer.id, afterId, first ?? DEFAULT_WINDOW_SIZE);
+    // A book missing from `sales` while its extra_sales pages remain is reconcile's to report, not a purchase to show.
+    const books = await existingBooks(loaders, window.bookIds);
+    return { books, hasNextPage: window.hasNextPage, hasPreviousPage: afterId !== null, purchasedBy: customer.id };
   },
 };
 

@@ -1,5 +1,5 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
-import { retrieveBooksPage, retrieveBooksPageBefore } from "../../sales/books";
+import { retrieveBooksWindow, retrieveBooksWindowBefore } from "../../sales/books";
 import { InvalidInputError } from "../../sales/errors";
 import { DEFAULT_LARGEST_BOOKS, retrieveRecentSalesStats } from "../../sales/stats";
 import { parseBookCursor } from "../cursors";
@@ -8,7 +8,7 @@ import { embeddedBuyersSelected } from "../selection";
 import type { GraphQLContext } from "../context";
 import { windowSizeOf } from "../windows";
 
-/** How many ids `Query.nodes` takes at once, as many as a page of books. */
+/** How many ids `Query.nodes` takes at once, as many as a window of books. */
 const MAX_NODES = 100;
 
 export const Query: QueryResolvers = {
@@ -20,10 +20,10 @@ export const Query: QueryResolvers = {
     if ("first" in size) {
       if (before != null) throw new InvalidInputError("before pages backward: pass it with last, not first.", "before");
       const afterId = parseBookCursor(after);
-      return { ...(await retrieveBooksPage(db, afterId, size.first, embeddedBuyers)), hasPreviousPage: afterId !== null };
+      return { ...(await retrieveBooksWindow(db, afterId, size.first, embeddedBuyers)), hasPreviousPage: afterId !== null };
     }
     if (after != null) throw new InvalidInputError("after pages forward: pass it with first, not last.", "after");
-    return retrieveBooksPageBefore(db, parseBookCursor(before, "before"), size.last, embeddedBuyers);
+    return retrieveBooksWindowBefore(db, parseBookCursor(before, "before"), size.last, embeddedBuyers);
   },
 
   customer: (_parent, { id }) => ({ id: customerIdFromEither(id, "id") }),

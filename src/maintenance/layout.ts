@@ -1,8 +1,8 @@
 import type { OutlierSettings } from "../config";
-import type { BookId, ExtraSalesDocument, SalesDocument } from "./documents";
+import type { BookId, ExtraSalesDocument, BookDocument } from "../sales/documents";
 
 export interface LaidOutBook {
-  book: SalesDocument;
+  book: BookDocument;
   pages: ExtraSalesDocument[];
 }
 
@@ -12,29 +12,29 @@ export interface LaidOutBook {
  * Page fields are in the order mongod 5+ creates them on upsert (lexicographic).
  */
 export function layOutPurchases(
-  emptyBook: SalesDocument,
+  emptyBook: BookDocument,
   customers: readonly string[],
   settings: Pick<OutlierSettings, "outlierThreshold">,
 ): LaidOutBook {
   const threshold = settings.outlierThreshold;
-  const overflow = customers.slice(threshold);
-  const pages = paginateOverflow(emptyBook._id, overflow, emptyBook.extra_page_size);
+  const extras = customers.slice(threshold);
+  const pages = paginateExtraSales(emptyBook._id, extras, emptyBook.extra_page_size);
   return {
     book: {
       ...emptyBook,
       customers_purchased: customers.slice(0, threshold),
-      has_extras: overflow.length > 0,
+      has_extras: extras.length > 0,
       purchase_count: customers.length,
     },
     pages,
   };
 }
 
-/** A book's overflow purchases, in order, as the full pages (and one last, possibly partial page) recordPurchase fills. */
-export function paginateOverflow(bookId: BookId, overflow: readonly string[], pageSize: number): ExtraSalesDocument[] {
+/** A book's extra sales, in order, as the full pages (and one last, possibly partial page) recordPurchase fills. */
+export function paginateExtraSales(bookId: BookId, extras: readonly string[], pageSize: number): ExtraSalesDocument[] {
   const pages: ExtraSalesDocument[] = [];
-  for (let start = 0; start < overflow.length; start += pageSize) {
-    const entries = overflow.slice(start, start + pageSize);
+  for (let start = 0; start < extras.length; start += pageSize) {
+    const entries = extras.slice(start, start + pageSize);
     pages.push({ book_id: bookId, page: start / pageSize, count: entries.length, customers_purchased_extra: entries });
   }
   return pages;

@@ -1,23 +1,23 @@
 import type { Collection, Db, Filter } from "mongodb";
 import type { OutlierSettings } from "../config";
-import { bookIdKey, formatBookId } from "./book-ids";
-import { SALES, extraSalesCollection, hasValidPageSize, type BookId, type SalesDocument } from "./documents";
+import { bookIdKey, formatBookId } from "../sales/book-ids";
+import { SALES, extraSalesCollection, hasValidPageSize, type BookId, type BookDocument } from "../sales/documents";
 import { layOutPurchases, type LaidOutBook } from "./layout";
 import { stillHolds } from "./guards";
 import {
   LEGACY_COLLECTIONS,
   LEGACY_SALES_EXTRAS,
   isCustomerList,
-  findLegacyOverflow,
+  findLegacyExtraSales,
   legacyCollection,
   legacyEntries,
   legacyEntriesField,
-  legacyOverflowFilter,
-  type LegacyOverflow,
-} from "./legacy-overflow";
+  legacyExtraSalesFilter,
+  type LegacyExtraSales,
+} from "./legacy-extra-sales";
 
 /** A `sales` document as found, before anything is assumed about the pattern's fields. */
-export type StoredBook = Omit<SalesDocument, "customers_purchased" | "has_extras" | "purchase_count" | "extra_page_size"> & {
+export type StoredBook = Omit<BookDocument, "customers_purchased" | "has_extras" | "purchase_count" | "extra_page_size"> & {
   customers_purchased?: unknown;
   has_extras?: unknown;
   purchase_count?: unknown;
@@ -26,13 +26,13 @@ export type StoredBook = Omit<SalesDocument, "customers_purchased" | "has_extras
 
 export type BookPlan =
   | { action: "none" }
-  | { action: "convert"; target: LaidOutBook; legacy: LegacyOverflow[]; moved: number }
-  | { action: "remove-copied-legacy"; legacy: LegacyOverflow[] }
+  | { action: "convert"; target: LaidOutBook; legacy: LegacyExtraSales[]; moved: number }
+  | { action: "remove-copied-legacy"; legacy: LegacyExtraSales[] }
   | { action: "skip"; reason: string };
 
-/** What a legacy book needs besides its own document: its legacy overflow, and the pages an earlier run may have written. */
+/** What a legacy book needs besides its own document: its legacy extra sales, and the pages an earlier run may have written. */
 export interface LegacyState {
-  legacy: LegacyOverflow[];
+  legacy: LegacyExtraSales[];
   existingPages: number[];
 }
 
@@ -41,7 +41,7 @@ export interface LegacyState {
  * dry run and a real run plan alike and a re-run after a crash plans the same target again.
  *
  * A book without a valid `extra_page_size` is the only kind converted: the API refuses to write
- * or read its overflow (`pageSizeOf`), so the migration's pages cannot collide with the API's.
+ * or read its extra sales (`pageSizeOf`), so the migration's pages cannot collide with the API's.
  */
 export function planBookMigration(book: StoredBook, state: LegacyState, settings: OutlierSettings): BookPlan {
   const embedded = book.customers_purchased ?? [];
@@ -75,7 +75,7 @@ export function planBookMigration(book: StoredBook, state: LegacyState, settings
 }
 
 /** A book with a page size may be receiving purchases now, so only what a migration provably left unfinished is touched. */
-function planBoundedBook(book: StoredBook, embedded: string[], legacy: LegacyOverflow[], settings: OutlierSettings): BookPlan {
+function planBoundedBook(book: StoredBook, embedded: string[], legacy: LegacyExtraSales[], settings: OutlierSettings): BookPlan {
   if (legacy.some(({ document }) => document.migrated_entries === undefined)) {
     return skip(
       "a legacy overflow document that no migration copied, for a book already in the bounded form: its place in the purchase order is unknown",
@@ -121,7 +121,7 @@ export interface MigrationReport extends MigrationProgress {
   dryRun: boolean;
   /** Books left as they were, each with why and what to do. */
   needsAttention: { bookId: string; reason: string }[];
-  /** Legacy overflow documents whose book does not exist: reported, never removed. */
+  /** Legacy extra-sales documents whose book does not exist: reported, never removed. */
   orphanLegacyDocuments: { collection: string; bookId: string }[];
 }
 
@@ -138,11 +138,11 @@ const MAX_ATTEMPTS = 10;
 /**
  * Brings every book into the bounded form the API writes, book by book. Safe to stop at any
  * point and run again, and safe while the API records purchases (see the README's migration section):
- *  1. mark each legacy overflow document with the number of entries being copied (guarded on that number);
+ *  1. mark each legacy extra-sales document with the number of entries being copied (guarded on that number);
  *  2. write the target pages, each replacing the page of that number with its exact content;
  *  3. commit: one guarded update of the book that truncates the embedded array and sets the flag,
  *     the count and the page size at once, applied only if the book is still exactly as read;
- *  4. remove the legacy overflow documents, only if they still hold the marked number of entries.
+ *  4. remove the legacy extra-sales documents, only if they still hold the marked number of entries.
  * Until step 3 the book has no page size, so nothing reads the new pages; from step 3 on the legacy documents are ignored.
  */
 export async function migrateCatalog(db: Db, settings: OutlierSettings, options: MigrationOptions = {}): Promise<MigrationReport> {
@@ -221,7 +221,7 @@ function writer(beforeWrite: MigrationOptions["beforeWrite"]): Writer {
   };
 }
 
-/** "changed": a guard found the book or its legacy overflow different from what was read, so the plan is stale. */
+/** "changed": a guard found the book or its legacy extra sales different from what was read, so the plan is stale. */
 async function applyPlan(db: Db, book: StoredBook, plan: BookPlan, write: Writer): Promise<"applied" | "changed"> {
   if (plan.action === "convert") return convertBook(db, book, plan, write);
   if (plan.action === "remove-copied-legacy") return removeLegacy(db, plan.legacy, write);
@@ -252,7 +252,7 @@ async function convertBook(
   return removeLegacy(db, plan.legacy, write);
 }
 
-async function markLegacy(db: Db, { collection, document }: LegacyOverflow): Promise<boolean> {
+async function markLegacy(db: Db, { collection, document }: LegacyExtraSales): Promise<boolean> {
   const entries = legacyEntries(document) ?? [];
   const { matchedCount } = await legacyCollection(db, collection).updateOne(
     { _id: document._id, page: { $exists: false }, [legacyEntriesField(document)]: { $size: entries.length } },
@@ -261,7 +261,7 @@ async function markLegacy(db: Db, { collection, document }: LegacyOverflow): Pro
   return matchedCount === 1;
 }
 
-async function removeLegacy(db: Db, legacy: LegacyOverflow[], write: Writer): Promise<"applied" | "changed"> {
+async function removeLegacy(db: Db, legacy: LegacyExtraSales[], write: Writer): Promise<"applied" | "changed"> {
   for (const { collection, document } of legacy) {
     const copied = document.migrated_entries ?? legacyEntries(document)?.length ?? 0;
     const { deletedCount } = await write({ kind: "remove-legacy", bookId: document.book_id }, () =>
@@ -297,7 +297,7 @@ function unchangedSince(book: StoredBook): Filter<StoredBook> {
 }
 
 async function readLegacyState(db: Db, book: StoredBook, mayHaveLegacy: boolean): Promise<LegacyState> {
-  const legacy = mayHaveLegacy ? await readLegacyOverflow(db, book._id) : [];
+  const legacy = mayHaveLegacy ? await readLegacyExtraSales(db, book._id) : [];
   if (hasValidPageSize(book)) return { legacy, existingPages: [] };
   const pages = await extraSalesCollection(db)
     .find({ book_id: book._id, page: { $exists: true } }, { projection: { page: 1 } })
@@ -305,11 +305,11 @@ async function readLegacyState(db: Db, book: StoredBook, mayHaveLegacy: boolean)
   return { legacy, existingPages: pages.map(({ page }) => page) };
 }
 
-async function readLegacyOverflow(db: Db, bookId: BookId): Promise<LegacyOverflow[]> {
-  const found: LegacyOverflow[] = [];
+async function readLegacyExtraSales(db: Db, bookId: BookId): Promise<LegacyExtraSales[]> {
+  const found: LegacyExtraSales[] = [];
   for (const collection of LEGACY_COLLECTIONS) {
     const documents = await legacyCollection(db, collection)
-      .find({ book_id: bookId, ...legacyOverflowFilter(collection) })
+      .find({ book_id: bookId, ...legacyExtraSalesFilter(collection) })
       .toArray();
     found.push(...documents.map((document) => ({ collection, document })));
   }
@@ -326,11 +326,11 @@ async function indexLegacySalesExtras(db: Db): Promise<void> {
   await legacyCollection(db, LEGACY_SALES_EXTRAS).createIndex({ book_id: 1 }, { name: "book_id_1" });
 }
 
-/** Books that have legacy overflow documents, keyed by `bookIdKey`, so that only they pay for the lookup. */
+/** Books that have legacy extra-sales documents, keyed by `bookIdKey`, so that only they pay for the lookup. */
 async function findLegacyBookIds(db: Db): Promise<Map<string, { collection: string; bookId: string }>> {
   const found = new Map<string, { collection: string; bookId: string }>();
   for (const collection of LEGACY_COLLECTIONS) {
-    for await (const { book_id: id } of await findLegacyOverflow<{ book_id: BookId }>(db, collection, { book_id: 1 })) {
+    for await (const { book_id: id } of await findLegacyExtraSales<{ book_id: BookId }>(db, collection, { book_id: 1 })) {
       found.set(bookIdKey(id), { collection, bookId: formatBookId(id) });
     }
   }

@@ -1,21 +1,21 @@
 import type { Collection, Db, Document, Filter, FindCursor } from "mongodb";
-import { EXTRA_SALES, type BookId } from "./documents";
-import { UNIQUE_PAGE_INDEX } from "./indexes";
+import { EXTRA_SALES, type BookId } from "../sales/documents";
+import { UNIQUE_PAGE_INDEX } from "../sales/indexes";
 
-// The overflow documents the pattern's write-ups leave behind, before this project's numbered pages:
+// The extra-sales documents the pattern's write-ups leave behind, before this project's numbered pages:
 // what the migration converts and what reconcile reports.
 
-/** The manual names the overflow collection `sales_extras` in one place; data written after it lives there. */
+/** The manual names the extra-sales collection `sales_extras` in one place; data written after it lives there. */
 export const LEGACY_SALES_EXTRAS = "sales_extras";
 
 /**
- * Overflow written before pages existed: one document per book, without `page` or `count`,
+ * Extra sales written before pages existed: one document per book, without `page` or `count`,
  * holding every extra customer in `customers_purchased_extra` (the manual) or `customers_purchased` (seed 004).
  */
-export interface LegacyOverflowDocument {
+export interface LegacyExtraSalesDocument {
   /** The document's own id, of whatever type the old application gave it. */
   _id: BookId;
-  /** The `_id` of the book in `sales` whose overflow this holds. */
+  /** The `_id` of the book in `sales` whose extra sales this holds. */
   book_id: BookId;
   /** The extra customers in purchase order, where the manual puts them; unchecked until read. */
   customers_purchased_extra?: unknown;
@@ -25,30 +25,30 @@ export interface LegacyOverflowDocument {
   migrated_entries?: number;
 }
 
-/** A legacy overflow document and the collection it was found in. */
-export interface LegacyOverflow {
+/** A legacy extra-sales document and the collection it was found in. */
+export interface LegacyExtraSales {
   collection: (typeof LEGACY_COLLECTIONS)[number];
-  document: LegacyOverflowDocument;
+  document: LegacyExtraSalesDocument;
 }
 
-/** Where legacy overflow documents may be, in the order every lookup reads them. */
+/** Where legacy extra-sales documents may be, in the order every lookup reads them. */
 export const LEGACY_COLLECTIONS = [EXTRA_SALES, LEGACY_SALES_EXTRAS] as const;
 
-/** The legacy overflow documents of `collection`: in extra_sales those without a page number, which every page has; in sales_extras all. */
-export function legacyOverflowFilter(collection: LegacyOverflow["collection"]): Filter<LegacyOverflowDocument> {
+/** The legacy extra-sales documents of `collection`: in extra_sales those without a page number, which every page has; in sales_extras all. */
+export function legacyExtraSalesFilter(collection: LegacyExtraSales["collection"]): Filter<LegacyExtraSalesDocument> {
   return collection === EXTRA_SALES ? { page: { $exists: false } } : {};
 }
 
 /**
- * Every legacy overflow document of `collection`, with `projection`. In extra_sales a missing page
+ * Every legacy extra-sales document of `collection`, with `projection`. In extra_sales a missing page
  * matches no index bounds, so the lookup walks the `(book_id, page)` index (where a missing page is a
  * null key) instead of scanning the collection, which mongod's notablescan would refuse; it still
  * reads one key per page, as a whole-catalog tool may. Without that index (the state reconcile
  * repairs) the only way left is a scan. sales_extras is read whole, having no index.
  */
-export async function findLegacyOverflow<T extends Document>(
+export async function findLegacyExtraSales<T extends Document>(
   db: Db,
-  collection: LegacyOverflow["collection"],
+  collection: LegacyExtraSales["collection"],
   projection: Document,
 ): Promise<FindCursor<T>> {
   const walkPageIndex =
@@ -56,7 +56,7 @@ export async function findLegacyOverflow<T extends Document>(
     (await legacyCollection(db, collection)
       .indexExists(UNIQUE_PAGE_INDEX)
       .catch(() => false));
-  return legacyCollection(db, collection).find<T>(legacyOverflowFilter(collection), {
+  return legacyCollection(db, collection).find<T>(legacyExtraSalesFilter(collection), {
     projection,
     ...(walkPageIndex ? { hint: UNIQUE_PAGE_INDEX } : {}),
   });
@@ -67,17 +67,17 @@ export function isCustomerList(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((entry) => typeof entry === "string");
 }
 
-/** The entries of a legacy overflow document, under whichever of the two names the seed documents use. */
-export function legacyEntries(document: LegacyOverflowDocument): string[] | null {
+/** The entries of a legacy extra-sales document, under whichever of the two names the seed documents use. */
+export function legacyEntries(document: LegacyExtraSalesDocument): string[] | null {
   const entries = document.customers_purchased_extra ?? document.customers_purchased;
   return isCustomerList(entries) ? entries : null;
 }
 
 /** The field that holds the entries, for guards that must name it. */
-export function legacyEntriesField(document: LegacyOverflowDocument): "customers_purchased_extra" | "customers_purchased" {
+export function legacyEntriesField(document: LegacyExtraSalesDocument): "customers_purchased_extra" | "customers_purchased" {
   return document.customers_purchased_extra === undefined ? "customers_purchased" : "customers_purchased_extra";
 }
 
-export function legacyCollection(db: Db, name: LegacyOverflow["collection"]): Collection<LegacyOverflowDocument> {
-  return db.collection<LegacyOverflowDocument>(name);
+export function legacyCollection(db: Db, name: LegacyExtraSales["collection"]): Collection<LegacyExtraSalesDocument> {
+  return db.collection<LegacyExtraSalesDocument>(name);
 }

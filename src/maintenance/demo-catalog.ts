@@ -2,7 +2,7 @@ import { Faker, en } from "@faker-js/faker";
 import { ObjectId, type Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { insertBooksWithPurchases, type BookWithPurchases, type BulkProgress } from "./bulk";
-import { InvalidInputError } from "./errors";
+import { InvalidInputError } from "../sales/errors";
 
 export interface CatalogSpec {
   /** The same seed always yields the same catalog. */

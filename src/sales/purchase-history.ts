@@ -4,7 +4,7 @@ import { EXTRA_SALES, extraSalesCollection, SALES, salesCollection, type BookId 
 import { compareBookIds, idsBeyond } from "./id-order";
 import { bookIdKey } from "./book-ids";
 
-export interface BooksPurchasedPage {
+export interface PurchaseHistoryWindow {
   /** The customer's books, each once, in book id order. */
   bookIds: BookId[];
   hasNextPage: boolean;
@@ -13,20 +13,20 @@ export interface BooksPurchasedPage {
 /**
  * The books a customer bought after `afterId`, in book id order, each once however often bought.
  * Two queries side by side, one per multikey index (`customers_purchased_1__id_1` on the books,
- * `customers_purchased_extra_1_book_id_1` on the overflow pages), each answering its own first
- * `first + 1` books; the page is the first `first + 1` of both, so the extra one tells whether more follow.
- * The book side stops after `first + 1` books; the overflow side reads every page holding this
- * customer past the cursor (to drop repeats), so it grows with the customer's own overflow purchases, never with a book's.
+ * `customers_purchased_extra_1_book_id_1` on the extra_sales pages), each answering its own first
+ * `first + 1` books; the window is the first `first + 1` of both, so the extra one tells whether more follow.
+ * The book side stops after `first + 1` books; the extra-sales side reads every page holding this
+ * customer past the cursor (to drop repeats), so it grows with the customer's own extra sales, never with a book's.
  */
 export async function retrieveBooksPurchased(
   db: Db,
   customerId: string,
   afterId: BookId | null,
   first: number,
-): Promise<BooksPurchasedPage> {
+): Promise<PurchaseHistoryWindow> {
   checkWindowSize(first);
   if (first === 0) return { bookIds: [], hasNextPage: (await countBooksPurchased(db, customerId)) > 0 };
-  const [embedded, overflow] = await Promise.all([
+  const [embedded, extras] = await Promise.all([
     salesCollection(db)
       .find(afterFilter({ customers_purchased: customerId }, "_id", afterId), { projection: { _id: 1 } })
       .sort({ _id: 1 })
@@ -41,7 +41,7 @@ export async function retrieveBooksPurchased(
       ])
       .toArray(),
   ]);
-  const distinct = new Map([...embedded, ...overflow].map(({ _id }) => [bookIdKey(_id), _id]));
+  const distinct = new Map([...embedded, ...extras].map(({ _id }) => [bookIdKey(_id), _id]));
   const bookIds = [...distinct.values()].sort(compareBookIds);
   return { bookIds: bookIds.slice(0, first), hasNextPage: bookIds.length > first };
 }
@@ -52,14 +52,14 @@ function afterFilter(customerFilter: Document, idField: string, afterId: BookId 
 
 /** How many distinct books the customer bought: two `distinct` commands on the multikey indexes; grows with the customer's history. */
 export async function countBooksPurchased(db: Db, customerId: string): Promise<number> {
-  const [embedded, overflow] = await Promise.all([
+  const [embedded, extras] = await Promise.all([
     salesCollection(db).distinct("_id", { customers_purchased: customerId }),
     extraSalesCollection(db).distinct("book_id", { customers_purchased_extra: customerId }),
   ]);
-  return new Set([...embedded, ...overflow].map(bookIdKey)).size;
+  return new Set([...embedded, ...extras].map(bookIdKey)).size;
 }
 
-/** "Did this customer buy this book?"; `hasExtras` says whether its overflow pages need asking too. */
+/** "Did this customer buy this book?"; `hasExtras` says whether its extra_sales pages need asking too. */
 export interface PurchaseQuestion {
   bookId: BookId;
   customerId: string;
@@ -68,20 +68,20 @@ export interface PurchaseQuestion {
 
 /**
  * Answers every question of a request with at most two aggregations, one per multikey index: the
- * books' embedded arrays, and (only if some book has overflowed) the overflow pages of those books.
+ * books' embedded arrays, and (only if some book is an outlier) the extra_sales pages of those books.
  * Each matched document returns only which of the asked customers it holds, never its buyers list.
- * Documents examined: one per asked book that holds the customer, plus one per overflow page of an
+ * Documents examined: one per asked book that holds the customer, plus one per extra_sales page of an
  * asked book holding the customer: it grows with how often the customer bought the book, not with the book's sales.
  */
 export async function retrievePurchasedBy(db: Db, questions: readonly PurchaseQuestion[]): Promise<boolean[]> {
   const outliers = questions.filter((question) => question.hasExtras);
-  const [embedded, overflow] = await Promise.all([
+  const [embedded, extras] = await Promise.all([
     buyersAmong(db.collection(SALES), "_id", "customers_purchased", questions),
     outliers.length === 0 ? new Set<string>() : buyersAmong(db.collection(EXTRA_SALES), "book_id", "customers_purchased_extra", outliers),
   ]);
   return questions.map((question) => {
     const key = purchaseKey(question.bookId, question.customerId);
-    return embedded.has(key) || overflow.has(key);
+    return embedded.has(key) || extras.has(key);
   });
 }
 

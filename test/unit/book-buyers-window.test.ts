@@ -1,7 +1,12 @@
 import { emptySalesDocument } from "../../src/sales/books";
-import { overflowPagesCovering, retrieveCustomersPage, type CustomersPageRequest, type OverflowLoader } from "../../src/sales/customers";
-import type { SalesDocument } from "../../src/sales/documents";
-import { layOutPurchases } from "../../src/sales/layout";
+import {
+  extraSalesPagesCovering,
+  retrieveBuyersWindow,
+  type BuyersWindowRequest,
+  type ExtraSalesLoader,
+} from "../../src/sales/book-buyers";
+import type { BookDocument } from "../../src/sales/documents";
+import { layOutPurchases } from "../../src/maintenance/layout";
 
 const customers = (count: number) => Array.from({ length: count }, (_, index) => `c${index}`);
 
@@ -14,7 +19,7 @@ function bookWith(purchases: number, threshold = 3, pageSize = 4) {
   const { book, pages } = layOutPurchases(empty, customers(purchases), { outlierThreshold: threshold });
   const requested: number[] = [];
   let shipped = 0;
-  const loadPage: OverflowLoader = async (window) => {
+  const loadPage: ExtraSalesLoader = async (window) => {
     const covered = pages.filter(({ page }) => ("page" in window ? page === window.page : page >= window.fromPage));
     requested.push(...covered.map(({ page }) => page));
     return covered.map(({ page, customers_purchased_extra: all }) => {
@@ -28,13 +33,13 @@ function bookWith(purchases: number, threshold = 3, pageSize = 4) {
 }
 
 /** `first` purchases from position `start`, as `first`/`after` ask for them. */
-const forward = (start: number, first: number): CustomersPageRequest => ({ after: start === 0 ? null : start - 1, before: null, first });
+const forward = (start: number, first: number): BuyersWindowRequest => ({ after: start === 0 ? null : start - 1, before: null, first });
 const ids = (page: { entries: { customerId: string }[] }) => page.entries.map((entry) => entry.customerId);
 
 describe("reading a page of a book's customers", () => {
   it("reads a window inside the embedded array without loading any page", async () => {
     const { book, loadPage, requested } = bookWith(12);
-    const page = await retrieveCustomersPage(loadPage, book, forward(0, 2));
+    const page = await retrieveBuyersWindow(loadPage, book, forward(0, 2));
     expect(page.entries).toEqual([
       { position: 0, customerId: "c0" },
       { position: 1, customerId: "c1" },
@@ -45,29 +50,29 @@ describe("reading a page of a book's customers", () => {
 
   it("continues from the embedded array into the first page", async () => {
     const { book, loadPage, requested } = bookWith(12);
-    const page = await retrieveCustomersPage(loadPage, book, forward(2, 3));
+    const page = await retrieveBuyersWindow(loadPage, book, forward(2, 3));
     expect(page.entries.map((entry) => entry.customerId)).toEqual(["c2", "c3", "c4"]);
     expect(requested).toEqual([0]);
   });
 
   it("loads only the pages that hold the window", async () => {
     const { book, loadPage, requested } = bookWith(40);
-    const page = await retrieveCustomersPage(loadPage, book, forward(13, 5));
+    const page = await retrieveBuyersWindow(loadPage, book, forward(13, 5));
     expect(page.entries.map((entry) => entry.customerId)).toEqual(["c13", "c14", "c15", "c16", "c17"]);
     expect(requested).toEqual([2, 3]);
   });
 
   it("ships only the window's entries of the pages that hold it, one past the window only when the count cannot tell", async () => {
     const { book, loadPage, shipped } = bookWith(40, 3, 10);
-    await retrieveCustomersPage(loadPage, book, forward(15, 10));
+    await retrieveBuyersWindow(loadPage, book, forward(15, 10));
     expect(shipped()).toBe(10);
-    await retrieveCustomersPage(loadPage, book, forward(35, 10));
+    await retrieveBuyersWindow(loadPage, book, forward(35, 10));
     expect(shipped()).toBe(10 + 5);
   });
 
   it("says there is no next page at the end of the list", async () => {
     const { book, loadPage } = bookWith(12);
-    const page = await retrieveCustomersPage(loadPage, book, forward(10, 5));
+    const page = await retrieveBuyersWindow(loadPage, book, forward(10, 5));
     expect(page.entries.map((entry) => entry.customerId)).toEqual(["c10", "c11"]);
     expect(page.hasNextPage).toBe(false);
   });
@@ -75,7 +80,7 @@ describe("reading a page of a book's customers", () => {
   it("looks one entry past the window when the stored count lags behind the pages", async () => {
     const { book, loadPage, requested } = bookWith(12);
     const lagging = { ...book, purchase_count: 7 };
-    const page = await retrieveCustomersPage(loadPage, lagging, forward(5, 2));
+    const page = await retrieveBuyersWindow(loadPage, lagging, forward(5, 2));
     expect(page.entries.map((entry) => entry.customerId)).toEqual(["c5", "c6"]);
     expect(page.hasNextPage).toBe(true);
     expect(requested).toEqual([0, 1]);
@@ -83,24 +88,24 @@ describe("reading a page of a book's customers", () => {
 
   it("returns an empty page for first: 0 and still tells whether more follow", async () => {
     const { book, loadPage } = bookWith(5);
-    const page = await retrieveCustomersPage(loadPage, book, forward(0, 0));
+    const page = await retrieveBuyersWindow(loadPage, book, forward(0, 0));
     expect(page).toEqual({ entries: [], hasNextPage: true, hasPreviousPage: false });
   });
 
   it("refuses to guess the pages of a book stored without a page size", async () => {
     const { book, loadPage } = bookWith(12);
     const legacy = { ...book, extra_page_size: undefined as unknown as number };
-    await expect(retrieveCustomersPage(loadPage, legacy, forward(0, 10))).rejects.toThrow(/no valid extra_page_size.*must be migrated/);
+    await expect(retrieveBuyersWindow(loadPage, legacy, forward(0, 10))).rejects.toThrow(/no valid extra_page_size.*must be migrated/);
   });
 
   it.each([-1, 101, 1.5])("rejects first: %p", async (first) => {
     const { book, loadPage } = bookWith(5);
-    await expect(retrieveCustomersPage(loadPage, book, forward(0, first))).rejects.toMatchObject({ code: "BAD_USER_INPUT" });
+    await expect(retrieveBuyersWindow(loadPage, book, forward(0, first))).rejects.toMatchObject({ code: "BAD_USER_INPUT" });
   });
 });
 
 describe("reading a page of a book's customers backward", () => {
-  const backward = (last: number, before: number | null = null, after: number | null = null): CustomersPageRequest => ({
+  const backward = (last: number, before: number | null = null, after: number | null = null): BuyersWindowRequest => ({
     after,
     before,
     last,
@@ -113,7 +118,7 @@ describe("reading a page of a book's customers backward", () => {
     [40, 0],
   ])("reads the newest of %p purchases, %p of them, from where the count points", async (purchases, last) => {
     const { book, loadPage } = bookWith(purchases);
-    const page = await retrieveCustomersPage(loadPage, book, backward(last));
+    const page = await retrieveBuyersWindow(loadPage, book, backward(last));
     expect(ids(page)).toEqual(customers(purchases).slice(purchases - last));
     expect(page.entries.map((entry) => entry.position)).toEqual(Array.from({ length: last }, (_, index) => purchases - last + index));
     expect({ hasPreviousPage: page.hasPreviousPage, hasNextPage: page.hasNextPage }).toEqual({
@@ -124,35 +129,35 @@ describe("reading a page of a book's customers backward", () => {
 
   it("finds the newest purchase while the stored count still lags its append, even onto a new page", async () => {
     const { book, loadPage } = bookWith(16);
-    const lagging: SalesDocument = { ...book, purchase_count: 15 };
-    const page = await retrieveCustomersPage(loadPage, lagging, backward(3));
+    const lagging: BookDocument = { ...book, purchase_count: 15 };
+    const page = await retrieveBuyersWindow(loadPage, lagging, backward(3));
     expect(ids(page)).toEqual(["c13", "c14", "c15"]);
   });
 
   it("reads the page before a cursor across the embedded edge, and knows nothing precedes the list's start", async () => {
     const { book, loadPage, requested } = bookWith(12);
-    const page = await retrieveCustomersPage(loadPage, book, backward(4, 5));
+    const page = await retrieveBuyersWindow(loadPage, book, backward(4, 5));
     expect(ids(page)).toEqual(["c1", "c2", "c3", "c4"]);
     expect(page).toMatchObject({ hasPreviousPage: true, hasNextPage: true });
     expect(requested).toEqual([0]);
-    const first = await retrieveCustomersPage(loadPage, book, backward(4, 1));
+    const first = await retrieveBuyersWindow(loadPage, book, backward(4, 1));
     expect(ids(first)).toEqual(["c0"]);
     expect(first).toMatchObject({ hasPreviousPage: false, hasNextPage: true });
   });
 
   it("keeps to the window between after and before", async () => {
     const { book, loadPage } = bookWith(12);
-    const page = await retrieveCustomersPage(loadPage, book, backward(10, 8, 4));
+    const page = await retrieveBuyersWindow(loadPage, book, backward(10, 8, 4));
     expect(ids(page)).toEqual(["c5", "c6", "c7"]);
     expect(page.hasPreviousPage).toBe(false);
-    const forwardInWindow = await retrieveCustomersPage(loadPage, book, { after: 4, before: 8, first: 2 });
+    const forwardInWindow = await retrieveBuyersWindow(loadPage, book, { after: 4, before: 8, first: 2 });
     expect(ids(forwardInWindow)).toEqual(["c5", "c6"]);
     expect(forwardInWindow).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
   });
 
   it.each([-1, 101, 1.5])("rejects last: %p", async (last) => {
     const { book, loadPage } = bookWith(5);
-    await expect(retrieveCustomersPage(loadPage, book, backward(last))).rejects.toMatchObject({ code: "BAD_USER_INPUT", argument: "last" });
+    await expect(retrieveBuyersWindow(loadPage, book, backward(last))).rejects.toMatchObject({ code: "BAD_USER_INPUT", argument: "last" });
   });
 });
 
@@ -164,6 +169,6 @@ describe("the pages covering a range of overflow offsets", () => {
     [4, 8, 4, [1]],
     [0, 101, 1000, [0]],
   ])("offsets [%p, %p) with pages of %p are on pages %p", (from, to, pageSize, pages) => {
-    expect(overflowPagesCovering(from, to, pageSize)).toEqual(pages);
+    expect(extraSalesPagesCovering(from, to, pageSize)).toEqual(pages);
   });
 });

@@ -1,9 +1,9 @@
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
-import { extraSalesCollection, salesCollection } from "./documents";
-import { emptySalesDocument, type NewBook } from "./books";
+import { extraSalesCollection, salesCollection } from "../sales/documents";
+import { emptySalesDocument, type NewBook } from "../sales/books";
 import { layOutPurchases, type LaidOutBook } from "./layout";
-import type { BookId } from "./documents";
+import type { BookId } from "../sales/documents";
 
 export interface BookWithPurchases {
   book: NewBook & { id: BookId };

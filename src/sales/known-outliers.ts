@@ -2,8 +2,8 @@ import { LRUCache } from "lru-cache";
 import type { BookId } from "./documents";
 import { bookIdKey } from "./book-ids";
 
-/** What an overflow purchase needs to know of a flagged book to go straight to its pages. */
-export interface FlaggedBook {
+/** What an extra sale needs to know of an outlier to go straight to its pages. */
+export interface KnownOutlier {
   /** The book's `extra_page_size`, fixed when it was created. */
   pageSize: number;
   /** A page number no later than the open page: where the search for room starts. */
@@ -23,10 +23,10 @@ const MAX_REMEMBERED_BOOKS = 100_000;
  * page full moves on to the next, as any purchase does. The one thing that breaks it is dropping
  * the catalog under a running API (`npm run seed -- --drop`): restart the API afterwards.
  */
-export class FlaggedBooks {
-  private readonly books = new LRUCache<string, FlaggedBook>({ max: MAX_REMEMBERED_BOOKS });
+export class KnownOutliers {
+  private readonly books = new LRUCache<string, KnownOutlier>({ max: MAX_REMEMBERED_BOOKS });
 
-  get(bookId: BookId): FlaggedBook | undefined {
+  get(bookId: BookId): KnownOutlier | undefined {
     return this.books.get(bookIdKey(bookId));
   }
 
