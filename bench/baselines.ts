@@ -3,7 +3,7 @@ import { extraSalesCollection, salesCollection, type BookId } from "../src/sales
 
 /**
  * The two baselines of the seed chapter, written here and nowhere in the product:
- * an unbounded embedded array, and a read path that loads a book's whole overflow.
+ * an unbounded embedded array, and a read path that loads a book's whole extra sales.
  */
 
 export interface UnboundedBook {
@@ -39,7 +39,7 @@ export interface PageOfCustomers {
 
 /**
  * The chapter's read path over this project's documents: a window inside the embedded array reads
- * the book alone; any other window loads every overflow page of the book, concatenates, and slices.
+ * the book alone; any other window loads every extra_sales page of the book, concatenates, and slices.
  */
 export async function readPageAsChapter(db: Db, bookId: BookId, start: number, first: number): Promise<PageOfCustomers> {
   const book = await salesCollection(db).findOne({ _id: bookId }, { projection: { customers_purchased: 1, has_extras: 1 } });

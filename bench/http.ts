@@ -16,7 +16,7 @@ import { ratio } from "./stats";
 const SHELF_BOOKS = 60;
 const SHELF_PURCHASES = 8;
 // Stored with this threshold, each shelf book's first 5 buyers span the embedded array and page 0,
-// so listing them needs the overflow: the case batching exists for. With the default threshold
+// so listing them needs the extra sales: the case batching exists for. With the default threshold
 // they would all be embedded and the listing would cost the same with or without batching.
 const SHELF_THRESHOLD = 3;
 const LISTING_BUYERS = 5;

@@ -94,7 +94,7 @@ async function seedWriteBench(db: Db, existing: number, settings: OutlierSetting
   const seeded = customerIds("seeded-", existing);
   await seedUnboundedBook(db, bookId, seeded);
   await seedBook(db, bookId, seeded, settings);
-  // As a server keeps one: after the first overflow purchase, the book's purchases go straight to its pages.
+  // As a server keeps one: after the first extra sale, the book's purchases go straight to its pages.
   const knownOutliers = new KnownOutliers();
   return {
     existing,

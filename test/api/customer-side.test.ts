@@ -60,7 +60,7 @@ const HISTORY = graphql(`
 `);
 
 describe("Customer.booksPurchased", () => {
-  it("lists each book the customer bought once, in book id order, from embedded arrays and overflow pages", async () => {
+  it("lists each book the customer bought once, in book id order, from embedded arrays and extra_sales pages", async () => {
     const { customer } = await run(HISTORY, { id: "alice" });
     expect(customer!.booksPurchased.edges.map((edge) => edge.node.id)).toEqual(["2", "a", OBJECT_ID]);
     expect(customer!.booksPurchased.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
@@ -182,7 +182,7 @@ describe("Book.alsoBought", () => {
 
   it("ranks the books the sampled buyers also bought, ties in book id order, never the book itself", async () => {
     const data = await run(ALSO_BOUGHT, { id: "a" });
-    // Sample: a's embedded buyers alice, bob, carol, dave, erin. frank bought "f" but only sits on a's overflow page.
+    // Sample: a's embedded buyers alice, bob, carol, dave, erin. frank bought "f" but only sits on a's extra_sales page.
     expect(recommendations(data)).toEqual([
       ["2", 2],
       ["c", 2],

@@ -128,7 +128,7 @@ describe("Book.customersPurchased newest first", () => {
 });
 
 describe("a deep page of buyers", () => {
-  it("receives about the window it returns, not the whole overflow page", async () => {
+  it("receives about the window it returns, not the whole extra_sales page", async () => {
     const deep = await page("outlier", { first: 20, after: customerCursor(2499) });
     expect(ids(deep)).toEqual(customers(20, 2500));
     expect(api.commands.names()).toEqual(["find", "aggregate"]);

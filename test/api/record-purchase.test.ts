@@ -76,7 +76,7 @@ describe("recordPurchase at the manual's threshold of 50", () => {
     expect(api.commands.received()[0]?.[0]?.customers_purchased).toEqual(customers(3));
   });
 
-  it("records the first overflow purchase it sees of a book in four round trips: try, flag, append, count", async () => {
+  it("records the first extra sale it sees of a book in four round trips: try, flag, append, count", async () => {
     const id = await addBook(api);
     await recordPurchases(api, id, customers(50));
     api.commands.reset();
@@ -84,7 +84,7 @@ describe("recordPurchase at the manual's threshold of 50", () => {
     expect(api.commands.names()).toEqual(["findAndModify", "findAndModify", "update", "findAndModify"]);
   });
 
-  it("records later overflow purchases of that book in two round trips, append and count, sending back the book without its buyers", async () => {
+  it("records later extra sales of that book in two round trips, append and count, sending back the book without its buyers", async () => {
     const id = await addBook(api, { id: "two-trips", title: "Two trips", author: "A" });
     await recordPurchases(api, id, customers(51));
     api.commands.reset();
@@ -139,7 +139,7 @@ describe("recordPurchase across extra_sales pages", () => {
     expect(await readAllCustomers(small, id, 5)).toEqual(customers(15));
   });
 
-  it("keeps flagged books overflowing when the threshold is raised between runs", async () => {
+  it("keeps outliers writing to extra_sales when the threshold is raised between runs", async () => {
     const id = await addBook(small);
     await recordPurchases(small, id, customers(5));
     const [later] = await recordPurchases(small.withSettings({ outlierThreshold: 50 }), id, ["late"]);

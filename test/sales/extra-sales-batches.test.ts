@@ -10,8 +10,8 @@ import { customers, invariantViolations, storedPurchases } from "../support/fact
 // Pages of 40 and 200 racers: the racers cross five page boundaries, and a batch of up to 100 splits across them.
 const settings = { outlierThreshold: 5, extraSalesPageSize: 40 };
 const RACERS = 200;
-const OVERFLOW_BEFORE = 30;
-const BEFORE = settings.outlierThreshold + OVERFLOW_BEFORE;
+const EXTRAS_BEFORE = 30;
+const BEFORE = settings.outlierThreshold + EXTRAS_BEFORE;
 
 let database: TestDatabase;
 beforeAll(async () => void (database = await openTestDatabase()));
@@ -41,7 +41,7 @@ async function recordUntilAnswered(request: PurchaseRequest, server: ServerPurch
   }
 }
 
-/** An outlier whose open page holds OVERFLOW_BEFORE purchases, recorded one at a time through `server`, which so knows it flagged. */
+/** An outlier whose open page holds EXTRAS_BEFORE purchases, recorded one at a time through `server`, which so knows it is an outlier. */
 async function outlier(bookId: string, server: ServerPurchases): Promise<string[]> {
   await createBook(database.db, { id: bookId, title: "Launch day", author: "A" }, settings);
   const before = customers(BEFORE, 0, "before-");

@@ -19,7 +19,7 @@ import { customers, invariantViolations, storedBook, storedPurchases } from "../
 const settings = { outlierThreshold: 3, extraSalesPageSize: 4 };
 
 let database: TestDatabase;
-// A second client, as a second API process would have, with its own connections and flagged books.
+// A second client, as a second API process would have, with its own connections and its own known outliers.
 let other: DatabaseConnection;
 let transactional: boolean;
 beforeAll(async () => {

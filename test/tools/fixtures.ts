@@ -14,8 +14,8 @@ export function legacyBook(id: BookId, purchases: string[], fields: Document = {
   return { _id: id, title: `Legacy ${String(id)}`, author: "An Author", customers_purchased: purchases, ...fields };
 }
 
-/** The manual's overflow document: every extra customer in one array, no page, no count. */
-export function legacyOverflow(bookId: BookId, purchases: string[], field = "customers_purchased_extra"): Document {
+/** The manual's extra-sales document: every extra customer in one array, no page, no count. */
+export function legacyExtraSales(bookId: BookId, purchases: string[], field = "customers_purchased_extra"): Document {
   return { book_id: bookId, [field]: purchases };
 }
 
@@ -54,8 +54,8 @@ export function legacyCatalog(): { fixture: LegacyFixture; purchases: Map<BookId
         legacyBook(5, of(5)),
         legacyBook(6, of(6), { has_extras: "false" }),
       ],
-      extraSales: [legacyOverflow(2, of(2).slice(5)), legacyOverflow(4, of(4).slice(8), "customers_purchased")],
-      salesExtras: [legacyOverflow(3, of(3).slice(6))],
+      extraSales: [legacyExtraSales(2, of(2).slice(5)), legacyExtraSales(4, of(4).slice(8), "customers_purchased")],
+      salesExtras: [legacyExtraSales(3, of(3).slice(6))],
     },
   };
 }

@@ -12,7 +12,7 @@ import {
   insertLegacy,
   legacyBook,
   legacyCatalog,
-  legacyOverflow,
+  legacyExtraSales,
   runCommand,
   snapshot,
 } from "./fixtures";
@@ -65,7 +65,7 @@ describe("npm run migrate", () => {
   it("counts as moved every purchase that leaves the embedded array or a legacy document", async () => {
     await insertLegacy(database.db, {
       books: [legacyBook(1, customers(11)), legacyBook(2, customers(3), { has_extras: true })],
-      extraSales: [legacyOverflow(2, customers(4, 3))],
+      extraSales: [legacyExtraSales(2, customers(4, 3))],
     });
     expect(await migrate()).toMatchObject({ purchasesMoved: 6 + 4 });
   });
@@ -73,7 +73,7 @@ describe("npm run migrate", () => {
   it("writes exactly the documents the API's bulk path writes for the same purchases", async () => {
     await insertLegacy(database.db, {
       books: [legacyBook("legacy", customers(8), { has_extras: "true" })],
-      extraSales: [legacyOverflow("legacy", customers(6, 8), "customers_purchased")],
+      extraSales: [legacyExtraSales("legacy", customers(6, 8), "customers_purchased")],
     });
     await insertBoundedBook(database.db, "bounded", customers(14));
 
@@ -88,7 +88,7 @@ describe("npm run migrate", () => {
   it('lets a book flagged with the string "true" keep embedding purchases until it is migrated, then keeps them in the migration\'s order', async () => {
     await insertLegacy(database.db, {
       books: [legacyBook(8, customers(3), { has_extras: "true" })],
-      extraSales: [legacyOverflow(8, customers(4, 3))],
+      extraSales: [legacyExtraSales(8, customers(4, 3))],
     });
 
     expect(await recordPurchase(database.db, 8, "meanwhile", SETTINGS)).toMatchObject({ storedIn: "EMBEDDED" });
@@ -103,7 +103,7 @@ describe("npm run migrate", () => {
   it("lets the API record purchases on a migrated book, after the purchases that were migrated", async () => {
     await insertLegacy(database.db, {
       books: [legacyBook(7, customers(5), { has_extras: true })],
-      extraSales: [legacyOverflow(7, customers(6, 5))],
+      extraSales: [legacyExtraSales(7, customers(6, 5))],
     });
     await expect(recordPurchase(database.db, 7, "before", SETTINGS)).rejects.toThrow(StoredDataError);
 
@@ -128,8 +128,8 @@ describe("npm run migrate", () => {
   it("reports and leaves alone what it cannot place in order: two legacy documents, or legacy overflow of a bounded book", async () => {
     await insertLegacy(database.db, {
       books: [legacyBook(1, customers(5), { has_extras: true })],
-      extraSales: [legacyOverflow(1, customers(2, 5))],
-      salesExtras: [legacyOverflow(1, customers(2, 7)), legacyOverflow("bounded", ["stray"]), legacyOverflow("gone", ["orphan"])],
+      extraSales: [legacyExtraSales(1, customers(2, 5))],
+      salesExtras: [legacyExtraSales(1, customers(2, 7)), legacyExtraSales("bounded", ["stray"]), legacyExtraSales("gone", ["orphan"])],
     });
     await insertBoundedBook(database.db, "bounded", customers(7));
     const before = await snapshot(database.db);
@@ -220,7 +220,7 @@ describe("npm run migrate", () => {
   it("loses none of many purchases racing the migration on the same books", async () => {
     await insertLegacy(database.db, {
       books: [legacyBook("hot", customers(3)), legacyBook("manual", customers(5), { has_extras: true })],
-      extraSales: [legacyOverflow("manual", customers(9, 5))],
+      extraSales: [legacyExtraSales("manual", customers(9, 5))],
     });
     const racers = Array.from({ length: 120 }, (_, index) => ({ bookId: index % 2 === 0 ? "hot" : "manual", customer: `racer-${index}` }));
     const acknowledged: typeof racers = [];
@@ -284,8 +284,8 @@ describe("npm run migrate as a command", () => {
   it("exits 1 and names the book when it leaves one as it was", async () => {
     await insertLegacy(database.db, {
       books: [legacyBook(9, customers(5), { has_extras: true })],
-      extraSales: [legacyOverflow(9, ["a"])],
-      salesExtras: [legacyOverflow(9, ["b"])],
+      extraSales: [legacyExtraSales(9, ["a"])],
+      salesExtras: [legacyExtraSales(9, ["b"])],
     });
 
     const run = await runCommand("src/cli/migrate.ts", [], target());

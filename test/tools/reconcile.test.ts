@@ -8,7 +8,16 @@ import { findViolations } from "../../src/maintenance/reconcile/scan";
 import type { Violation } from "../../src/maintenance/reconcile/violations";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, storedPurchases } from "../support/factories";
-import { SETTINGS, emptyCollections, insertBoundedBook, insertLegacy, legacyBook, legacyOverflow, runCommand, snapshot } from "./fixtures";
+import {
+  SETTINGS,
+  emptyCollections,
+  insertBoundedBook,
+  insertLegacy,
+  legacyBook,
+  legacyExtraSales,
+  runCommand,
+  snapshot,
+} from "./fixtures";
 
 let database: TestDatabase;
 beforeAll(async () => void (database = await openTestDatabase()));
@@ -42,7 +51,7 @@ async function brokenCatalog(): Promise<void> {
   await extraSalesCollection(database.db).insertOne({ book_id: "gone", page: 0, count: 1, customers_purchased_extra: ["orphan"] });
   await insertLegacy(database.db, {
     books: [legacyBook("legacy", customers(5), { has_extras: true })],
-    salesExtras: [legacyOverflow("legacy", ["late"])],
+    salesExtras: [legacyExtraSales("legacy", ["late"])],
   });
 }
 

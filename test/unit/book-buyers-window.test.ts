@@ -11,7 +11,7 @@ import { layOutPurchases } from "../../src/maintenance/layout";
 const customers = (count: number) => Array.from({ length: count }, (_, index) => `c${index}`);
 
 /**
- * A book laid out in memory, with an overflow loader that slices its pages as the aggregation does
+ * A book laid out in memory, with an extra-sales loader that slices its pages as the aggregation does
  * and records which pages were asked for, and how many entries it shipped.
  */
 function bookWith(purchases: number, threshold = 3, pageSize = 4) {
@@ -161,7 +161,7 @@ describe("reading a page of a book's customers backward", () => {
   });
 });
 
-describe("the pages covering a range of overflow offsets", () => {
+describe("the pages covering a range of extra-sales offsets", () => {
   it.each([
     [0, 0, 4, []],
     [0, 1, 4, [0]],

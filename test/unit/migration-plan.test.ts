@@ -4,17 +4,17 @@ import { planBookMigration, type StoredBook } from "../../src/maintenance/migrat
 const settings = { outlierThreshold: 3, extraSalesPageSize: 2 };
 const buyers = (count: number, from = 0) => Array.from({ length: count }, (_, index) => `c${from + index}`);
 const book = (fields: Partial<StoredBook> = {}): StoredBook => ({ _id: 1, title: "T", author: "A", ...fields });
-const overflow = (entries: string[], fields: object = {}): LegacyExtraSales => ({
+const legacyDocument = (entries: string[], fields: object = {}): LegacyExtraSales => ({
   collection: "extra_sales",
   document: { _id: "legacy", book_id: 1, customers_purchased_extra: entries, ...fields },
 });
 const nothingElse = { legacy: [], existingPages: [] };
 
 describe("planning the migration of one book", () => {
-  it("lays out the embedded purchases, then the legacy overflow, as recordPurchase would have stored them", () => {
+  it("lays out the embedded purchases, then the legacy extra sales, as recordPurchase would have stored them", () => {
     const plan = planBookMigration(
       book({ customers_purchased: buyers(4), has_extras: "true" }),
-      { legacy: [overflow(buyers(3, 4))], existingPages: [] },
+      { legacy: [legacyDocument(buyers(3, 4))], existingPages: [] },
       settings,
     );
 
@@ -40,16 +40,16 @@ describe("planning the migration of one book", () => {
     });
   });
 
-  it("reads seed 004's overflow field customers_purchased", () => {
-    const legacy = overflow([], { customers_purchased_extra: undefined, customers_purchased: ["late"] });
+  it("reads seed 004's extra-sales field customers_purchased", () => {
+    const legacy = legacyDocument([], { customers_purchased_extra: undefined, customers_purchased: ["late"] });
     const plan = planBookMigration(book({ customers_purchased: buyers(3) }), { legacy: [legacy], existingPages: [] }, settings);
     expect(plan).toMatchObject({ action: "convert", target: { pages: [{ customers_purchased_extra: ["late"] }] } });
   });
 
-  it("refuses to guess an order between two legacy overflow documents", () => {
+  it("refuses to guess an order between two legacy extra-sales documents", () => {
     const plan = planBookMigration(
       book({ customers_purchased: buyers(3) }),
-      { legacy: [overflow(["a"]), overflow(["b"])], existingPages: [] },
+      { legacy: [legacyDocument(["a"]), legacyDocument(["b"])], existingPages: [] },
       settings,
     );
     expect(plan).toEqual({ action: "skip", reason: expect.stringContaining("2 legacy overflow documents") });
@@ -62,12 +62,14 @@ describe("planning the migration of one book", () => {
 
   it("finishes what a stopped run committed: removes legacy documents marked as copied", () => {
     const bounded = book({ customers_purchased: buyers(3), has_extras: true, purchase_count: 5, extra_page_size: 2 });
-    const legacy = overflow(buyers(2, 3), { migrated_entries: 2 });
+    const legacy = legacyDocument(buyers(2, 3), { migrated_entries: 2 });
     expect(planBookMigration(bounded, { legacy: [legacy], existingPages: [] }, settings)).toEqual({
       action: "remove-copied-legacy",
       legacy: [legacy],
     });
-    expect(planBookMigration(bounded, { legacy: [overflow(buyers(2, 3))], existingPages: [] }, settings)).toMatchObject({ action: "skip" });
+    expect(planBookMigration(bounded, { legacy: [legacyDocument(buyers(2, 3))], existingPages: [] }, settings)).toMatchObject({
+      action: "skip",
+    });
   });
 
   it("has nothing to do for a book in the bounded form", () => {

@@ -1,6 +1,6 @@
 import { summarisePagesHistogram } from "../../src/sales/stats";
 
-describe("summarising overflow pages per outlier", () => {
+describe("summarising extra_sales pages per outlier", () => {
   it("gives zeros when no book has overflow", () => {
     expect(summarisePagesHistogram([])).toEqual({ max: 0, median: 0, p99: 0 });
   });
