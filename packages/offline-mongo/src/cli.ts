@@ -1,15 +1,16 @@
 import { parseArgs } from "node:util";
 import { startOfflineServer } from "./index";
 
-const USAGE = "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan]";
+const USAGE = "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME]";
 
-function parseOptions(): { host: string; port: number; logCommands: boolean; notablescan: boolean } {
+function parseOptions(): { host: string; port: number; logCommands: boolean; notablescan: boolean; replicaSet?: string } {
   const { values } = parseArgs({
     options: {
       port: { type: "string", default: "27017" },
       host: { type: "string", default: "127.0.0.1" },
       "log-commands": { type: "boolean", default: false },
       notablescan: { type: "boolean", default: false },
+      replSet: { type: "string" },
     },
     strict: true,
     allowPositionals: false,
@@ -18,7 +19,8 @@ function parseOptions(): { host: string; port: number; logCommands: boolean; not
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`--port must be an integer from 0 to 65535, got '${values.port}'`);
   }
-  return { host: values.host, port, logCommands: values["log-commands"], notablescan: values.notablescan };
+  const options = { host: values.host, port, logCommands: values["log-commands"], notablescan: values.notablescan };
+  return values.replSet === undefined ? options : { ...options, replicaSet: values.replSet };
 }
 
 async function main(): Promise<void> {
@@ -30,7 +32,9 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const server = await startOfflineServer(options);
-  process.stdout.write(`offline MongoDB server listening on ${server.uri} (in memory; data is lost on exit)\n`);
+  process.stdout.write(
+    `offline MongoDB server listening on ${server.uri}${options.replicaSet === undefined ? "" : ` as the primary of replica set ${options.replicaSet}`} (in memory; data is lost on exit)\n`,
+  );
   const shutdown = (): void => {
     void server.stop().then(() => process.exit(0));
   };

@@ -22,11 +22,17 @@ const CODE_NAMES: Readonly<Record<number, string>> = {
   73: "InvalidNamespace",
   85: "IndexOptionsConflict",
   86: "IndexKeySpecsConflict",
+  112: "WriteConflict",
   115: "CommandNotSupported",
   171: "CannotIndexParallelArrays",
   175: "QueryPlanKilled",
   197: "InvalidIndexSpecificationOption",
+  117: "ConflictingOperationInProgress",
+  225: "TransactionTooOld",
   238: "NotImplemented",
+  251: "NoSuchTransaction",
+  256: "TransactionCommitted",
+  263: "OperationNotSupportedInTransaction",
   291: "NoQueryExecutionPlans",
   10334: "BSONObjectTooLarge",
   11000: "DuplicateKey",
@@ -59,6 +65,13 @@ export class MongoCommandError extends Error {
 
   toWriteError(index: number): Document {
     return { index, code: this.code, errmsg: this.message, ...this.extra };
+  }
+}
+
+/** An error a driver retries the whole transaction on: answered as the command's error, never as one `writeErrors` entry. */
+export class TransientTransactionError extends MongoCommandError {
+  constructor(code: number, message: string) {
+    super(code, message, { errorLabels: ["TransientTransactionError"] });
   }
 }
 

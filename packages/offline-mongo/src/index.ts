@@ -16,6 +16,13 @@ export interface OfflineServerOptions {
   notablescan?: boolean;
   /** mongod's `net.maxIncomingConnections`: connections past it are closed on arrival; default 1,000. */
   maxIncomingConnections?: number;
+  /**
+   * Answer as the primary of a one-member replica set of this name (mongod's `--replSet`): sessions,
+   * retryable writes and multi-document transactions, which a standalone refuses. Off by default.
+   */
+  replicaSet?: string;
+  /** How long a transaction may stay open before the server aborts it; default 60 s, as mongod's `transactionLifetimeLimitSeconds`. */
+  transactionLifetimeMs?: number;
 }
 
 export interface RunningOfflineServer {
@@ -38,6 +45,8 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     ttlMonitorIntervalMs: options.ttlMonitorIntervalMs ?? DEFAULT_TTL_MONITOR_INTERVAL_MS,
     parameters: { notablescan: options.notablescan ?? false },
     ...(options.maxIncomingConnections === undefined ? {} : { maxIncomingConnections: options.maxIncomingConnections }),
+    ...(options.replicaSet === undefined ? {} : { replicaSet: options.replicaSet }),
+    ...(options.transactionLifetimeMs === undefined ? {} : { transactionLifetimeMs: options.transactionLifetimeMs }),
   });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;

@@ -99,7 +99,7 @@ export class Index {
   readonly directions: readonly number[];
   /** Field positions some document holds an array along (sticky, as mongod's multikey paths). */
   readonly multikeyFields = new Set<number>();
-  private readonly tree: BTree<IndexKey, true>;
+  private tree: BTree<IndexKey, true>;
 
   constructor(
     readonly spec: IndexSpec,
@@ -108,6 +108,23 @@ export class Index {
     this.fields = Object.keys(spec.key);
     this.directions = Object.values(spec.key).map((direction) => (toNumber(direction as TypedNumber) < 0 ? -1 : 1));
     this.tree = new BTree<IndexKey, true>(undefined, keyComparator(this.directions));
+  }
+
+  /** An independent copy that shares the tree's nodes until either side changes (the B-tree copies on write), for a transaction's snapshot. */
+  clone(): Index {
+    const copy = new Index(this.spec, this.namespace);
+    copy.tree = this.tree.clone();
+    this.multikeyFields.forEach((field) => copy.multikeyFields.add(field));
+    return copy;
+  }
+
+  /** The keys `doc` holds in this index if it is unique (none otherwise), each with the record that holds it now, if any. */
+  uniqueKeys(doc: Document): { key: string; holder: number | undefined }[] {
+    if (!this.spec.unique) return [];
+    return (this.keysOf(doc)?.tuples ?? []).map((tuple) => ({
+      key: `${this.spec.name}|${tuple.canonical}`,
+      holder: this.idOf(tuple.plain),
+    }));
   }
 
   get isMultikey(): boolean {

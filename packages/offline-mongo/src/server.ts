@@ -1,11 +1,11 @@
 import { EJSON, type Document } from "bson";
 import net from "node:net";
 import { runCommand } from "./commands";
-import type { ServerParameters } from "./commands/context";
+import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
 import { CursorRegistry } from "./cursors";
-import { MongoCommandError } from "./errors";
-import { Storage } from "./storage";
+import { MongoCommandError, notSupported } from "./errors";
+import { HeldByTransaction, Transactions } from "./transactions";
 import { sweepExpiredDocuments } from "./ttl";
 import { decodeRequest, encodeMsg, encodeReply, MessageFrames, WireProtocolError, type Request } from "./wire";
 
@@ -19,6 +19,10 @@ export interface ServerConfig {
   readonly parameters: ServerParameters;
   /** Connections open at once past which new ones are closed on arrival, as mongod's `net.maxIncomingConnections`; default 1,000. */
   readonly maxIncomingConnections?: number;
+  /** A replica set name (`--replSet`): the server answers as the primary of a one-member set, with transactions. */
+  readonly replicaSet?: string;
+  /** How long a transaction may stay open before it is aborted (mongod's `transactionLifetimeLimitSeconds`). */
+  readonly transactionLifetimeMs?: number;
 }
 
 /**
@@ -31,8 +35,11 @@ const MAX_LOGGED_CHARS = 500;
 
 /** One listening server: shared storage and cursors, one loop per connection. */
 export class OfflineServer {
-  private readonly storage = new Storage();
+  private readonly transactions: Transactions;
   private readonly cursors = new CursorRegistry();
+  /** Commands waiting for a transaction to end, per connection, in arrival order: the first is the one that waits. */
+  private readonly parked = new Map<net.Socket, Buffer[]>();
+  private member: ReplicaSetMember | undefined;
   private readonly sockets = new Set<net.Socket>();
   private readonly listener = net.createServer((socket) => this.accept(socket));
   private nextConnectionId = 1;
@@ -40,6 +47,7 @@ export class OfflineServer {
   private ttlMonitor: NodeJS.Timeout | undefined;
 
   constructor(private readonly config: ServerConfig) {
+    this.transactions = new Transactions(config.transactionLifetimeMs);
     this.listener.maxConnections = config.maxIncomingConnections ?? DEFAULT_MAX_INCOMING_CONNECTIONS;
     this.listener.on("drop", () =>
       process.stderr.write(`[offline-mongo] connection refused because too many open connections: ${this.listener.maxConnections}\n`),
@@ -52,8 +60,11 @@ export class OfflineServer {
       this.listener.once("error", reject);
       this.listener.listen(port, this.config.host, () => {
         const address = this.listener.address();
+        const listening = typeof address === "object" && address !== null ? address.port : this.config.port;
+        const hostInAddress = this.config.host.includes(":") ? `[${this.config.host}]` : this.config.host;
+        if (this.config.replicaSet !== undefined) this.member = { name: this.config.replicaSet, me: `${hostInAddress}:${listening}` };
         this.startTtlMonitor();
-        resolve(typeof address === "object" && address !== null ? address.port : this.config.port);
+        resolve(listening);
       });
     });
   }
@@ -68,7 +79,7 @@ export class OfflineServer {
 
   /** Runs between commands (one event-loop turn each), so a sweep never interleaves with one. Unref'd: it never keeps a process alive. */
   private startTtlMonitor(): void {
-    this.ttlMonitor = setInterval(() => sweepExpiredDocuments(this.storage, new Date()), this.config.ttlMonitorIntervalMs);
+    this.ttlMonitor = setInterval(() => sweepExpiredDocuments(this.transactions.live, new Date()), this.config.ttlMonitorIntervalMs);
     this.ttlMonitor.unref();
   }
 
@@ -91,11 +102,52 @@ export class OfflineServer {
     });
     // A client vanishing mid-conversation only ends its own connection.
     socket.on("error", () => socket.destroy());
-    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("close", () => {
+      this.sockets.delete(socket);
+      this.parked.delete(socket);
+    });
   }
 
-  /** Decode, run and reply without yielding, so commands never interleave. */
+  /**
+   * Decode, run and reply without yielding, so commands never interleave. A command that must wait for a
+   * transaction to end is parked with every later message of its connection, and all run once it ends.
+   */
   private handle(socket: net.Socket, message: Buffer, connectionId: number): void {
+    const waiting = this.parked.get(socket);
+    if (waiting !== undefined) {
+      waiting.push(message);
+      return;
+    }
+    const writesBefore = this.transactions.liveWrites;
+    try {
+      this.answer(socket, message, connectionId);
+    } catch (error) {
+      if (!(error instanceof HeldByTransaction)) throw error;
+      // A command that wrote other documents before it reached the held one cannot run again from the start.
+      if (this.transactions.liveWrites !== writesBefore) {
+        this.answer(
+          socket,
+          message,
+          connectionId,
+          notSupported(
+            "a write of several documents that reaches one an open transaction holds after writing others (mongod waits mid-command)",
+          ),
+        );
+        return;
+      }
+      this.parked.set(socket, [message]);
+      error.transaction.onEnd(() => this.resume(socket, connectionId));
+    }
+  }
+
+  private resume(socket: net.Socket, connectionId: number): void {
+    const waiting = this.parked.get(socket) ?? [];
+    this.parked.delete(socket);
+    for (const message of waiting) if (!socket.destroyed) this.handle(socket, message, connectionId);
+  }
+
+  /** Runs the request and writes its reply; `refusal` answers it with that error instead. */
+  private answer(socket: net.Socket, message: Buffer, connectionId: number, refusal?: MongoCommandError): void {
     let request: Request;
     try {
       request = decodeRequest(message);
@@ -110,14 +162,18 @@ export class OfflineServer {
       const reply =
         db === undefined
           ? { $err: "offline server: OP_QUERY is only supported for commands", code: 238, ok: 0 }
-          : this.run(request.query, db, connectionId);
+          : refusal
+            ? refusal.toReply()
+            : this.run(request.query, db, connectionId);
       socket.write(encodeReply(requestId, request.header.requestId, reply));
       return;
     }
     const db = request.body["$db"];
     const reply =
       typeof db === "string"
-        ? this.run(request.body, db, connectionId)
+        ? refusal
+          ? this.withClusterTime(refusal.toReply())
+          : this.run(request.body, db, connectionId)
         : new MongoCommandError(40571, "OP_MSG requests require a $db argument").toReply();
     if (!request.moreToCome) socket.write(encodeMsg(requestId, request.header.requestId, reply));
   }
@@ -129,6 +185,22 @@ export class OfflineServer {
         `[offline-mongo] conn${connectionId} ${db} ${text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}…` : text}\n`,
       );
     }
-    return runCommand(body, { parameters: this.config.parameters, storage: this.storage, cursors: this.cursors, db, connectionId });
+    return this.withClusterTime(
+      runCommand(body, {
+        parameters: this.config.parameters,
+        storage: this.transactions.live,
+        transactions: this.transactions,
+        replicaSet: this.member,
+        inTransaction: false,
+        cursors: this.cursors,
+        db,
+        connectionId,
+      }),
+    );
+  }
+
+  /** A replica-set member's replies carry the cluster time, which drivers send back (gossip) and read causally after. */
+  private withClusterTime(reply: Document): Document {
+    return this.member === undefined ? reply : { ...reply, ...this.transactions.clusterTime() };
   }
 }

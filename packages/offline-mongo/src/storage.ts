@@ -21,19 +21,38 @@ export interface StoredDocument {
 
 const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 }, unique: true, sparse: false };
 
+/**
+ * Asked before each write to a document, with the document as stored (none for an insert) and as it
+ * will be (none for a delete): it throws to stop the write, as transactions' conflicts do (see `transactions.ts`).
+ */
+export interface WriteGuard {
+  beforeWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void;
+}
+
 export class Collection {
   /** Insertion order is natural order; replacing a record keeps its position. */
-  private readonly records = new Map<number, StoredDocument>();
-  private readonly indexList: Index[];
+  private records = new Map<number, StoredDocument>();
+  private indexList: Index[];
   private nextId = 1;
   private bytes = 0;
-  readonly uuid = new UUID();
 
   constructor(
     readonly database: string,
     readonly name: string,
+    private readonly guard: WriteGuard | undefined = undefined,
+    readonly uuid = new UUID(),
   ) {
     this.indexList = [new Index(ID_INDEX, this.namespace)];
+  }
+
+  /** A copy as of now, written through `guard`: a transaction's snapshot. Records are immutable and the index trees copy on write, so it costs a map copy. */
+  snapshot(guard: WriteGuard): Collection {
+    const copy = new Collection(this.database, this.name, guard, this.uuid);
+    copy.records = new Map(this.records);
+    copy.indexList = this.indexList.map((index) => index.clone());
+    copy.nextId = this.nextId;
+    copy.bytes = this.bytes;
+    return copy;
   }
 
   get namespace(): string {
@@ -84,6 +103,7 @@ export class Collection {
       throw new MongoCommandError(10334, `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`);
     }
     validateId(doc["_id"]);
+    this.guard?.beforeWrite(this, undefined, doc);
     this.checkIndexes(doc, undefined);
     const record: StoredDocument = { id: this.nextId++, doc, plain: toPlain(doc) as Document, bytes: size };
     this.records.set(record.id, record);
@@ -95,6 +115,7 @@ export class Collection {
   replace(old: StoredDocument, doc: Document): StoredDocument {
     const size = BSON.calculateObjectSize(doc);
     if (size > MAX_BSON_SIZE) throw new MongoCommandError(17419, `Resulting document after update is larger than ${MAX_BSON_SIZE}`);
+    this.guard?.beforeWrite(this, old, doc);
     this.checkIndexes(doc, old.id);
     const record: StoredDocument = { id: old.id, doc, plain: toPlain(doc) as Document, bytes: size };
     this.bytes += size - old.bytes;
@@ -104,6 +125,7 @@ export class Collection {
   }
 
   remove(record: StoredDocument): void {
+    this.guard?.beforeWrite(this, record, undefined);
     this.indexList.forEach((index) => index.remove(record.id, record.doc));
     if (this.records.delete(record.id)) this.bytes -= record.bytes;
   }
@@ -160,6 +182,19 @@ export function validateCollectionName(name: string): void {
 export class Storage {
   private readonly databases = new Map<string, Database>();
 
+  /** `guard` is asked before every write to every collection of this storage. */
+  constructor(private readonly guard: WriteGuard | undefined = undefined) {}
+
+  /** Every collection as of now, written through `guard`: a transaction's view of the data. */
+  snapshot(guard: WriteGuard): Storage {
+    const copy = new Storage(guard);
+    for (const [name, database] of this.databases) {
+      const clone = copy.database(name);
+      for (const [collectionName, collection] of database.collections) clone.collections.set(collectionName, collection.snapshot(guard));
+    }
+    return copy;
+  }
+
   database(name: string): Database {
     let database = this.databases.get(name);
     if (!database) {
@@ -179,7 +214,7 @@ export class Storage {
     const database = this.database(db);
     let collection = database.collections.get(name);
     if (!collection) {
-      collection = new Collection(db, name);
+      collection = new Collection(db, name, this.guard);
       database.collections.set(name, collection);
     }
     return collection;

@@ -3,6 +3,7 @@ import type { Index } from "./indexes";
 import { KeyBound } from "./keys";
 import { IndexScan } from "./stages";
 import type { Collection, Storage } from "./storage";
+import { HeldByTransaction } from "./transactions";
 
 /** How often mongod's TTL monitor runs by default (`ttlMonitorSleepSecs`). */
 export const DEFAULT_TTL_MONITOR_INTERVAL_MS = 60_000;
@@ -26,12 +27,22 @@ function sweepCollection(collection: Collection, now: number): number {
     if (index.spec.expireAfterSeconds === undefined) continue;
     for (const id of expiredIds(index, new Date(now - index.spec.expireAfterSeconds * 1000))) {
       const record = collection.record(id);
-      if (record === undefined) continue;
-      collection.remove(record);
+      if (record === undefined || !removeUnlessHeld(collection, record)) continue;
       deleted += 1;
     }
   }
   return deleted;
+}
+
+/** A document an open transaction has written is left for a later pass, as mongod's TTL deletes skip a write conflict. */
+function removeUnlessHeld(collection: Collection, record: Parameters<Collection["remove"]>[0]): boolean {
+  try {
+    collection.remove(record);
+    return true;
+  } catch (error) {
+    if (error instanceof HeldByTransaction) return false;
+    throw error;
+  }
 }
 
 /**

@@ -6,9 +6,13 @@ interface TestServer {
   stop(): Promise<void>;
 }
 
-/** The database under test: `MONGODB_URI` when set (e.g. a real mongod), else a fresh offline server. */
+/**
+ * The database under test: `MONGODB_URI` when set (e.g. a real mongod), else a fresh offline server.
+ * Tests of sessions and transactions need a replica set: `MONGODB_REPLICA_SET_URI` when set, else an
+ * offline server answering as the primary of a one-member set.
+ */
 async function startTestServer(offlineServer?: OfflineServerOptions): Promise<TestServer> {
-  const fromEnvironment = process.env["MONGODB_URI"];
+  const fromEnvironment = process.env[offlineServer?.replicaSet === undefined ? "MONGODB_URI" : "MONGODB_REPLICA_SET_URI"];
   if (fromEnvironment) return { uri: fromEnvironment, stop: async () => undefined };
   return startOfflineServer(offlineServer);
 }
@@ -18,8 +22,9 @@ export function uniqueDbName(file: string): string {
   return `offline_test_${file}_${process.pid}_${Date.now().toString(36)}`;
 }
 
-export function newClient(uri: string): MongoClient {
-  return new MongoClient(uri, { serverSelectionTimeoutMS: 5000, directConnection: true });
+/** A client of the one server at `uri`; `discover` lets the driver find a replica set's members from it instead. */
+export function newClient(uri: string, { discover = false } = {}): MongoClient {
+  return new MongoClient(uri, { serverSelectionTimeoutMS: 5000, ...(discover ? {} : { directConnection: true }) });
 }
 
 /** Read options that keep int32, int64 and double values as their BSON classes instead of JS numbers. */
@@ -56,7 +61,7 @@ export function useTestDatabase(file: string, options: TestDatabaseOptions = {})
 
   beforeAll(async () => {
     server = options.alwaysOffline ? await startOfflineServer(options.offlineServer) : await startTestServer(options.offlineServer);
-    client = newClient(server.uri);
+    client = newClient(server.uri, { discover: options.offlineServer?.replicaSet !== undefined });
     db = client.db(uniqueDbName(file));
   });
 

@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import type { CollectionResolver } from "mingo/types";
-import { MongoCommandError, unsupportedOption } from "../errors";
+import { MongoCommandError, TransientTransactionError, unsupportedOption } from "../errors";
 import { sameKeyPattern, type Index } from "../indexes";
 import type { Collection } from "../storage";
 import { isDocument, isTruthy, stringArg } from "../values";
@@ -51,7 +51,8 @@ export function collectionResolver(context: CommandContext): CollectionResolver 
 
 /**
  * Runs each item of a write batch; an error becomes a `writeErrors` entry. Ordered batches stop at
- * the first error, unordered ones carry on, as mongod does.
+ * the first error, unordered ones carry on, as mongod does (in a transaction every batch is ordered:
+ * its first error ends the transaction). A transient transaction error is the command's own error.
  */
 export function runWriteBatch<T>(items: readonly T[], ordered: boolean, run: (item: T, index: number) => void): Document[] {
   const writeErrors: Document[] = [];
@@ -59,7 +60,7 @@ export function runWriteBatch<T>(items: readonly T[], ordered: boolean, run: (it
     try {
       run(item, index);
     } catch (error) {
-      if (!(error instanceof MongoCommandError)) throw error;
+      if (!(error instanceof MongoCommandError) || error instanceof TransientTransactionError) throw error;
       writeErrors.push(error.toWriteError(index));
       if (ordered) break;
     }

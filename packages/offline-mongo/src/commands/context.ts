@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import type { CursorRegistry } from "../cursors";
 import type { Storage } from "../storage";
+import type { Transactions } from "../transactions";
 
 /** mongod's runtime server parameters this server implements (`setParameter`/`getParameter`). */
 export interface ServerParameters {
@@ -8,9 +9,24 @@ export interface ServerParameters {
   notablescan: boolean;
 }
 
+/** What a replica-set member says of itself in `hello`. */
+export interface ReplicaSetMember {
+  /** The set's name (`--replSet`). */
+  readonly name: string;
+  /** `host:port` as clients reach it: the set's only member, and its primary. */
+  readonly me: string;
+}
+
 export interface CommandContext {
   readonly parameters: ServerParameters;
+  /** The data the command reads and writes: the shared data, or its transaction's snapshot. */
   readonly storage: Storage;
+  /** Sessions, retryable writes and transactions (used only on a replica-set member). */
+  readonly transactions: Transactions;
+  /** Set when the server runs as a one-member replica set; undefined on a standalone. */
+  readonly replicaSet: ReplicaSetMember | undefined;
+  /** True for a statement of a multi-document transaction. */
+  readonly inTransaction: boolean;
   readonly cursors: CursorRegistry;
   /** The database the command runs against (`$db`). */
   readonly db: string;

@@ -137,7 +137,7 @@ const explain: CommandDefinition = {
     const name = Object.keys(inner)[0] ?? "";
     const explainable = EXPLAINABLE[name];
     if (explainable === undefined) throw notSupported(`explain of the ${name} command (only find, count and aggregate)`);
-    checkGenericFields(name, inner, explainable.fields);
+    checkGenericFields(name, inner, explainable.fields, context.replicaSet !== undefined);
     const sections = explainable.explain(inner, context, verbosity);
     return {
       explainVersion: "1",

@@ -26,25 +26,32 @@ export function isGenericField(field: string): boolean {
 }
 
 const TRANSACTION_FIELDS = ["txnNumber", "startTransaction", "autocommit"];
-/** Read concerns a standalone satisfies trivially by reading its only copy of the data. */
+/** Read concerns a single node satisfies trivially by reading its only copy of the data. */
 const READ_CONCERN_LEVELS = new Set(["local", "available", "majority"]);
 
-/** Refuses transactions, fields the command does not know (40415, as mongod's strict parsing) and read concerns not implemented. */
-export function checkGenericFields(name: string, body: Document, fields: readonly string[] | "any"): void {
-  if (TRANSACTION_FIELDS.some((field) => field in body)) {
+/**
+ * Refuses fields the command does not know (40415, as mongod's strict parsing) and read concerns not
+ * implemented; on a standalone, transactions and retryable writes too (20), as mongod does. A replica-set
+ * member takes them, reads at a cluster time it has reached (every one it has given out: it is the only
+ * member), and the snapshot level only to start a transaction (see `Transactions`).
+ */
+export function checkGenericFields(name: string, body: Document, fields: readonly string[] | "any", replicaSetMember: boolean): void {
+  if (!replicaSetMember && TRANSACTION_FIELDS.some((field) => field in body)) {
     throw new MongoCommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
   }
   for (const field of Object.keys(body).slice(1)) {
-    if (fields !== "any" && !GENERIC_FIELDS.has(field) && !fields.includes(field)) {
+    const generic = GENERIC_FIELDS.has(field) || (replicaSetMember && TRANSACTION_FIELDS.includes(field));
+    if (fields !== "any" && !generic && !fields.includes(field)) {
       throw new MongoCommandError(40415, `BSON field '${name}.${field}' is an unknown field.`);
     }
   }
   const readConcern = body["readConcern"];
   if (isDocument(readConcern)) {
     const level = readConcern["level"];
-    if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level)))
+    const startsTransaction = replicaSetMember && body["startTransaction"] === true;
+    if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level)) && !(startsTransaction && level === "snapshot"))
       throw unsupportedOption(name, `readConcern.level '${String(level)}'`);
-    if (readConcern["afterClusterTime"] !== undefined || readConcern["atClusterTime"] !== undefined) {
+    if ((!replicaSetMember && readConcern["afterClusterTime"] !== undefined) || readConcern["atClusterTime"] !== undefined) {
       throw unsupportedOption(name, "readConcern with a cluster time");
     }
   }

@@ -1,15 +1,15 @@
-import { Int32, type Document } from "bson";
+import { Int32, ObjectId, type Document } from "bson";
 import { unsupportedOption } from "../errors";
 import { MAX_BSON_SIZE } from "../storage";
 import { OFFLINE_SERVER_VERSION, VERSION_ARRAY } from "../version";
-import { isTruthy } from "../values";
-import type { CommandContext, CommandDefinition } from "./context";
+import { isDocument, isTruthy } from "../values";
+import type { CommandContext, CommandDefinition, ReplicaSetMember } from "./context";
 
 export const MAX_MESSAGE_SIZE = 48_000_000;
 
 /**
- * A standalone server's hello. No `topologyVersion` (the driver would switch to streaming
- * heartbeats) and no `compression` (we offer none).
+ * A standalone server's hello, or a one-member replica set's primary's. No `topologyVersion` (the
+ * driver would switch to streaming heartbeats) and no `compression` (we offer none).
  */
 export function helloReply(command: string, body: Document, context: CommandContext): Document {
   if (isTruthy(body["loadBalanced"])) throw unsupportedOption(command, "loadBalanced");
@@ -26,8 +26,16 @@ export function helloReply(command: string, body: Document, context: CommandCont
     minWireVersion: 0,
     maxWireVersion: 21,
     readOnly: false,
+    ...(context.replicaSet === undefined ? {} : replicaSetFields(context.replicaSet)),
     ok: 1,
   };
+}
+
+// One member, primary for good: one election, one configuration version.
+const ELECTION_ID = new ObjectId("7fffffff0000000000000001");
+
+function replicaSetFields({ name, me }: ReplicaSetMember): Document {
+  return { setName: name, setVersion: 1, hosts: [me], primary: me, me, secondary: false, electionId: ELECTION_ID };
 }
 
 const hello: CommandDefinition = {
@@ -55,7 +63,15 @@ const buildInfo: CommandDefinition = {
   }),
 };
 
-/** Sessions carry no server state here (no transactions, no retryable writes), so ending them is a no-op. */
-const endSessions: CommandDefinition = { names: ["endSessions"], fields: [], run: () => ({ ok: 1 }) };
+/** Ending a session aborts its open transaction; on a standalone sessions carry no server state. */
+const endSessions: CommandDefinition = {
+  names: ["endSessions"],
+  fields: [],
+  run(body, context) {
+    const ids = Array.isArray(body["endSessions"]) ? body["endSessions"] : [];
+    context.transactions.endSessions(ids.map((lsid: unknown) => (isDocument(lsid) ? lsid["id"] : undefined)));
+    return { ok: 1 };
+  },
+};
 
 export const handshakeCommands: readonly CommandDefinition[] = [hello, ping, buildInfo, endSessions];

@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
+import { HeldByTransaction } from "../transactions";
 import { aggregateCommands } from "./aggregate";
 import type { CommandContext, CommandDefinition } from "./context";
 import { explainCommands } from "./explain";
@@ -9,6 +10,7 @@ import { indexCommands } from "./indexes";
 import { namespaceCommands } from "./namespaces";
 import { parameterCommands } from "./parameters";
 import { readCommands } from "./read";
+import { transactionCommands } from "./transactions";
 import { writeCommands } from "./write";
 
 export type { CommandContext } from "./context";
@@ -23,18 +25,24 @@ const COMMANDS = new Map<string, CommandDefinition>(
     ...indexCommands,
     ...namespaceCommands,
     ...parameterCommands,
+    ...transactionCommands,
   ].flatMap((definition) => definition.names.map((name) => [name, definition] as const)),
 );
 
-/** Runs one command synchronously and returns its reply, errors included as `{ok: 0, ...}`. */
+/**
+ * Runs one command synchronously and returns its reply, errors included as `{ok: 0, ...}`; on a replica-set
+ * member, within its session's transaction when it has one. Throws HeldByTransaction when the command must
+ * wait for a transaction to end (see `OfflineServer`).
+ */
 export function runCommand(body: Document, context: CommandContext): Document {
   const name = Object.keys(body)[0] ?? "";
   try {
     const definition = COMMANDS.get(name);
     if (!definition) throw new MongoCommandError(59, `no such command: '${name}'`);
-    checkGenericFields(name, body, definition.fields);
-    return definition.run(body, context);
+    checkGenericFields(name, body, definition.fields, context.replicaSet !== undefined);
+    return context.transactions.run(name, body, (storage, inTransaction) => definition.run(body, { ...context, storage, inTransaction }));
   } catch (error) {
+    if (error instanceof HeldByTransaction) throw error;
     if (error instanceof MongoCommandError) return error.toReply();
     const message = error instanceof Error ? error.message : String(error);
     return { ok: 0, errmsg: `offline server internal error: ${message}`, code: 1, codeName: "InternalError" };

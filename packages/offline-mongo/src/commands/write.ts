@@ -20,7 +20,7 @@ const insert: CommandDefinition = {
     const documents = documentList("insert", "documents", body["documents"]);
     const collection = context.storage.collection(context.db, name);
     let n = 0;
-    const writeErrors = runWriteBatch(documents, body["ordered"] !== false, (doc) => {
+    const writeErrors = runWriteBatch(documents, body["ordered"] !== false || context.inTransaction, (doc) => {
       collection.insert(doc);
       n++;
     });
@@ -36,7 +36,7 @@ const remove: CommandDefinition = {
     refuseOptions(body, "delete", ["let"]);
     const deletes = documentList("delete", "deletes", body["deletes"]);
     let n = 0;
-    const writeErrors = runWriteBatch(deletes, body["ordered"] !== false, (statement) => {
+    const writeErrors = runWriteBatch(deletes, body["ordered"] !== false || context.inTransaction, (statement) => {
       refuseOptions(statement, "delete", ["collation"]);
       const limit = isNumeric(statement["limit"]) ? toNumber(statement["limit"]) : NaN;
       if (limit !== 0 && limit !== 1)
@@ -60,7 +60,7 @@ const update: CommandDefinition = {
     let n = 0;
     let nModified = 0;
     const upserted: Document[] = [];
-    const writeErrors = runWriteBatch(statements, body["ordered"] !== false, (statement, index) => {
+    const writeErrors = runWriteBatch(statements, body["ordered"] !== false || context.inTransaction, (statement, index) => {
       refuseOptions(statement, "update", ["collation", "c", "sort"]);
       const multi = isTruthy(statement["multi"]);
       const spec = parseUpdate(statement["u"], multi);

@@ -1,0 +1,21 @@
+import { MongoCommandError } from "../errors";
+import type { CommandDefinition } from "./context";
+
+/**
+ * `commitTransaction` and `abortTransaction` are answered by `Transactions.run` from the session's
+ * state; reaching a definition means the command came without a transaction to end.
+ */
+function endOfTransaction(name: string): CommandDefinition {
+  return {
+    names: [name],
+    fields: ["recoveryToken"],
+    run() {
+      throw new MongoCommandError(50768, `${name} must be run within a transaction`);
+    },
+  };
+}
+
+export const transactionCommands: readonly CommandDefinition[] = [
+  endOfTransaction("commitTransaction"),
+  endOfTransaction("abortTransaction"),
+];

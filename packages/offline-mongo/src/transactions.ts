@@ -1,0 +1,385 @@
+import { Binary, Long, Timestamp, type Document } from "bson";
+import { MongoCommandError, TransientTransactionError } from "./errors";
+import { Storage, type Collection, type StoredDocument, type WriteGuard } from "./storage";
+import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
+
+/** mongod's default `transactionLifetimeLimitSeconds`: a transaction still open after it is aborted. */
+export const DEFAULT_TRANSACTION_LIFETIME_MS = 60_000;
+
+function writeConflict(): TransientTransactionError {
+  return new TransientTransactionError(
+    112,
+    "Caused by :: Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.",
+  );
+}
+
+function noSuchTransaction(message: string): TransientTransactionError {
+  return new TransientTransactionError(251, message);
+}
+
+/**
+ * Thrown by a write outside any transaction that reaches a document (or unique key) an open transaction
+ * has written: mongod makes such a write wait until the transaction ends, so the server parks the
+ * command and runs it again then (see `OfflineServer`).
+ */
+export class HeldByTransaction extends Error {
+  constructor(readonly transaction: Transaction) {
+    super("the document is held by an open transaction");
+  }
+}
+
+/** The commands mongod runs inside a multi-document transaction; any other is refused there (263). */
+const TRANSACTION_COMMANDS = new Set([
+  "find",
+  "getMore",
+  "killCursors",
+  "aggregate",
+  "distinct",
+  "insert",
+  "update",
+  "delete",
+  "findAndModify",
+  "findandmodify",
+  "commitTransaction",
+  "abortTransaction",
+]);
+
+/** The commands a `txnNumber` without `autocommit` makes retryable writes. */
+const RETRYABLE_WRITES = new Set(["insert", "update", "delete", "findAndModify", "findandmodify"]);
+
+const TRANSACTION_READ_CONCERNS = new Set(["snapshot", "majority", "local"]);
+
+type TransactionState = "in progress" | "committed" | "aborted";
+
+/**
+ * One multi-document transaction: a snapshot of every collection as of its first command, written
+ * privately, and the documents and unique keys it has written, which no one else may write until it ends.
+ */
+export class Transaction {
+  state: TransactionState = "in progress";
+  readonly storage: Storage;
+  /** The commit sequence number its snapshot was taken at: a document committed later than this conflicts. */
+  readonly snapshotAt: number;
+  /** Each document written, by its lock key, in the order first written: what a commit applies. */
+  readonly writes = new Map<string, { database: string; collection: string; id: unknown }>();
+  /** The lock keys it holds: its documents and the unique index keys they held or hold. */
+  readonly held = new Set<string>();
+  private readonly waiters: (() => void)[] = [];
+  private readonly expiry: NodeJS.Timeout;
+
+  constructor(
+    readonly txnNumber: number,
+    live: Storage,
+    snapshotAt: number,
+    guard: (transaction: Transaction) => WriteGuard,
+    lifetimeMs: number,
+    onExpiry: (transaction: Transaction) => void,
+  ) {
+    this.snapshotAt = snapshotAt;
+    this.storage = live.snapshot(guard(this));
+    this.expiry = setTimeout(() => onExpiry(this), lifetimeMs).unref();
+  }
+
+  /** Runs `resume` once the transaction has committed or aborted. */
+  onEnd(resume: () => void): void {
+    this.waiters.push(resume);
+  }
+
+  end(state: "committed" | "aborted"): void {
+    this.state = state;
+    clearTimeout(this.expiry);
+    // Later, not now: a parked command run inside the command that ended the transaction would interleave with it.
+    for (const resume of this.waiters.splice(0)) setImmediate(resume);
+  }
+}
+
+interface Session {
+  txnNumber: number;
+  transaction?: Transaction;
+  /** The reply of the retryable write numbered `txnNumber`, answered again to its retries. */
+  retryableReply?: Document;
+}
+
+/**
+ * Sessions, retryable writes and transactions of a replica-set member. Isolation is by snapshot: a
+ * transaction reads and writes its own copy of the data as of its first command, and its writes reach
+ * the shared data at commit, all within one command. Conflicts are found when they happen, as
+ * WiredTiger finds them: writing a document (or a unique key) that another open transaction has
+ * written, or that was committed after the snapshot, fails with WriteConflict (112,
+ * TransientTransactionError) and aborts the transaction; a write outside transactions that reaches such
+ * a document waits until the transaction ends.
+ */
+export class Transactions {
+  readonly live: Storage;
+  /** Bumped by every write to the shared data; a snapshot remembers the number it was taken at. */
+  private sequence = 0;
+  /** When each document was last written, by lock key: kept only while a transaction is open, the only time it matters. */
+  private readonly lastWritten = new Map<string, number>();
+  private readonly locks = new Map<string, Transaction>();
+  private readonly sessions = new Map<string, Session>();
+  private openTransactions = 0;
+  private committing = false;
+  /** Every write to the shared data, so a parked command can tell whether it wrote anything before it had to wait. */
+  liveWrites = 0;
+
+  constructor(private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS) {
+    this.live = new Storage({ beforeWrite: (collection, before, after) => this.beforeLiveWrite(collection, before, after) });
+  }
+
+  /** Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is. */
+  run(name: string, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
+    const txnNumber = body["txnNumber"];
+    if (txnNumber === undefined) {
+      if (name === "commitTransaction" || name === "abortTransaction")
+        throw new MongoCommandError(50768, `${name} must be run within a transaction`);
+      return execute(this.live, false);
+    }
+    const session = this.sessionOf(body["lsid"]);
+    const number = isNumeric(txnNumber) ? toNumber(txnNumber) : NaN;
+    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, session, number, () => execute(this.live, false));
+    if (body["autocommit"] !== false) throw new MongoCommandError(72, "Specifying autocommit=true is not allowed.");
+    const transaction = this.transactionFor(session, number, body);
+    if (name === "commitTransaction") return this.commit(transaction);
+    if (name === "abortTransaction") return this.abortByClient(transaction);
+    return this.runStatement(name, body, transaction, () => execute(transaction.storage, true));
+  }
+
+  /** `endSessions`: their open transactions are aborted, as mongod does. */
+  endSessions(ids: unknown[]): void {
+    for (const id of ids) {
+      const key = sessionKey(id);
+      const session = key === undefined ? undefined : this.sessions.get(key);
+      if (session?.transaction?.state === "in progress") this.abort(session.transaction);
+      if (key !== undefined) this.sessions.delete(key);
+    }
+  }
+
+  /** The fields a replica-set member adds to every reply. */
+  clusterTime(): Document {
+    const time = new Timestamp({ t: Math.floor(Date.now() / 1000), i: this.sequence + 1 });
+    return {
+      $clusterTime: { clusterTime: time, signature: { hash: new Binary(Buffer.alloc(20)), keyId: Long.fromNumber(0) } },
+      operationTime: time,
+    };
+  }
+
+  private sessionOf(lsid: unknown): Session {
+    const key = sessionKey(isDocument(lsid) ? lsid["id"] : undefined);
+    if (key === undefined) throw new MongoCommandError(72, "Transaction number requires a session ID to also be specified");
+    let session = this.sessions.get(key);
+    if (session === undefined) {
+      session = { txnNumber: -1 };
+      this.sessions.set(key, session);
+    }
+    return session;
+  }
+
+  private runRetryableWrite(name: string, session: Session, txnNumber: number, execute: () => Document): Document {
+    if (!RETRYABLE_WRITES.has(name)) {
+      throw new MongoCommandError(
+        50768,
+        `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
+      );
+    }
+    if (txnNumber < session.txnNumber)
+      throw new MongoCommandError(
+        225,
+        `Retryable write with txnNumber ${txnNumber} is prohibited on session because a newer retryable write with txnNumber ${session.txnNumber} has already started on this session.`,
+      );
+    if (txnNumber === session.txnNumber && session.retryableReply !== undefined) return session.retryableReply;
+    if (session.transaction?.state === "in progress") this.abort(session.transaction);
+    session.txnNumber = txnNumber;
+    session.transaction = undefined;
+    const reply = execute();
+    if (reply["ok"] === 1) session.retryableReply = reply;
+    return reply;
+  }
+
+  private transactionFor(session: Session, txnNumber: number, body: Document): Transaction {
+    if (body["startTransaction"] === true) {
+      if (txnNumber < session.txnNumber) throw tooOld(txnNumber, session.txnNumber);
+      if (txnNumber === session.txnNumber)
+        throw new MongoCommandError(117, `Cannot start transaction ${txnNumber} on session: it is already in use`);
+      checkTransactionReadConcern(body["readConcern"]);
+      if (session.transaction?.state === "in progress") this.abort(session.transaction);
+      const transaction = new Transaction(
+        txnNumber,
+        this.live,
+        this.sequence,
+        (t) => this.guardOf(t),
+        this.lifetimeMs,
+        (t) => {
+          if (t.state === "in progress") this.abort(t);
+        },
+      );
+      this.openTransactions += 1;
+      session.txnNumber = txnNumber;
+      session.transaction = transaction;
+      session.retryableReply = undefined;
+      return transaction;
+    }
+    const transaction = session.transaction;
+    if (transaction === undefined || session.txnNumber !== txnNumber) {
+      throw noSuchTransaction(`Given transaction number ${txnNumber} does not match any in-progress transactions.`);
+    }
+    if (body["readConcern"] !== undefined)
+      throw new MongoCommandError(72, "Only the first command in a transaction may specify a readConcern");
+    return transaction;
+  }
+
+  private runStatement(name: string, body: Document, transaction: Transaction, execute: () => Document): Document {
+    if (transaction.state === "aborted")
+      throw noSuchTransaction(`Transaction with { txnNumber: ${transaction.txnNumber} } has been aborted.`);
+    if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
+    try {
+      if (!TRANSACTION_COMMANDS.has(name)) throw new MongoCommandError(263, `Cannot run '${name}' in a multi-document transaction.`);
+      if (body["writeConcern"] !== undefined) throw new MongoCommandError(72, "Cannot set write concern after starting a transaction.");
+      const reply = execute();
+      // A write error ends the transaction, as on mongod: nothing of it will commit.
+      if (Array.isArray(reply["writeErrors"]) && reply["writeErrors"].length > 0) this.abort(transaction);
+      return reply;
+    } catch (error) {
+      this.abort(transaction);
+      throw error;
+    }
+  }
+
+  private commit(transaction: Transaction): Document {
+    if (transaction.state === "committed") return { ok: 1 };
+    if (transaction.state === "aborted")
+      throw noSuchTransaction(`Transaction with { txnNumber: ${transaction.txnNumber} } has been aborted.`);
+    const changes = [...transaction.writes.values()].map(({ database, collection, id }) => {
+      const live = this.live.collection(database, collection);
+      return { live, current: live.findById(id), final: transaction.storage.existingCollection(database, collection)?.findById(id) };
+    });
+    this.committing = true;
+    try {
+      // Deletes first, then updates, then inserts, so that a unique key the transaction moved is free where it lands.
+      for (const { live, current, final } of changes) if (current && !final) live.remove(current);
+      for (const { live, current, final } of changes) if (current && final) live.replace(current, final.doc);
+      for (const { live, current, final } of changes) if (!current && final) live.insert(final.doc);
+    } finally {
+      this.committing = false;
+    }
+    this.sequence += 1;
+    for (const key of transaction.writes.keys()) this.lastWritten.set(key, this.sequence);
+    this.release(transaction, "committed");
+    return { ok: 1 };
+  }
+
+  private abortByClient(transaction: Transaction): Document {
+    if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
+    if (transaction.state === "aborted")
+      throw noSuchTransaction(`Transaction with { txnNumber: ${transaction.txnNumber} } has been aborted.`);
+    this.abort(transaction);
+    return { ok: 1 };
+  }
+
+  private abort(transaction: Transaction): void {
+    if (transaction.state === "in progress") this.release(transaction, "aborted");
+  }
+
+  private release(transaction: Transaction, state: "committed" | "aborted"): void {
+    for (const key of transaction.held) if (this.locks.get(key) === transaction) this.locks.delete(key);
+    this.openTransactions -= 1;
+    if (this.openTransactions === 0) this.lastWritten.clear();
+    transaction.end(state);
+  }
+
+  /** A write to the shared data outside any transaction (or a commit applying one). */
+  private beforeLiveWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void {
+    if (this.committing) return;
+    if (this.openTransactions > 0) {
+      const document = documentKey(collection, before, after);
+      for (const key of [document, ...uniqueKeys(collection, before, after)]) {
+        const holder = this.locks.get(key);
+        if (holder !== undefined) throw new HeldByTransaction(holder);
+      }
+      this.sequence += 1;
+      this.lastWritten.set(document, this.sequence);
+    }
+    this.liveWrites += 1;
+  }
+
+  /** A transaction's write to its snapshot: refused if another open transaction or a later commit has the document or the key. */
+  private guardOf(transaction: Transaction): WriteGuard {
+    return {
+      beforeWrite: (collection, before, after) => {
+        const document = documentKey(collection, before, after);
+        const keys = uniqueKeys(collection, before, after);
+        for (const key of [document, ...keys]) {
+          const holder = this.locks.get(key);
+          if (holder !== undefined && holder !== transaction) throw this.conflict(transaction);
+        }
+        if ((this.lastWritten.get(document) ?? 0) > transaction.snapshotAt) throw this.conflict(transaction);
+        if (after !== undefined && this.keyCommittedSince(collection, after, transaction)) throw this.conflict(transaction);
+        for (const key of [document, ...keys]) {
+          this.locks.set(key, transaction);
+          transaction.held.add(key);
+        }
+        const id = (after ?? before?.doc)?.["_id"];
+        if (!transaction.writes.has(document))
+          transaction.writes.set(document, { database: collection.database, collection: collection.name, id });
+      },
+    };
+  }
+
+  private conflict(transaction: Transaction): TransientTransactionError {
+    this.abort(transaction);
+    return writeConflict();
+  }
+
+  /** True when the shared data holds one of `doc`'s unique keys in a document written after the snapshot: a commit the snapshot cannot see. */
+  private keyCommittedSince(collection: Collection, doc: Document, transaction: Transaction): boolean {
+    const live = this.live.existingCollection(collection.database, collection.name);
+    if (live === undefined) return false;
+    return live.indexes.some((index) =>
+      index.uniqueKeys(doc).some(({ holder }) => {
+        const record = holder === undefined ? undefined : live.record(holder);
+        if (record === undefined || canonicalKey(record.doc["_id"]) === canonicalKey(doc["_id"])) return false;
+        return (this.lastWritten.get(lockKeyOfDocument(live.namespace, record.doc["_id"])) ?? 0) > transaction.snapshotAt;
+      }),
+    );
+  }
+}
+
+function documentKey(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): string {
+  return lockKeyOfDocument(collection.namespace, (after ?? before?.doc)?.["_id"]);
+}
+
+// Documents and unique keys share one lock table; the NUL-separated kinds keep their keys apart.
+function lockKeyOfDocument(namespace: string, id: unknown): string {
+  return `${namespace}\u0000d\u0000${canonicalKey(id)}`;
+}
+
+/** The lock keys of the unique index entries (other than `_id`'s) the write removes or adds. */
+function uniqueKeys(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): string[] {
+  const keys = new Set<string>();
+  for (const index of collection.indexes.slice(1)) {
+    for (const doc of [before?.doc, after]) {
+      if (doc !== undefined) for (const { key } of index.uniqueKeys(doc)) keys.add(`${collection.namespace}\u0000k\u0000${key}`);
+    }
+  }
+  return [...keys];
+}
+
+function sessionKey(id: unknown): string | undefined {
+  return id instanceof Binary ? Buffer.from(id.buffer).toString("hex") : undefined;
+}
+
+function tooOld(txnNumber: number, current: number): MongoCommandError {
+  return new MongoCommandError(
+    225,
+    `Cannot start transaction ${txnNumber} on session because a newer transaction ${current} has already started`,
+  );
+}
+
+function checkTransactionReadConcern(readConcern: unknown): void {
+  if (!isDocument(readConcern) || readConcern["level"] === undefined) return;
+  const level = String(readConcern["level"]);
+  if (!TRANSACTION_READ_CONCERNS.has(level))
+    throw new MongoCommandError(
+      72,
+      `The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order to run in a transaction`,
+    );
+}
