@@ -23,9 +23,12 @@ export interface CommandLog {
 // Handshakes, heartbeats and session bookkeeping are the driver's business, not the application's round trips.
 const DRIVER_HOUSEKEEPING = new Set(["hello", "isMaster", "ismaster", "endSessions", "ping"]);
 
-/** A freshly made database of its own for one test file, on the server chosen for the run, with indexes in place. */
-export async function openTestDatabase(): Promise<TestDatabase> {
-  const uri = process.env.TEST_MONGODB_URI;
+/**
+ * A freshly made database of its own for one test file, with indexes in place: on the server chosen for
+ * the run, or with `replicaSet` on the replica set beside it (see database-process.ts), where keyed purchases are transactions.
+ */
+export async function openTestDatabase({ replicaSet = false } = {}): Promise<TestDatabase> {
+  const uri = replicaSet ? process.env.TEST_REPLICA_SET_URI : process.env.TEST_MONGODB_URI;
   if (!uri) throw new Error("TEST_MONGODB_URI is unset: run tests through jest, whose global setup chooses the database.");
   const name = `test_${randomBytes(6).toString("hex")}`;
   const { client, db } = await connectToDatabase(uri, name, { monitorCommands: true }, { ensureIndexes: ensureSalesIndexes });
