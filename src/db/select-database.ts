@@ -1,7 +1,9 @@
 import type { RunningOfflineServer } from "@bookstore/offline-mongo";
+import { MongoClient } from "mongodb";
 import type { MongoMemoryServer } from "mongodb-memory-server";
 import { StartupError } from "../errors";
 import { redact } from "./connection";
+import { offersTransactions } from "./topology";
 
 export type DatabaseKind = "external" | "mongodb-memory-server" | "offline-server";
 
@@ -46,11 +48,38 @@ export async function selectDatabase(mongodbUri: string | undefined): Promise<Se
   };
 }
 
-async function startStandIn(mongodReason: string | undefined): Promise<RunningOfflineServer> {
+/**
+ * A replica set beside the run's database, for what only a replica set offers (transactions): the
+ * tests of keyed purchases and the benchmark's keyed hot book. `replicaSetUri` (MONGODB_REPLICA_SET_URI)
+ * when set; else the run's database when it is a replica set or mongos; else the stand-in answering
+ * as a one-member replica set. Never used by the API, which takes what MONGODB_URI names.
+ */
+export async function selectReplicaSet(runDatabase: SelectedDatabase, replicaSetUri: string | undefined): Promise<SelectedDatabase> {
+  if (replicaSetUri) {
+    const description = `the replica set at ${redact(replicaSetUri)} (from MONGODB_REPLICA_SET_URI)`;
+    return { kind: "external", uri: replicaSetUri, description, stop: async () => {} };
+  }
+  if (offersTransactions(await helloAt(runDatabase.uri)))
+    return { ...runDatabase, description: "the same deployment", stop: async () => {} };
+  const offline = await startStandIn("a replica set is needed", { replicaSet: "rs0" });
+  const description = `the offline stand-in as a one-member replica set at ${offline.uri}`;
+  return { kind: "offline-server", uri: offline.uri, description, stop: () => offline.stop() };
+}
+
+async function helloAt(uri: string) {
+  const client = await MongoClient.connect(uri, { serverSelectionTimeoutMS: 5_000 });
+  try {
+    return await client.db("admin").command({ hello: 1 });
+  } finally {
+    await client.close();
+  }
+}
+
+async function startStandIn(mongodReason: string | undefined, options: { replicaSet?: string } = {}): Promise<RunningOfflineServer> {
   try {
     const { startOfflineServer } = await import("@bookstore/offline-mongo");
     // A development switch of the stand-in: fail every query that only a collection scan could answer, as mongod's notablescan.
-    return await startOfflineServer({ notablescan: process.env.OFFLINE_MONGO_NOTABLESCAN === "1" });
+    return await startOfflineServer({ notablescan: process.env.OFFLINE_MONGO_NOTABLESCAN === "1", ...options });
   } catch (error) {
     // Typically a production install (npm ci --omit=dev) or the compiled build, neither of which carries the embedded databases.
     throw new StartupError(

@@ -1,7 +1,5 @@
-import type { Db } from "mongodb";
 import { bookIdKey } from "./book-ids";
-import type { KnownOutliers } from "./known-outliers";
-import { recordExtraSales, type OutlierPurchase, type ExtraSalesWrite, type ExtraSalesWriter } from "./purchases";
+import type { BookId } from "./documents";
 import { WriteCoalescer } from "./write-coalescer";
 
 export interface ExtraSalesBatchSettings {
@@ -12,22 +10,23 @@ export interface ExtraSalesBatchSettings {
 }
 
 /**
- * One process's shared writes for extra sales: while a write for an outlier is in flight,
- * the book's next purchases wait and then go together, in one append to its open page and one count on
- * the book, instead of one pair each. A purchase with nothing in flight is written at once, as before.
- * Under load a batch holds what arrived during one write, so it grows with the database's latency.
+ * One process's shared writes for extra sales: while a write for an outlier is in flight, the book's
+ * next purchases wait and then go together (`write` gets them in arrival order): one append to its
+ * open page and one count on the book, instead of one pair each, or one transaction for keyed
+ * purchases where transactions are used. A purchase with nothing in flight is written at once, as
+ * before. Under load a batch holds what arrived during one write, so it grows with the database's latency.
  */
-export class ExtraSalesBatches implements ExtraSalesWriter {
-  private readonly writes: WriteCoalescer<OutlierPurchase, ExtraSalesWrite>;
+export class ExtraSalesBatches<Purchase extends { bookId: BookId }, Written> {
+  private readonly writes: WriteCoalescer<Purchase, Written>;
 
-  constructor(db: Db, knownOutliers: KnownOutliers, { maxPurchases, onBatch }: ExtraSalesBatchSettings) {
+  constructor({ maxPurchases, onBatch }: ExtraSalesBatchSettings, write: (purchases: Purchase[]) => Promise<Written>) {
     this.writes = new WriteCoalescer(maxPurchases, (purchases) => {
       onBatch?.(purchases.length);
-      return recordExtraSales(db, purchases, knownOutliers);
+      return write(purchases);
     });
   }
 
-  record(purchase: OutlierPurchase): Promise<ExtraSalesWrite> {
+  record(purchase: Purchase): Promise<Written> {
     return this.writes.submit(bookIdKey(purchase.bookId), purchase);
   }
 }

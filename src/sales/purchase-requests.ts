@@ -6,11 +6,19 @@ import { isDuplicateKeyError } from "../db/errors";
 import { helloOf, usesTransactions } from "../db/topology";
 import { formatBookId } from "./book-ids";
 import { embeddedBuyersProjection } from "./books";
-import { PURCHASE_REQUESTS, salesCollection, type BookId } from "./documents";
+import { PURCHASE_REQUESTS, salesCollection, type BookDocument, type BookId } from "./documents";
 import type { ClaimReleases } from "./claim-releases";
 import { BookNotFoundError, PurchaseIdConflictError, PurchaseInProgressError } from "./errors";
-import type { KnownOutliers } from "./known-outliers";
-import { recordPurchase, type PurchaseOptions, type PurchaseStorage, type RecordedPurchase } from "./purchases";
+import type { KnownOutlier, KnownOutliers } from "./known-outliers";
+import {
+  recordExtraSalesInTransaction,
+  recordPurchase,
+  withEmbeddedBuyers,
+  type OutlierPurchase,
+  type PurchaseOptions,
+  type PurchaseStorage,
+  type RecordedPurchase,
+} from "./purchases";
 
 /** One purchase a client asks for; `purchaseId`, when given, makes retries of it record nothing new. */
 export interface PurchaseRequest {
@@ -73,6 +81,25 @@ export interface PurchaseRequestOptions extends PurchaseOptions {
   claimReleases?: ClaimReleases;
   /** Told of each purchase once it is stored for good (after its transaction's commit), never of a replay: what the metrics count. */
   onRecorded?: (storedIn: PurchaseStorage) => void;
+  /** Where transactions are used, lets keyed purchases of a known outlier share one transaction (see `recordKeyedExtraSales`). */
+  keyedExtraSalesWriter?: KeyedExtraSalesWriter | undefined;
+}
+
+/** A keyed purchase of a known outlier, with the claim it would insert, waiting to share a transaction with others of the book. */
+export interface KeyedExtraSale extends OutlierPurchase {
+  claim: PurchaseRequestDocument;
+}
+
+/** What one shared transaction stored: the book after it (none when it stored nothing), how many purchases, and whose claims (by owner token). */
+export interface KeyedExtraSalesWrite {
+  book: BookDocument | undefined;
+  purchases: number;
+  recorded: ReadonlySet<string>;
+}
+
+/** Records keyed extra sales, alone or in one transaction with others of the same book. */
+export interface KeyedExtraSalesWriter {
+  record(sale: KeyedExtraSale): Promise<KeyedExtraSalesWrite>;
 }
 
 /**
@@ -138,7 +165,13 @@ async function recordOrReplay(
   const transactions = await usesTransactions(settings.purchaseTransactions ?? "auto", () => helloOf(db));
   const owner: Owner = { db, request, id, settings, timing, options };
   const own = (take: Take) => (transactions ? recordInTransaction(owner, take) : recordAsOwner(owner, take));
-  const claimAfresh = () => own(insertClaim(db, id, request.customerId, lifetimeHours));
+  const shared = transactions ? options.keyedExtraSalesWriter : undefined;
+  const claimAfresh = () => {
+    const outlier = shared && options.knownOutliers?.get(request.bookId);
+    return shared && outlier
+      ? recordInSharedTransaction(owner, shared, { outlier, claim: newClaim(id, request.customerId, lifetimeHours) })
+      : own(insertClaim(db, id, request.customerId, lifetimeHours));
+  };
 
   const giveUpAt = Date.now() + timing.waitMs;
   let claim = await claimAfresh();
@@ -184,14 +217,19 @@ interface Ownership {
   claimedAt: Date;
 }
 
+/** A claim on `id` owned by a new token, as its first request inserts it. */
+function newClaim(id: ClaimId, customerId: string, lifetimeHours: number): PurchaseRequestDocument {
+  const claimedAt = new Date();
+  const expiresAt = new Date(claimedAt.getTime() + lifetimeHours * HOUR_MS);
+  return { _id: id, customer_id: customerId, owner: randomUUID(), claimed_at: claimedAt, expires_at: expiresAt };
+}
+
 function insertClaim(db: Db, id: ClaimId, customerId: string, lifetimeHours: number): Take {
   return async (session) => {
-    const ownership = { token: randomUUID(), claimedAt: new Date() };
-    const expiresAt = new Date(ownership.claimedAt.getTime() + lifetimeHours * HOUR_MS);
-    const claim = { _id: id, customer_id: customerId, owner: ownership.token, claimed_at: ownership.claimedAt, expires_at: expiresAt };
+    const claim = newClaim(id, customerId, lifetimeHours);
     try {
       await purchaseRequestsCollection(db).insertOne(claim, { session });
-      return ownership;
+      return { token: claim.owner, claimedAt: claim.claimed_at };
     } catch (error) {
       // In a transaction the duplicate has aborted it: it must end with the error (see recordInTransaction).
       if (session !== undefined || !isDuplicateKeyError(error)) throw error;
@@ -271,6 +309,68 @@ async function recordInTransaction({ db, request, id, settings, options }: Owner
 }
 
 type KnownOutlierNote = Parameters<KnownOutliers["remember"]>;
+
+/** A fresh claim's purchase of a known outlier, in a transaction it shares with others of the book (see `recordKeyedExtraSales`). */
+async function recordInSharedTransaction(
+  { db, request, id, options }: Owner,
+  writer: KeyedExtraSalesWriter,
+  { outlier, claim }: { outlier: KnownOutlier; claim: PurchaseRequestDocument },
+): Promise<Claim> {
+  const embeddedBuyers = options.embeddedBuyers ?? 0;
+  const written = await writer.record({ bookId: request.bookId, customerId: request.customerId, outlier, embeddedBuyers, claim });
+  // A request whose purchaseId another request of the batch carried answers from that one's claim, as any retry does.
+  if (written.book === undefined || !written.recorded.has(claim.owner)) return findClaim(db, id);
+  const purchase = {
+    book: withEmbeddedBuyers(written.book, embeddedBuyers),
+    storedIn: "EXTRA_SALES" as const,
+    purchasesInWrite: written.purchases,
+  };
+  return { kind: "recorded", outcome: { ...purchase, replayed: false } };
+}
+
+/**
+ * Keyed purchases of one outlier in one transaction: their claims, already holding their outcome (the
+ * transaction makes claim and purchase one), their appends in arrival order and one count. A duplicate
+ * key aborts it all: a claim committed meanwhile by another request with the same purchaseId (that
+ * purchase then answers from it, as any retry does), or a page a racer opened; the others are tried
+ * again in a fresh transaction. A purchaseId twice in one batch goes in once; its second request finds the claim.
+ * Any other failure is every member's, as it would be a lone purchase's, and leaves nothing behind.
+ */
+export async function recordKeyedExtraSales(
+  db: Db,
+  sales: readonly KeyedExtraSale[],
+  knownOutliers?: Pick<KnownOutliers, "get" | "remember">,
+): Promise<KeyedExtraSalesWrite> {
+  let pending = [...new Map(sales.map((sale) => [sale.claim._id.purchase_id, sale])).values()];
+  while (pending.length > 0) {
+    const outlier = knownOutliers?.get(pending[0]!.bookId) ?? pending[0]!.outlier;
+    const batch = pending.map((sale) => ({ ...sale, outlier }));
+    try {
+      const written = await db.client.withSession((session) =>
+        session.withTransaction(async () => {
+          const claims = batch.map(({ claim }) => ({ ...claim, stored_in: "EXTRA_SALES" as const }));
+          await purchaseRequestsCollection(db).insertMany(claims, { session });
+          return recordExtraSalesInTransaction(db, batch, session);
+        }, PURCHASE_TRANSACTION),
+      );
+      knownOutliers?.remember(batch[0]!.bookId, outlier.pageSize, written.page);
+      return { book: written.book, purchases: written.purchases, recorded: new Set(batch.map(({ claim }) => claim.owner)) };
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      const claimed = await claimedPurchaseIds(db, batch);
+      pending = pending.filter(({ claim }) => !claimed.has(claim._id.purchase_id));
+    }
+  }
+  return { book: undefined, purchases: 0, recorded: new Set() };
+}
+
+/** The purchaseIds of `sales` that hold a claim now. */
+async function claimedPurchaseIds(db: Db, sales: readonly KeyedExtraSale[]): Promise<Set<string>> {
+  const claims = await purchaseRequestsCollection(db)
+    .find({ _id: { $in: sales.map(({ claim }) => claim._id) } }, { projection: { _id: 1 } })
+    .toArray();
+  return new Set(claims.map(({ _id }) => _id.purchase_id));
+}
 
 /** Reads and writes of one snapshot, acknowledged by a majority: a committed claim and purchase survive a failover. */
 const PURCHASE_TRANSACTION: TransactionOptions = { readConcern: { level: "snapshot" }, writeConcern: { w: "majority" } };

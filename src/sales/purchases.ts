@@ -82,12 +82,12 @@ export async function recordPurchase(
     if (embedded) return { book: embedded, storedIn: "EMBEDDED", purchasesInWrite: 1 };
     outlier = openPageOf(await flagAsOutlier(db, bookId, session));
   }
-  if (session) {
-    const page = await appendInTransaction(db, bookId, customerId, outlier, session);
-    knownOutliers?.remember(bookId, outlier.pageSize, page);
-    return { book: await countExtraSales(db, bookId, 1, projection, session), storedIn: "EXTRA_SALES", purchasesInWrite: 1 };
-  }
   const purchase = { bookId, customerId, outlier, embeddedBuyers };
+  if (session) {
+    const written = await recordExtraSalesInTransaction(db, [purchase], session);
+    knownOutliers?.remember(bookId, outlier.pageSize, written.page);
+    return { book: written.book, storedIn: "EXTRA_SALES", purchasesInWrite: 1 };
+  }
   const written = extraSalesWriter ? await extraSalesWriter.record(purchase) : await recordExtraSales(db, [purchase], knownOutliers);
   return { book: withEmbeddedBuyers(written.book, embeddedBuyers), storedIn: "EXTRA_SALES", purchasesInWrite: written.purchases };
 }
@@ -111,8 +111,30 @@ export async function recordExtraSales(
   return { book: await countExtraSales(db, bookId, purchases.length, widest, undefined), purchases: purchases.length };
 }
 
+/**
+ * Steps 3 and 4 for purchases of one outlier inside `session`'s transaction, in order: appended from
+ * its open page on (see `appendInTransaction`), then counted in one increment. Returns the last page
+ * written too, for the caller to remember once the transaction has committed.
+ */
+export async function recordExtraSalesInTransaction(
+  db: Db,
+  purchases: readonly OutlierPurchase[],
+  session: ClientSession,
+): Promise<ExtraSalesWrite & { page: number }> {
+  const { bookId, outlier } = purchases[0]!;
+  const page = await appendInTransaction(
+    db,
+    bookId,
+    purchases.map((purchase) => purchase.customerId),
+    outlier,
+    session,
+  );
+  const widest = embeddedBuyersProjection(Math.max(...purchases.map((purchase) => purchase.embeddedBuyers)));
+  return { book: await countExtraSales(db, bookId, purchases.length, widest, session), purchases: purchases.length, page };
+}
+
 /** A book read for the widest answer of a shared write, cut to what one purchase's answer shows. */
-function withEmbeddedBuyers(book: BookDocument, embeddedBuyers: number): BookDocument {
+export function withEmbeddedBuyers(book: BookDocument, embeddedBuyers: number): BookDocument {
   if (!Number.isFinite(embeddedBuyers) || book.customers_purchased.length <= embeddedBuyers) return book;
   return { ...book, customers_purchased: book.customers_purchased.slice(0, embeddedBuyers) };
 }
@@ -222,16 +244,17 @@ async function roomOnPage(
 /**
  * `appendToExtraSales` for a transaction, where a duplicate key aborts the whole transaction and so
  * cannot be caught and stepped past. The last page from `openPageAtLeast` on is read in the
- * transaction's snapshot, then appended to while it has room, or else the next page is inserted.
+ * transaction's snapshot and takes what it has room for; the rest fills new pages after it.
  * A racer that appends to the same page or inserts the same next page makes this transaction fail
  * (a write conflict, which the driver retries, or a duplicate key, which the caller retries): it is
  * recorded again from the start, never twice. The read names the unique page index as its hint, so that
  * without the index (which is what makes two inserts of one page collide) the purchase is refused.
+ * Returns the last page appended to.
  */
 async function appendInTransaction(
   db: Db,
   bookId: BookId,
-  customerId: string,
+  customerIds: readonly string[],
   { pageSize, openPageAtLeast }: KnownOutlier,
   session: ClientSession,
 ): Promise<number> {
@@ -244,14 +267,20 @@ async function appendInTransaction(
     .catch((error: unknown) => {
       throw refusedWithoutPageIndex(error);
     });
+  let pending = customerIds;
   if (last !== null && last.count < pageSize) {
-    // The guard still holds the page to its size; in the snapshot that saw room it always matches.
-    const openPage = { book_id: bookId, page: last.page, count: { $lt: pageSize } };
-    const { matchedCount } = await extraSales.updateOne(openPage, appendOf([customerId]), { session });
-    if (matchedCount === 1) return last.page;
+    const fitting = pending.slice(0, pageSize - last.count);
+    // The guard still holds the page to its size; in the snapshot that saw the room it always matches.
+    const openPage = { book_id: bookId, page: last.page, count: { $lte: pageSize - fitting.length } };
+    const { matchedCount } = await extraSales.updateOne(openPage, appendOf(fitting), { session });
+    if (matchedCount === 1) pending = pending.slice(fitting.length);
   }
-  const page = last === null ? openPageAtLeast : last.page + 1;
-  await extraSales.insertOne({ book_id: bookId, page, customers_purchased_extra: [customerId], count: 1 }, { session });
+  let page = last === null ? openPageAtLeast - 1 : last.page;
+  for (; pending.length > 0; pending = pending.slice(pageSize)) {
+    page += 1;
+    const entries = pending.slice(0, pageSize);
+    await extraSales.insertOne({ book_id: bookId, page, customers_purchased_extra: [...entries], count: entries.length }, { session });
+  }
   return page;
 }
 

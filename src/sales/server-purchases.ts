@@ -3,7 +3,8 @@ import { DEFAULT_PURCHASE_BATCH_MAX, type PurchaseBatchSettings } from "../confi
 import { ClaimReleases } from "./claim-releases";
 import { KnownOutliers } from "./known-outliers";
 import { ExtraSalesBatches } from "./extra-sales-batches";
-import type { ExtraSalesWriter, PurchaseStorage } from "./purchases";
+import { recordKeyedExtraSales, type KeyedExtraSale, type KeyedExtraSalesWriter } from "./purchase-requests";
+import { recordExtraSales, type ExtraSalesWriter, type OutlierPurchase, type PurchaseStorage } from "./purchases";
 
 /** What purchases learn and owe beyond one request, shared by every request of one server. */
 export interface ServerPurchases {
@@ -13,6 +14,8 @@ export interface ServerPurchases {
   claimReleases: ClaimReleases;
   /** Shares the writes of concurrent extra sales of one book; undefined when batching is off. */
   extraSalesWriter: ExtraSalesWriter | undefined;
+  /** Where transactions are used, shares one transaction among concurrent keyed extra sales of one book; undefined when batching is off. */
+  keyedExtraSalesWriter: KeyedExtraSalesWriter | undefined;
   /** Told of each purchase stored, never of a replay. */
   onRecorded: ((storedIn: PurchaseStorage) => void) | undefined;
 }
@@ -30,8 +33,17 @@ export function createServerPurchases(
   { onBatch, onRecorded }: PurchaseObservers = {},
 ): ServerPurchases {
   const knownOutliers = new KnownOutliers();
-  const extraSalesWriter = batching.purchaseBatching
-    ? new ExtraSalesBatches(db, knownOutliers, { maxPurchases: batching.purchaseBatchMax, onBatch })
-    : undefined;
-  return { knownOutliers, claimReleases: new ClaimReleases(), extraSalesWriter, onRecorded };
+  const settings = { maxPurchases: batching.purchaseBatchMax, onBatch };
+  const shared = batching.purchaseBatching;
+  return {
+    knownOutliers,
+    claimReleases: new ClaimReleases(),
+    extraSalesWriter: shared
+      ? new ExtraSalesBatches(settings, (purchases: OutlierPurchase[]) => recordExtraSales(db, purchases, knownOutliers))
+      : undefined,
+    keyedExtraSalesWriter: shared
+      ? new ExtraSalesBatches(settings, (sales: KeyedExtraSale[]) => recordKeyedExtraSales(db, sales, knownOutliers))
+      : undefined,
+    onRecorded,
+  };
 }
