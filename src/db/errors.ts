@@ -57,6 +57,18 @@ export class PageRepairInProgressError extends Error {
   }
 }
 
+/**
+ * A transaction still meeting write conflicts (or other transient errors) after its time limit: the
+ * documents it writes are too contended for now. Its retries stop there rather than run on after the
+ * request has been answered; nothing of it was committed, so a retry (with the same purchaseId) is safe.
+ */
+export class TransactionTimeLimitError extends Error {
+  override readonly name = "TransactionTimeLimitError";
+  constructor(timeLimitMs: number) {
+    super(`A transaction was still meeting write conflicts after ${timeLimitMs} ms; nothing of it was written.`);
+  }
+}
+
 // The server codes the driver itself retries (its RETRYABLE_READ_ERROR_CODES, which retryable writes share) or
 // takes as "not primary" (LegacyNotPrimary), and a write concern that replicas did not meet in time:
 // a server that cannot be reached, is shutting down, stepping down, not (yet) primary, or overloaded.
@@ -113,7 +125,7 @@ function isSocketError(error: unknown): boolean {
  * later, rather than being refused for what it asks.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (isSocketError(error)) return true;
+  if (isSocketError(error) || error instanceof TransactionTimeLimitError) return true;
   if (!(error instanceof MongoError)) return false;
   if (UNAVAILABLE_LABELS.some((label) => error.hasErrorLabel(label))) return true;
   if (error instanceof MongoServerError) return typeof error.code === "number" && SERVER_UNAVAILABLE.has(error.code);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClientSession, Collection, Db, TransactionOptions } from "mongodb";
 import { DEFAULT_PURCHASE_ID_LIFETIME_HOURS, type OutlierSettings, type PurchaseIdSettings } from "../config";
-import { isDuplicateKeyError } from "../db/errors";
+import { isDuplicateKeyError, TransactionTimeLimitError } from "../db/errors";
 import { helloOf, usesTransactions } from "../db/topology";
 import { formatBookId } from "./book-ids";
 import { embeddedBuyersProjection } from "./books";
@@ -60,13 +60,15 @@ export interface PurchaseIdTiming {
   waitMs: number;
   /** How often a waiting retry looks at the claim. */
   pollIntervalMs: number;
+  /** How long a purchase's transaction may keep retrying write conflicts: about a request's life, after which its client has an answer. */
+  transactionMs: number;
 }
 
 /**
  * The lease is two minutes because requests are cut off after seconds (the per-request limit and
  * the driver's timeouts), so an owner still writing after two minutes is one that has died.
  */
-export const PURCHASE_ID_TIMING: PurchaseIdTiming = { leaseMs: 120_000, waitMs: 3_000, pollIntervalMs: 25 };
+export const PURCHASE_ID_TIMING: PurchaseIdTiming = { leaseMs: 120_000, waitMs: 3_000, pollIntervalMs: 25, transactionMs: 10_000 };
 
 const HOUR_MS = 3_600_000;
 
@@ -164,8 +166,9 @@ async function recordOrReplay(
   const lifetimeHours = settings.purchaseIdLifetimeHours ?? DEFAULT_PURCHASE_ID_LIFETIME_HOURS;
   const transactions = await usesTransactions(settings.purchaseTransactions ?? "auto", () => helloOf(db));
   const owner: Owner = { db, request, id, settings, timing, options };
-  const own = (take: Take) => (transactions ? recordInTransaction(owner, take) : recordAsOwner(owner, take));
   const shared = transactions ? options.keyedExtraSalesWriter : undefined;
+  const mayShare = () => shared !== undefined && options.knownOutliers?.get(request.bookId) !== undefined;
+  const own = (take: Take) => (transactions ? recordInTransaction(owner, take, mayShare) : recordAsOwner(owner, take));
   const claimAfresh = () => {
     const outlier = shared && options.knownOutliers?.get(request.bookId);
     return shared && outlier
@@ -282,25 +285,32 @@ async function recordAsOwner({ db, request, id, settings, timing, options }: Own
  * page (the claim vanished with the abort, so the caller's loop records afresh).
  * What the purchase teaches about outliers is kept only once committed: an aborted flag was never set.
  */
-async function recordInTransaction({ db, request, id, settings, options }: Owner, take: Take): Promise<Claim> {
+async function recordInTransaction(
+  { db, request, id, settings, timing, options }: Owner,
+  take: Take,
+  mayShare: () => boolean,
+): Promise<Claim> {
   let learned: KnownOutlierNote[] = [];
+  let attempts = 0;
   const knownOutliers = {
     get: (bookId: BookId) => options.knownOutliers?.get(bookId),
     remember: (...note: KnownOutlierNote) => void learned.push(note),
   };
   let purchase: RecordedPurchase | undefined;
   try {
-    purchase = await db.client.withSession((session) =>
-      session.withTransaction(async () => {
-        learned = [];
-        const ownership = await take(session);
-        if (ownership === undefined) return undefined;
-        const recorded = await recordPurchase(db, request.bookId, request.customerId, settings, { ...options, knownOutliers, session });
-        await storeOutcome(db, id, ownership.token, recorded.storedIn, session);
-        return recorded;
-      }, PURCHASE_TRANSACTION),
-    );
+    purchase = await inTransaction(db, timing.transactionMs, async (session) => {
+      learned = [];
+      // Retrying a write conflict after another purchase has made the book a known outlier: join the shared transactions instead.
+      if (attempts++ > 0 && mayShare()) throw new MovedToSharedTransaction();
+      const ownership = await take(session);
+      if (ownership === undefined) return undefined;
+      const recorded = await recordPurchase(db, request.bookId, request.customerId, settings, { ...options, knownOutliers, session });
+      await storeOutcome(db, id, ownership.token, recorded.storedIn, session);
+      return recorded;
+    });
   } catch (error) {
+    // Nothing of this transaction was written: the caller claims afresh, now through the book's shared transactions.
+    if (error instanceof MovedToSharedTransaction) return { kind: "vanished" };
     if (!isDuplicateKeyError(error)) throw error;
   }
   if (purchase === undefined) return findClaim(db, id);
@@ -309,6 +319,9 @@ async function recordInTransaction({ db, request, id, settings, options }: Owner
 }
 
 type KnownOutlierNote = Parameters<KnownOutliers["remember"]>;
+
+/** Ends a lone purchase's transaction that should go on in its book's shared ones (see `recordInTransaction`). */
+class MovedToSharedTransaction extends Error {}
 
 /** A fresh claim's purchase of a known outlier, in a transaction it shares with others of the book (see `recordKeyedExtraSales`). */
 async function recordInSharedTransaction(
@@ -340,19 +353,18 @@ export async function recordKeyedExtraSales(
   db: Db,
   sales: readonly KeyedExtraSale[],
   knownOutliers?: Pick<KnownOutliers, "get" | "remember">,
+  transactionMs = PURCHASE_ID_TIMING.transactionMs,
 ): Promise<KeyedExtraSalesWrite> {
   let pending = [...new Map(sales.map((sale) => [sale.claim._id.purchase_id, sale])).values()];
   while (pending.length > 0) {
     const outlier = knownOutliers?.get(pending[0]!.bookId) ?? pending[0]!.outlier;
     const batch = pending.map((sale) => ({ ...sale, outlier }));
     try {
-      const written = await db.client.withSession((session) =>
-        session.withTransaction(async () => {
-          const claims = batch.map(({ claim }) => ({ ...claim, stored_in: "EXTRA_SALES" as const }));
-          await purchaseRequestsCollection(db).insertMany(claims, { session });
-          return recordExtraSalesInTransaction(db, batch, session);
-        }, PURCHASE_TRANSACTION),
-      );
+      const written = await inTransaction(db, transactionMs, async (session) => {
+        const claims = batch.map(({ claim }) => ({ ...claim, stored_in: "EXTRA_SALES" as const }));
+        await purchaseRequestsCollection(db).insertMany(claims, { session });
+        return recordExtraSalesInTransaction(db, batch, session);
+      });
       knownOutliers?.remember(batch[0]!.bookId, outlier.pageSize, written.page);
       return { book: written.book, purchases: written.purchases, recorded: new Set(batch.map(({ claim }) => claim.owner)) };
     } catch (error) {
@@ -374,6 +386,20 @@ async function claimedPurchaseIds(db: Db, sales: readonly KeyedExtraSale[]): Pro
 
 /** Reads and writes of one snapshot, acknowledged by a majority: a committed claim and purchase survive a failover. */
 const PURCHASE_TRANSACTION: TransactionOptions = { readConcern: { level: "snapshot" }, writeConcern: { w: "majority" } };
+
+/**
+ * `work` as one transaction, retried on write conflicts as the driver's `withTransaction` does, but not
+ * past `timeLimitMs`: the driver would go on for two minutes, long after the request was answered.
+ */
+function inTransaction<T>(db: Db, timeLimitMs: number, work: (session: ClientSession) => Promise<T>): Promise<T> {
+  const giveUpAt = Date.now() + timeLimitMs;
+  return db.client.withSession((session) =>
+    session.withTransaction(async () => {
+      if (Date.now() > giveUpAt) throw new TransactionTimeLimitError(timeLimitMs);
+      return work(session);
+    }, PURCHASE_TRANSACTION),
+  );
+}
 
 async function storeOutcome(db: Db, id: ClaimId, owner: string, storedIn: PurchaseStorage, session?: ClientSession): Promise<void> {
   await purchaseRequestsCollection(db).updateOne({ _id: id, owner }, { $set: { stored_in: storedIn } }, { session });

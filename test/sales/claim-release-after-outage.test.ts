@@ -23,7 +23,7 @@ import { ensureSalesIndexes } from "../../src/sales/indexes";
  */
 const settings = { outlierThreshold: 3, extraSalesPageSize: 4 };
 // A lease far beyond the test, so that only a release, never a takeover, can free the key.
-const timing = { leaseMs: 3_600_000, waitMs: 300, pollIntervalMs: 10 };
+const timing = { leaseMs: 3_600_000, waitMs: 300, pollIntervalMs: 10, transactionMs: 10_000 };
 const FAST_RELEASES = { firstRetryMs: 20, maxRetryMs: 200, maxOwed: 100 };
 // Retries far apart, so that only the retrying request itself can have released the claim.
 const SLOW_RELEASES = { firstRetryMs: 600_000, maxRetryMs: 600_000, maxOwed: 100 };

@@ -146,6 +146,23 @@ describe.each([
         expect([...(await storedPurchases(database.db, bookId)).slice(BEFORE)].sort()).toEqual(requests.map((r) => r.customerId).sort());
       });
 
+      it("moves keyed purchases of an outlier this server has not seen into shared transactions once one of them has taught it", async () => {
+        const bookId = `cold-${label}`;
+        await outlier(bookId, serverPurchases(batching));
+        // A server that has not seen the book: its first purchases each take a transaction of their own, and conflict.
+        const server = serverPurchases(batching);
+        const requests = customers(60, 0, "cold-").map((customerId, line) => ({ bookId, customerId, purchaseId: `cold-${line}` }));
+        database.commands.reset();
+
+        await Promise.all(requests.map((request) => recordUntilAnswered(request, server)));
+
+        const commits = database.commands.names().filter((name) => name === "commitTransaction").length;
+        if (batching) expect(commits).toBeLessThan(requests.length);
+        else expect(commits).toBeGreaterThanOrEqual(requests.length);
+        expect([...(await storedPurchases(database.db, bookId)).slice(BEFORE)].sort()).toEqual(requests.map((r) => r.customerId).sort());
+        expect(await invariantViolations(database.db, bookId, settings)).toEqual([]);
+      });
+
       it("costs a lone keyed purchase of a known outlier one transaction, its claim inserted with its outcome when it may share one", async () => {
         const server = serverPurchases(batching);
         const bookId = `lone-keyed-${label}`;

@@ -1,10 +1,16 @@
 import { MongoServerError, type CommandStartedEvent, type Db, type Document } from "mongodb";
+import { TransactionTimeLimitError } from "../../src/db/errors";
 import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
 import { ensureSalesIndexes, UNIQUE_PAGE_INDEX } from "../../src/sales/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
 import { KnownOutliers } from "../../src/sales/known-outliers";
-import { purchaseRequestsCollection, recordPurchaseRequest, type PurchaseRequest } from "../../src/sales/purchase-requests";
+import {
+  PURCHASE_ID_TIMING,
+  purchaseRequestsCollection,
+  recordPurchaseRequest,
+  type PurchaseRequest,
+} from "../../src/sales/purchase-requests";
 import { recordPurchase } from "../../src/sales/purchases";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, invariantViolations, storedBook, storedPurchases } from "../support/factories";
@@ -40,6 +46,31 @@ describe.each([
 
   if (replicaSet) {
     it("run in transactions there: the replica set accepts them", () => expect(transactional).toBe(true));
+
+    it("stop retrying write conflicts after the transaction's time limit, as DATABASE_UNAVAILABLE, leaving nothing behind", async () => {
+      await createBook(database.db, { id: "contended", title: "Contended", author: "A" }, settings);
+      // Another client's open transaction has written the book: every attempt of the purchase meets a write conflict.
+      const holder = other.client.startSession();
+      holder.startTransaction();
+      await salesCollection(other.db).updateOne({ _id: "contended" }, { $set: { title: "Held" } }, { session: holder });
+      try {
+        const timing = { ...PURCHASE_ID_TIMING, transactionMs: 300 };
+        await expect(recordPurchaseRequest(database.db, keyed("contended", "alice"), settings, timing)).rejects.toBeInstanceOf(
+          TransactionTimeLimitError,
+        );
+      } finally {
+        await holder.abortTransaction();
+        await holder.endSession();
+      }
+      expect(
+        await purchaseRequestsCollection(database.db).findOne({ _id: { book_id: "contended", purchase_id: "line-alice" } }),
+      ).toBeNull();
+      expect(await storedPurchases(database.db, "contended")).toEqual([]);
+
+      const retried = await recordPurchaseRequest(database.db, keyed("contended", "alice"), settings);
+      expect(retried.replayed).toBe(false);
+      expect(await storedPurchases(database.db, "contended")).toEqual(["alice"]);
+    });
   }
 
   /**

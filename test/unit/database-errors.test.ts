@@ -8,7 +8,7 @@ import {
   MongoTopologyClosedError,
   MongoWriteConcernError,
 } from "mongodb";
-import { isDatabaseUnavailable, isDuplicateKeyError, isMissingHintedIndexError } from "../../src/db/errors";
+import { isDatabaseUnavailable, isDuplicateKeyError, isMissingHintedIndexError, TransactionTimeLimitError } from "../../src/db/errors";
 
 const serverError = (code: number, errmsg = "refused") => new MongoServerError({ code, errmsg });
 
@@ -42,6 +42,7 @@ describe("isDatabaseUnavailable", () => {
     ["an error labelled SystemOverloadedError", labelled(MongoErrorLabel.SystemOverloadedError)],
     ["an error labelled RetryableWriteError", labelled(MongoErrorLabel.RetryableWriteError)],
     ["an error labelled TransientTransactionError", labelled(MongoErrorLabel.TransientTransactionError)],
+    ["a transaction given up after its time limit of write conflicts", new TransactionTimeLimitError(10_000)],
   ])("is true for %s", (_case, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
