@@ -36,6 +36,8 @@ export interface ScaleRow {
 export interface HotBookFigures {
   /** Whether the API shared the writes of concurrent purchases of the book (PURCHASE_BATCHING). */
   batching: boolean;
+  /** Every purchase carried a purchaseId, on a replica set: each a transaction, or one per shared write. */
+  keyedOnReplicaSet: boolean;
   clients: number;
   requests: number;
   requestsPerSecond: number;
@@ -66,16 +68,23 @@ export const SCALE_SCENARIOS = ["storefront listing", "book page", "deep buyers 
 type ScenarioName = (typeof SCALE_SCENARIOS)[number];
 
 export function scaleSteps(plan: Plan["scale"]): number {
-  return plan.catalogSizes.length * (SEED_STEPS + SCALE_SCENARIOS.length) + 1 + HOT_BOOK_BATCHING.length;
+  return plan.catalogSizes.length * (SEED_STEPS + SCALE_SCENARIOS.length) + 1 + 2 * HOT_BOOK_BATCHING.length;
 }
+
+/** A catalog of this many books on the replica set, the last of them the outlier its keyed buyers crowd. */
+const KEYED_CATALOG = 102;
+
+type OpenDatabase = (suffix: string) => Promise<{ db: Db; monitor: CommandMonitor; close(): Promise<void> }>;
 
 /**
  * The API's five typical requests on catalogs of each size, each seeded in this run: the outlier is
  * the last book, every other book holds SHELF_PURCHASES purchases. Then 64 clients buying the outlier at once,
- * with the API writing each purchase alone and then sharing the writes of concurrent ones.
+ * with the API writing each purchase alone and then sharing the writes of concurrent ones; and the
+ * same with a purchaseId on every purchase, on a replica set (`openReplicaSet`), where each is a transaction.
  */
 export async function benchmarkScale(
-  open: (suffix: string) => Promise<{ db: Db; monitor: CommandMonitor; close(): Promise<void> }>,
+  open: OpenDatabase,
+  openReplicaSet: OpenDatabase,
   settings: OutlierSettings,
   plan: Plan["scale"],
   progress: Progress,
@@ -103,7 +112,7 @@ export async function benchmarkScale(
               database.db,
               settings,
               true,
-              (hotUrl) => measureHotBook(database.db, monitor, hotUrl, books, settings, plan, batching),
+              (hotUrl) => measureHotBook(database.db, monitor, hotUrl, books, settings, plan, batching, false),
               batching,
             );
             hotBooks.push(hot.figures);
@@ -116,7 +125,29 @@ export async function benchmarkScale(
       await database.close();
     }
   }
-  return { rows, hotBooks, indexCost: indexCost!, violations };
+  const keyed = await measureKeyedHotBook(openReplicaSet, settings, plan, progress);
+  return { rows, hotBooks: [...hotBooks, ...keyed.hotBooks], indexCost: indexCost!, violations: [...violations, ...keyed.violations] };
+}
+
+/** The hot book again with a purchaseId on every purchase, on a replica set: batching off, then on. */
+async function measureKeyedHotBook(openReplicaSet: OpenDatabase, settings: OutlierSettings, plan: Plan["scale"], progress: Progress) {
+  const replicaSet = await openReplicaSet("keyed");
+  const hotBooks: HotBookFigures[] = [];
+  const violations: string[] = [];
+  try {
+    await insertBooksWithPurchases(replicaSet.db, catalog(KEYED_CATALOG), settings);
+    for (const batching of HOT_BOOK_BATCHING) {
+      const measure = (url: string) =>
+        measureHotBook(replicaSet.db, replicaSet.monitor, url, KEYED_CATALOG, settings, plan, batching, true);
+      const hot = await withServer(replicaSet.db, settings, true, measure, batching);
+      hotBooks.push(hot.figures);
+      violations.push(...hot.violations);
+      progress.step(`${HOT_CLIENTS} clients buying one outlier with purchaseIds on a replica set, batching ${batching ? "on" : "off"}`);
+    }
+  } finally {
+    await replicaSet.close();
+  }
+  return { hotBooks, violations };
 }
 
 async function seedCatalog(db: Db, books: number, settings: OutlierSettings, progress: Progress): Promise<void> {
@@ -249,9 +280,10 @@ async function measureHotBook(
   settings: OutlierSettings,
   plan: Plan["scale"],
   batching: boolean,
+  keyedOnReplicaSet: boolean,
 ) {
   const before = await storedCustomers(db, books);
-  const prefix = `hot-${batching ? "on" : "off"}-`;
+  const prefix = `hot-${keyedOnReplicaSet ? "keyed-" : ""}${batching ? "on" : "off"}-`;
   const acknowledged = new Set<string>();
   let sent = 0;
   await monitor.quiet();
@@ -263,7 +295,8 @@ async function measureHotBook(
       body: (_index, connection) => {
         const customer = customerId(prefix, sent++);
         Object.assign(connection, { customer });
-        return graphql(RECORD_PURCHASE, { bookId: String(books), customerId: customer });
+        const purchaseId = keyedOnReplicaSet ? { purchaseId: customer } : {};
+        return graphql(RECORD_PURCHASE, { bookId: String(books), customerId: customer, ...purchaseId });
       },
     },
     { connections: HOT_CLIENTS, amount: plan.hotBookRequests, timeout: 60 },
@@ -277,6 +310,7 @@ async function measureHotBook(
   return {
     figures: {
       batching,
+      keyedOnReplicaSet,
       clients: HOT_CLIENTS,
       requests: result.requests.total,
       requestsPerSecond: result.requests.total / result.duration,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Config } from "../src/config";
 import { parseFlags, readToolConfig, runToolAsMain, ToolFailure, type ToolOutput } from "../src/cli/tool";
 import { connectToDatabase, type DatabaseConnection } from "../src/db/connection";
-import { selectDatabase, type SelectedDatabase } from "../src/db/select-database";
+import { selectDatabase, selectReplicaSet, type SelectedDatabase } from "../src/db/select-database";
 import { describeEnvironment } from "./environment";
 import { benchmarkHttp, httpSteps } from "./http";
 import { CommandMonitor } from "./monitor";
@@ -22,7 +22,9 @@ import { ensureSalesIndexes } from "../src/sales/indexes";
 const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --versus-bare-only]
 
 Measures writes, reads and GraphQL over HTTP on the database the project selects
-(MONGODB_URI, else an embedded one), prints markdown tables and saves raw figures in bench/results/.
+(MONGODB_URI, else an embedded one), keyed purchases of a hot book on a replica set
+(MONGODB_REPLICA_SET_URI, else the run's database if it is one, else the stand-in as one),
+prints markdown tables and saves raw figures in bench/results/.
 
   --quick            fewer repetitions, shorter loads and no catalog of 1,000,002 books
   --largest-catalog  measure the catalog of 1,000,002 books in a quick run too (minutes more to seed)
@@ -78,9 +80,17 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
       benchmarkThroughput(database, (uri) => openBenchDatabase(uri, `${name}_apart`), config, plan.http, progress),
     );
     const versus = await versusBare("versus bare");
+    const replicaSet = await selectReplicaSet(database, env.MONGODB_REPLICA_SET_URI);
+    output.err(`Keyed purchases on a replica set: ${replicaSet.description}`);
     const scale = await section("scale", scaleSteps(plan.scale), (progress) =>
-      benchmarkScale((suffix) => openBenchDatabase(database.uri, `${name}_${suffix}`), config, plan.scale, progress),
-    );
+      benchmarkScale(
+        (suffix) => openBenchDatabase(database.uri, `${name}_${suffix}`),
+        (suffix) => openBenchDatabase(replicaSet.uri, `${name}_${suffix}`),
+        config,
+        plan.scale,
+        progress,
+      ),
+    ).finally(() => replicaSet.stop());
 
     const report: Report = {
       mode: plan.mode,
