@@ -44,6 +44,8 @@ export interface HotBookFigures {
   p50Ms: number;
   p99Ms: number;
   failures: number;
+  /** The failed purchases by their error's `extensions.code` (NO_ANSWER when autocannon had none). */
+  failureCodes: Record<string, number>;
   /** Database commands per purchase under the load: every one a write, but the page reads that find room for a batch. */
   commandsPerPurchase: number;
   /** Purchases per shared write, from the API's own histogram; 1 when every purchase wrote alone. */
@@ -285,6 +287,7 @@ async function measureHotBook(
   const before = await storedCustomers(db, books);
   const prefix = `hot-${keyedOnReplicaSet ? "keyed-" : ""}${batching ? "on" : "off"}-`;
   const acknowledged = new Set<string>();
+  const failureCodes: Record<string, number> = {};
   let sent = 0;
   await monitor.quiet();
   const commandsBefore = monitor.snapshot().commands;
@@ -302,7 +305,9 @@ async function measureHotBook(
     { connections: HOT_CLIENTS, amount: plan.hotBookRequests, timeout: 60 },
     (status, body, connection) => {
       const { customer } = connection as { customer?: string };
-      if (status === 200 && customer && !(JSON.parse(body) as { errors?: unknown }).errors) acknowledged.add(customer);
+      const code = failureCode(status, body);
+      if (code === undefined && customer) acknowledged.add(customer);
+      else if (code !== undefined) failureCodes[code] = (failureCodes[code] ?? 0) + 1;
     },
   );
   await monitor.quiet();
@@ -317,11 +322,24 @@ async function measureHotBook(
       p50Ms: result.latency.p50,
       p99Ms: result.latency.p99,
       failures: result.non2xx + result.errors,
+      failureCodes: { ...failureCodes, ...(result.errors > 0 ? { NO_ANSWER: result.errors } : {}) },
       commandsPerPurchase: commands / result.requests.total,
       purchasesPerWrite: await meanPurchasesPerWrite(url),
     },
     violations: await hotBookViolations(db, books, before, acknowledged, prefix, sent, settings),
   };
+}
+
+/** The `extensions.code` of a purchase's error, or undefined when it was acknowledged. */
+function failureCode(status: number, body: string): string | undefined {
+  let errors: { extensions?: { code?: string } }[] | undefined;
+  try {
+    errors = (JSON.parse(body) as { errors?: typeof errors }).errors;
+  } catch {
+    return `HTTP_${status}`;
+  }
+  if (status === 200 && !errors) return undefined;
+  return errors?.[0]?.extensions?.code ?? `HTTP_${status}`;
 }
 
 /** The mean of the API's purchase batch histogram: purchases carried over shared writes; 1 when none was shared. */

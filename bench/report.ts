@@ -6,7 +6,7 @@ import type { TargetCheck } from "./targets";
 import type { ThroughputResults } from "./throughput";
 import type { VersusBareResults } from "./versus-bare";
 import type { WriteResults } from "./writes";
-import type { ScaleResults } from "./catalog-scale";
+import type { HotBookFigures, ScaleResults } from "./catalog-scale";
 
 export interface Report {
   mode: "quick" | "full";
@@ -219,8 +219,8 @@ function renderScale({ rows, hotBooks, indexCost }: ScaleResults): string {
     `One outlier bought by ${hotBooks[0]?.clients ?? 0} clients at once, the API writing each purchase alone and then sharing writes`,
     "autocannon, a fixed number of purchases per row, one after the other on the same book; every acknowledged one checked to be " +
       "stored exactly once. Commands per purchase from the driver's monitoring; purchases per write from the API's own histogram. " +
-      "Failed: answered with an error (for keyed purchases mostly DATABASE_UNAVAILABLE, a transaction still meeting write conflicts " +
-      "after its 10 s limit, nothing written), each checked never to be stored twice.",
+      "Failed: answered with an error, by its code (REQUEST_TIMEOUT and DATABASE_UNAVAILABLE are transactions still meeting " +
+      "write conflicts at the 10 s limits), each checked never to be stored twice.",
     table(hotBooks, [
       ["purchases", (row) => (row.keyedOnReplicaSet ? "with purchaseId, replica set" : "without purchaseId")],
       ["PURCHASE_BATCHING", (row) => (row.batching ? "on" : "off")],
@@ -230,7 +230,7 @@ function renderScale({ rows, hotBooks, indexCost }: ScaleResults): string {
       ["p99 ms", (row) => row.p99Ms],
       ["commands/purchase", (row) => row.commandsPerPurchase.toFixed(2)],
       ["purchases/write", (row) => row.purchasesPerWrite.toFixed(1)],
-      ["failed", (row) => row.failures],
+      ["failed", (row) => failedWithCodes(row)],
     ]),
   );
   const index = part(
@@ -258,4 +258,9 @@ export function renderTargets(targets: TargetCheck[]): string {
       ["result", (check) => `${check.pass ? "PASS" : "FAIL"}${check.failsRun ? "" : " (a time: reported, never fails the run)"}`],
     ]),
   );
+}
+
+function failedWithCodes(row: HotBookFigures): string {
+  const codes = Object.entries(row.failureCodes).map(([code, times]) => `${code} ${count(times)}`);
+  return codes.length > 0 ? `${count(row.failures)} (${codes.join(", ")})` : count(row.failures);
 }
