@@ -43,6 +43,7 @@ export interface HotBookFigures {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** Purchases answered with an error, in a 200's body or as an HTTP status, or not answered at all. */
   failures: number;
   /** The failed purchases by their error's `extensions.code` (NO_ANSWER when autocannon had none). */
   failureCodes: Record<string, number>;
@@ -321,7 +322,7 @@ async function measureHotBook(
       requestsPerSecond: result.requests.total / result.duration,
       p50Ms: result.latency.p50,
       p99Ms: result.latency.p99,
-      failures: result.non2xx + result.errors,
+      failures: Object.values(failureCodes).reduce((sum, times) => sum + times, result.errors),
       failureCodes: { ...failureCodes, ...(result.errors > 0 ? { NO_ANSWER: result.errors } : {}) },
       commandsPerPurchase: commands / result.requests.total,
       purchasesPerWrite: await meanPurchasesPerWrite(url),
