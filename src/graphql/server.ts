@@ -29,6 +29,7 @@ import { countDatabaseCommands, requestContextMiddleware } from "../observabilit
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
+import { PURCHASE_ID_TIMING } from "../sales/purchase-requests";
 import { createServerPurchases } from "../sales/server-purchases";
 import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
@@ -151,10 +152,10 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
   const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
   await apollo.start();
-  const purchases = createServerPurchases(options.db, options.purchaseBatching, {
-    onBatch: metrics.observePurchaseBatch,
-    onRecorded: metrics.countPurchase,
-  });
+  const observers = { onBatch: metrics.observePurchaseBatch, onRecorded: metrics.countPurchase };
+  // A purchase's transaction stops retrying when its request is answered REQUEST_TIMEOUT, not later.
+  const timing = { ...PURCHASE_ID_TIMING, transactionMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
+  const purchases = createServerPurchases(options.db, options.purchaseBatching, observers, timing);
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));

@@ -60,7 +60,7 @@ export interface PurchaseIdTiming {
   waitMs: number;
   /** How often a waiting retry looks at the claim. */
   pollIntervalMs: number;
-  /** How long a purchase's transaction may keep retrying write conflicts: about a request's life, after which its client has an answer. */
+  /** How long a purchase's transaction may keep retrying write conflicts; the API sets its request time limit, after which the client has an answer. */
   transactionMs: number;
 }
 

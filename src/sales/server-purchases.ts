@@ -3,7 +3,13 @@ import { DEFAULT_PURCHASE_BATCH_MAX, type PurchaseBatchSettings } from "../confi
 import { ClaimReleases } from "./claim-releases";
 import { KnownOutliers } from "./known-outliers";
 import { ExtraSalesBatches } from "./extra-sales-batches";
-import { recordKeyedExtraSales, type KeyedExtraSale, type KeyedExtraSalesWriter } from "./purchase-requests";
+import {
+  PURCHASE_ID_TIMING,
+  recordKeyedExtraSales,
+  type KeyedExtraSale,
+  type KeyedExtraSalesWriter,
+  type PurchaseIdTiming,
+} from "./purchase-requests";
 import { recordExtraSales, type ExtraSalesWriter, type OutlierPurchase, type PurchaseStorage } from "./purchases";
 
 /** What purchases learn and owe beyond one request, shared by every request of one server. */
@@ -18,6 +24,8 @@ export interface ServerPurchases {
   keyedExtraSalesWriter: KeyedExtraSalesWriter | undefined;
   /** Told of each purchase stored, never of a replay. */
   onRecorded: ((storedIn: PurchaseStorage) => void) | undefined;
+  /** How purchaseId claims are leased and waited for, and how long a purchase's transaction may retry. */
+  timing: PurchaseIdTiming;
 }
 
 /** What the metrics hear of purchases. */
@@ -31,6 +39,7 @@ export function createServerPurchases(
   db: Db,
   batching: PurchaseBatchSettings = { purchaseBatching: true, purchaseBatchMax: DEFAULT_PURCHASE_BATCH_MAX },
   { onBatch, onRecorded }: PurchaseObservers = {},
+  timing: PurchaseIdTiming = PURCHASE_ID_TIMING,
 ): ServerPurchases {
   const knownOutliers = new KnownOutliers();
   const settings = { maxPurchases: batching.purchaseBatchMax, onBatch };
@@ -42,8 +51,9 @@ export function createServerPurchases(
       ? new ExtraSalesBatches(settings, (purchases: OutlierPurchase[]) => recordExtraSales(db, purchases, knownOutliers))
       : undefined,
     keyedExtraSalesWriter: shared
-      ? new ExtraSalesBatches(settings, (sales: KeyedExtraSale[]) => recordKeyedExtraSales(db, sales, knownOutliers))
+      ? new ExtraSalesBatches(settings, (sales: KeyedExtraSale[]) => recordKeyedExtraSales(db, sales, knownOutliers, timing.transactionMs))
       : undefined,
     onRecorded,
+    timing,
   };
 }

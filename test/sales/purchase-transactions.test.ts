@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { MongoServerError, type CommandStartedEvent, type Db, type Document } from "mongodb";
 import { TransactionTimeLimitError } from "../../src/db/errors";
 import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
@@ -13,6 +14,7 @@ import {
 } from "../../src/sales/purchase-requests";
 import { recordPurchase } from "../../src/sales/purchases";
 import { openTestDatabase, type TestDatabase } from "../support/database";
+import { errorCodes, postOperation, startTestHttpServer } from "../support/http";
 import { customers, invariantViolations, storedBook, storedPurchases } from "../support/factories";
 
 /**
@@ -24,6 +26,7 @@ import { customers, invariantViolations, storedBook, storedPurchases } from "../
  * deployment promises.
  */
 const settings = { outlierThreshold: 3, extraSalesPageSize: 4 };
+const RECORD_PURCHASE = `mutation ($input: RecordPurchaseInput!) { recordPurchase(input: $input) { storedIn } }`;
 
 describe.each([
   { deployment: "the run's database", replicaSet: false },
@@ -45,23 +48,29 @@ describe.each([
   });
 
   if (replicaSet) {
-    it("run in transactions there: the replica set accepts them", () => expect(transactional).toBe(true));
-
-    it("stop retrying write conflicts after the transaction's time limit, as DATABASE_UNAVAILABLE, leaving nothing behind", async () => {
-      await createBook(database.db, { id: "contended", title: "Contended", author: "A" }, settings);
-      // Another client's open transaction has written the book: every attempt of the purchase meets a write conflict.
+    /** Runs `work` while another client's open transaction has written the book: every purchase of it meets a write conflict. */
+    async function whileHeld(bookId: string, work: () => Promise<void>): Promise<void> {
       const holder = other.client.startSession();
       holder.startTransaction();
-      await salesCollection(other.db).updateOne({ _id: "contended" }, { $set: { title: "Held" } }, { session: holder });
+      await salesCollection(other.db).updateOne({ _id: bookId }, { $set: { title: "Held" } }, { session: holder });
       try {
-        const timing = { ...PURCHASE_ID_TIMING, transactionMs: 300 };
-        await expect(recordPurchaseRequest(database.db, keyed("contended", "alice"), settings, timing)).rejects.toBeInstanceOf(
-          TransactionTimeLimitError,
-        );
+        await work();
       } finally {
         await holder.abortTransaction();
         await holder.endSession();
       }
+    }
+
+    it("run in transactions there: the replica set accepts them", () => expect(transactional).toBe(true));
+
+    it("stop retrying write conflicts after the transaction's time limit, as DATABASE_UNAVAILABLE, leaving nothing behind", async () => {
+      await createBook(database.db, { id: "contended", title: "Contended", author: "A" }, settings);
+      const timing = { ...PURCHASE_ID_TIMING, transactionMs: 300 };
+      await whileHeld("contended", () =>
+        expect(recordPurchaseRequest(database.db, keyed("contended", "alice"), settings, timing)).rejects.toBeInstanceOf(
+          TransactionTimeLimitError,
+        ),
+      );
       expect(
         await purchaseRequestsCollection(database.db).findOne({ _id: { book_id: "contended", purchase_id: "line-alice" } }),
       ).toBeNull();
@@ -70,6 +79,28 @@ describe.each([
       const retried = await recordPurchaseRequest(database.db, keyed("contended", "alice"), settings);
       expect(retried.replayed).toBe(false);
       expect(await storedPurchases(database.db, "contended")).toEqual(["alice"]);
+    });
+
+    it("stop retrying when the API has answered the request REQUEST_TIMEOUT, so nothing is written after the answer", async () => {
+      await createBook(database.db, { id: "late", title: "Late", author: "A" }, settings);
+      const server = await startTestHttpServer(database.db, { settings, requestTimeoutMs: 300 });
+      const input = { bookId: "late", customerId: "alice", purchaseId: "late-alice" };
+      try {
+        await whileHeld("late", async () => {
+          const answer = await postOperation(server.url, RECORD_PURCHASE, { input });
+          expect(errorCodes(answer)).toEqual(["REQUEST_TIMEOUT"]);
+          // Far past the request's limit: a transaction still retrying would commit as soon as the book is free.
+          await sleep(2_000);
+        });
+        await sleep(500);
+        expect(await storedPurchases(database.db, "late")).toEqual([]);
+
+        const retried = await postOperation(server.url, RECORD_PURCHASE, { input });
+        expect(retried.json?.data).toEqual({ recordPurchase: { storedIn: "EMBEDDED" } });
+        expect(await storedPurchases(database.db, "late")).toEqual(["alice"]);
+      } finally {
+        await server.stop();
+      }
     });
   }
 

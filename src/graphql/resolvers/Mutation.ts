@@ -3,7 +3,7 @@ import type { RecordPurchaseInput } from "../__generated__/resolvers-types";
 import { parseBookId, parsePurchaseId } from "../../sales/book-ids";
 import { bookIdFromEither, customerIdFromEither } from "../global-ids";
 import { createBook } from "../../sales/books";
-import { PURCHASE_ID_TIMING, recordPurchaseRequest, type PurchaseRequest } from "../../sales/purchase-requests";
+import { recordPurchaseRequest, type PurchaseRequest } from "../../sales/purchase-requests";
 import { embeddedBuyersSelected } from "../selection";
 
 // Both need catalog:write, checked for the whole operation before any resolver runs (../access.ts).
@@ -13,7 +13,7 @@ export const Mutation: MutationResolvers = {
 
   recordPurchase: (_parent, { input }, { db, settings, purchases }, info) => {
     const options = { ...purchases, embeddedBuyers: embeddedBuyersSelected(info, ["book"]) };
-    return recordPurchaseRequest(db, parsePurchaseRequest(input), settings, PURCHASE_ID_TIMING, options);
+    return recordPurchaseRequest(db, parsePurchaseRequest(input), settings, purchases.timing, options);
   },
 };
 
