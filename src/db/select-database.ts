@@ -1,9 +1,8 @@
 import type { RunningOfflineServer } from "@bookstore/offline-mongo";
-import { MongoClient } from "mongodb";
 import type { MongoMemoryServer } from "mongodb-memory-server";
 import { StartupError } from "../errors";
-import { redact } from "./connection";
-import { offersTransactions } from "./topology";
+import { connectToDatabase, redact } from "./connection";
+import { helloOf, offersTransactions } from "./topology";
 
 export type DatabaseKind = "external" | "mongodb-memory-server" | "offline-server";
 
@@ -59,19 +58,18 @@ export async function selectReplicaSet(runDatabase: SelectedDatabase, replicaSet
     const description = `the replica set at ${redact(replicaSetUri)} (from MONGODB_REPLICA_SET_URI)`;
     return { kind: "external", uri: replicaSetUri, description, stop: async () => {} };
   }
-  if (offersTransactions(await helloAt(runDatabase.uri)))
-    return { ...runDatabase, description: "the same deployment", stop: async () => {} };
+  if (await offersTransactionsAt(runDatabase.uri)) return { ...runDatabase, description: "the same deployment", stop: async () => {} };
   const offline = await startStandIn("a replica set is needed", { replicaSet: "rs0" });
   const description = `the offline stand-in as a one-member replica set at ${offline.uri}`;
   return { kind: "offline-server", uri: offline.uri, description, stop: () => offline.stop() };
 }
 
-async function helloAt(uri: string) {
-  const client = await MongoClient.connect(uri, { serverSelectionTimeoutMS: 5_000 });
+async function offersTransactionsAt(uri: string): Promise<boolean> {
+  const connection = await connectToDatabase(uri, "admin");
   try {
-    return await client.db("admin").command({ hello: 1 });
+    return offersTransactions(await helloOf(connection.db));
   } finally {
-    await client.close();
+    await connection.close();
   }
 }
 

@@ -4,7 +4,7 @@ import type { PurchaseTransactions } from "../config";
 /**
  * True when a server's `hello` reply says it is a replica set member (`setName`) or a mongos
  * (`msg: "isdbgrid"`): the deployments where MongoDB offers transactions. A standalone mongod, and the
- * offline stand-in, answer with neither, and refuse transaction fields with code 20.
+ * offline stand-in unless started as a replica set, answer with neither, and refuse transaction fields with code 20.
  */
 export function offersTransactions(hello: Document): boolean {
   return typeof hello.setName === "string" || hello.msg === "isdbgrid";

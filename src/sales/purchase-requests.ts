@@ -11,9 +11,9 @@ import type { ClaimReleases } from "./claim-releases";
 import { BookNotFoundError, PurchaseIdConflictError, PurchaseInProgressError } from "./errors";
 import type { KnownOutlier, KnownOutliers } from "./known-outliers";
 import {
+  extraSaleAnswer,
   recordExtraSalesInTransaction,
   recordPurchase,
-  withEmbeddedBuyers,
   type OutlierPurchase,
   type PurchaseOptions,
   type PurchaseStorage,
@@ -167,10 +167,12 @@ async function recordOrReplay(
   const transactions = await usesTransactions(settings.purchaseTransactions ?? "auto", () => helloOf(db));
   const owner: Owner = { db, request, id, settings, timing, options };
   const shared = transactions ? options.keyedExtraSalesWriter : undefined;
-  const mayShare = () => shared !== undefined && options.knownOutliers?.get(request.bookId) !== undefined;
+  // Where transactions are shared, a known outlier's purchases go in its book's shared ones.
+  const outlierToShare = () => (shared ? options.knownOutliers?.get(request.bookId) : undefined);
+  const mayShare = () => outlierToShare() !== undefined;
   const own = (take: Take) => (transactions ? recordInTransaction(owner, take, mayShare) : recordAsOwner(owner, take));
   const claimAfresh = () => {
-    const outlier = shared && options.knownOutliers?.get(request.bookId);
+    const outlier = outlierToShare();
     return shared && outlier
       ? recordInSharedTransaction(owner, shared, { outlier, claim: newClaim(id, request.customerId, lifetimeHours) })
       : own(insertClaim(db, id, request.customerId, lifetimeHours));
@@ -333,12 +335,7 @@ async function recordInSharedTransaction(
   const written = await writer.record({ bookId: request.bookId, customerId: request.customerId, outlier, embeddedBuyers, claim });
   // A request whose purchaseId another request of the batch carried answers from that one's claim, as any retry does.
   if (written.book === undefined || !written.recorded.has(claim.owner)) return findClaim(db, id);
-  const purchase = {
-    book: withEmbeddedBuyers(written.book, embeddedBuyers),
-    storedIn: "EXTRA_SALES" as const,
-    purchasesInWrite: written.purchases,
-  };
-  return { kind: "recorded", outcome: { ...purchase, replayed: false } };
+  return { kind: "recorded", outcome: { ...extraSaleAnswer(written.book, written.purchases, embeddedBuyers), replayed: false } };
 }
 
 /**

@@ -89,7 +89,7 @@ export async function recordPurchase(
     return { book: written.book, storedIn: "EXTRA_SALES", purchasesInWrite: 1 };
   }
   const written = extraSalesWriter ? await extraSalesWriter.record(purchase) : await recordExtraSales(db, [purchase], knownOutliers);
-  return { book: withEmbeddedBuyers(written.book, embeddedBuyers), storedIn: "EXTRA_SALES", purchasesInWrite: written.purchases };
+  return extraSaleAnswer(written.book, written.purchases, embeddedBuyers);
 }
 
 /**
@@ -107,8 +107,7 @@ export async function recordExtraSales(
   const customerIds = purchases.map((purchase) => purchase.customerId);
   const page = await appendToExtraSales(db, bookId, customerIds, outlier, knownOutliers);
   knownOutliers?.remember(bookId, outlier.pageSize, page);
-  const widest = embeddedBuyersProjection(Math.max(...purchases.map((purchase) => purchase.embeddedBuyers)));
-  return { book: await countExtraSales(db, bookId, purchases.length, widest, undefined), purchases: purchases.length };
+  return { book: await countExtraSales(db, purchases, undefined), purchases: purchases.length };
 }
 
 /**
@@ -129,12 +128,16 @@ export async function recordExtraSalesInTransaction(
     outlier,
     session,
   );
-  const widest = embeddedBuyersProjection(Math.max(...purchases.map((purchase) => purchase.embeddedBuyers)));
-  return { book: await countExtraSales(db, bookId, purchases.length, widest, session), purchases: purchases.length, page };
+  return { book: await countExtraSales(db, purchases, session), purchases: purchases.length, page };
+}
+
+/** One purchase's answer from the shared write of extra sales that carried it (with `purchases` in all). */
+export function extraSaleAnswer(book: BookDocument, purchases: number, embeddedBuyers: number): RecordedPurchase {
+  return { book: withEmbeddedBuyers(book, embeddedBuyers), storedIn: "EXTRA_SALES", purchasesInWrite: purchases };
 }
 
 /** A book read for the widest answer of a shared write, cut to what one purchase's answer shows. */
-export function withEmbeddedBuyers(book: BookDocument, embeddedBuyers: number): BookDocument {
+function withEmbeddedBuyers(book: BookDocument, embeddedBuyers: number): BookDocument {
   if (!Number.isFinite(embeddedBuyers) || book.customers_purchased.length <= embeddedBuyers) return book;
   return { ...book, customers_purchased: book.customers_purchased.slice(0, embeddedBuyers) };
 }
@@ -296,17 +299,14 @@ function appendOf(customerIds: readonly string[]) {
   return { $push: { customers_purchased_extra: { $each: [...customerIds] } }, $inc: { count: customerIds.length } };
 }
 
-async function countExtraSales(
-  db: Db,
-  bookId: BookId,
-  purchases: number,
-  projection: BookProjection,
-  session: ClientSession | undefined,
-): Promise<BookDocument> {
+/** Step 4 for purchases of one outlier in one increment; the book is read with the most embedded buyers any of them asked for. */
+async function countExtraSales(db: Db, purchases: readonly OutlierPurchase[], session: ClientSession | undefined): Promise<BookDocument> {
+  const { bookId } = purchases[0]!;
+  const widest = embeddedBuyersProjection(Math.max(...purchases.map((purchase) => purchase.embeddedBuyers)));
   const book = await salesCollection(db).findOneAndUpdate(
     { _id: bookId },
-    { $inc: { purchase_count: purchases } },
-    { returnDocument: "after", projection, session },
+    { $inc: { purchase_count: purchases.length } },
+    { returnDocument: "after", projection: widest, session },
   );
   // The book was there a moment ago and books are never deleted by this API.
   if (!book) throw new BookNotFoundError(formatBookId(bookId));

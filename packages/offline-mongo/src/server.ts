@@ -162,23 +162,21 @@ export class OfflineServer {
       const reply =
         db === undefined
           ? { $err: "offline server: OP_QUERY is only supported for commands", code: 238, ok: 0 }
-          : refusal
-            ? refusal.toReply()
-            : this.run(request.query, db, connectionId);
+          : this.run(request.query, db, connectionId, refusal);
       socket.write(encodeReply(requestId, request.header.requestId, reply));
       return;
     }
     const db = request.body["$db"];
     const reply =
       typeof db === "string"
-        ? refusal
-          ? this.withClusterTime(refusal.toReply())
-          : this.run(request.body, db, connectionId)
+        ? this.run(request.body, db, connectionId, refusal)
         : new MongoCommandError(40571, "OP_MSG requests require a $db argument").toReply();
     if (!request.moreToCome) socket.write(encodeMsg(requestId, request.header.requestId, reply));
   }
 
-  private run(body: Document, db: string, connectionId: number): Document {
+  /** Runs one command and returns its reply; `refusal` (already logged when the command was first tried) answers it instead. */
+  private run(body: Document, db: string, connectionId: number, refusal?: MongoCommandError): Document {
+    if (refusal) return this.withClusterTime(refusal.toReply());
     if (this.config.logCommands) {
       const text = EJSON.stringify(body, { relaxed: true });
       process.stderr.write(

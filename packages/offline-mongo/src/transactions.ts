@@ -17,6 +17,10 @@ function noSuchTransaction(message: string): TransientTransactionError {
   return new TransientTransactionError(251, message);
 }
 
+function wasAborted(transaction: Transaction): TransientTransactionError {
+  return noSuchTransaction(`Transaction with { txnNumber: ${transaction.txnNumber} } has been aborted.`);
+}
+
 /**
  * Thrown by a write outside any transaction that reaches a document (or unique key) an open transaction
  * has written: mongod makes such a write wait until the transaction ends, so the server parks the
@@ -208,9 +212,7 @@ export class Transactions {
         this.sequence,
         (t) => this.guardOf(t),
         this.lifetimeMs,
-        (t) => {
-          if (t.state === "in progress") this.abort(t);
-        },
+        (t) => this.abort(t),
       );
       this.openTransactions += 1;
       session.txnNumber = txnNumber;
@@ -228,8 +230,7 @@ export class Transactions {
   }
 
   private runStatement(name: string, body: Document, transaction: Transaction, execute: () => Document): Document {
-    if (transaction.state === "aborted")
-      throw noSuchTransaction(`Transaction with { txnNumber: ${transaction.txnNumber} } has been aborted.`);
+    if (transaction.state === "aborted") throw wasAborted(transaction);
     if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
     try {
       if (!TRANSACTION_COMMANDS.has(name)) throw new MongoCommandError(263, `Cannot run '${name}' in a multi-document transaction.`);
@@ -246,8 +247,7 @@ export class Transactions {
 
   private commit(transaction: Transaction): Document {
     if (transaction.state === "committed") return { ok: 1 };
-    if (transaction.state === "aborted")
-      throw noSuchTransaction(`Transaction with { txnNumber: ${transaction.txnNumber} } has been aborted.`);
+    if (transaction.state === "aborted") throw wasAborted(transaction);
     const changes = [...transaction.writes.values()].map(({ database, collection, id }) => {
       const live = this.live.collection(database, collection);
       return { live, current: live.findById(id), final: transaction.storage.existingCollection(database, collection)?.findById(id) };
@@ -269,8 +269,7 @@ export class Transactions {
 
   private abortByClient(transaction: Transaction): Document {
     if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
-    if (transaction.state === "aborted")
-      throw noSuchTransaction(`Transaction with { txnNumber: ${transaction.txnNumber} } has been aborted.`);
+    if (transaction.state === "aborted") throw wasAborted(transaction);
     this.abort(transaction);
     return { ok: 1 };
   }
