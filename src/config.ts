@@ -1,6 +1,7 @@
 import { cleanEnv, host, makeValidator, port, str, type ReporterOptions } from "envalid";
 import ConnectionString from "mongodb-connection-string-url";
 import { EXAMPLE as API_TOKENS_EXAMPLE, parseTokenSpecs, type ConfiguredToken } from "./auth/tokens";
+import { isOperationLabel, MAX_LISTED_OPERATIONS } from "./observability/operation-names";
 
 /** Everything the process reads from its environment, validated once at start-up. */
 export interface Config {
@@ -31,6 +32,8 @@ export interface Config {
   readonly purchaseBatching: boolean;
   /** The most purchases one shared write carries. */
   readonly purchaseBatchMax: number;
+  /** Operation names that always have a label of their own in /metrics, whatever names other clients send first. */
+  readonly metricsOperations: readonly string[];
 }
 
 /** How the server shares the writes of concurrent purchases of one book. */
@@ -87,6 +90,17 @@ const mongodbUri = makeValidator<string>((input) => {
 });
 
 const apiTokens = makeValidator<ConfiguredToken[]>(parseTokenSpecs);
+
+const operationNames = makeValidator<string[]>((input) => {
+  const names = input
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  const invalid = names.find((name) => !isOperationLabel(name));
+  if (invalid !== undefined) throw new Error(`"${invalid.slice(0, 80)}" is not a GraphQL operation name of at most 64 characters`);
+  if (names.length > MAX_LISTED_OPERATIONS) throw new Error(`lists ${names.length} names; at most ${MAX_LISTED_OPERATIONS}`);
+  return names;
+});
 
 // Pages above a few thousand entries bring back the very document growth the pattern exists to avoid.
 const MAX_EXTRA_SALES_PAGE_SIZE = 10_000;
@@ -177,6 +191,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         default: DEFAULT_PURCHASE_BATCH_MAX,
         desc: "the most purchases one shared write carries",
       }),
+      METRICS_OPERATIONS: operationNames({
+        default: [],
+        desc: "comma-separated operation names (your clients' own) that always have a label of their own in /metrics",
+        example: "ProductPage,ListBooks,RecordPurchase",
+      }),
     },
     { reporter: throwAllErrors },
   );
@@ -198,5 +217,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutSeconds: clean.KEEP_ALIVE_TIMEOUT_SECONDS,
     purchaseBatching: clean.PURCHASE_BATCHING === "on",
     purchaseBatchMax: clean.PURCHASE_BATCH_MAX,
+    metricsOperations: clean.METRICS_OPERATIONS,
   };
 }

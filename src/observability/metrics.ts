@@ -2,6 +2,7 @@ import type { Db } from "mongodb";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PurchaseStorage } from "../sales/purchases";
 import { countOutliers } from "../sales/stats";
+import { isOperationLabel } from "./operation-names";
 
 /** One server's metrics, in a registry of its own so that several servers can run in one process. */
 export interface ServerMetrics {
@@ -16,12 +17,33 @@ export interface ServerMetrics {
 // A batch carries at most PURCHASE_BATCH_MAX purchases (1,000 at most): powers of two up to it.
 const PURCHASE_BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
-// Operation names come from clients; past this many distinct ones, the rest share one label value
-// so that a client inventing names cannot grow the metrics without bound.
-const MAX_OPERATION_LABELS = 100;
+// Operation names come from clients, so their labels are bounded in number and in bytes: with at most this many
+// names of at most 64 bytes (isOperationLabel), a scrape stays under 256 KB however many names clients invent
+// (test/api/metrics.test.ts measures it).
+export const MAX_OPERATION_LABELS = 100;
 export const OTHER_OPERATIONS = "other";
+/** The label of requests that name no operation. */
+export const ANONYMOUS_OPERATION = "anonymous";
+/** The label of requests whose operation could not be determined (unparsable, invalid, or not in the document). */
+export const UNRESOLVED_OPERATION = "unresolved";
 
-export function createServerMetrics(db: Db): ServerMetrics {
+/**
+ * The label of each operation name. The names listed (METRICS_OPERATIONS: the storefront's own operations) always
+ * have their own, whoever came first; other names take the labels left, first come first served, and once these
+ * are gone share `other`, as do names too long or not a GraphQL name.
+ */
+function operationLabeller(listedOperations: readonly string[]): (operation: string) => string {
+  const labelled = new Set([ANONYMOUS_OPERATION, UNRESOLVED_OPERATION, ...listedOperations]);
+  return (operation) => {
+    if (labelled.has(operation)) return operation;
+    if (labelled.size >= MAX_OPERATION_LABELS || !isOperationLabel(operation)) return OTHER_OPERATIONS;
+    labelled.add(operation);
+    return operation;
+  };
+}
+
+/** One server's metrics; `listedOperations` are the operation names that always have a label of their own. */
+export function createServerMetrics(db: Db, listedOperations: readonly string[] = []): ServerMetrics {
   const registry = new Registry();
   const requestDuration = new Histogram({
     name: "bookstore_graphql_request_duration_seconds",
@@ -62,13 +84,7 @@ export function createServerMetrics(db: Db): ServerMetrics {
       this.set(await countOutliers(db));
     },
   });
-  const knownOperations = new Set<string>();
-  const operationLabel = (operation: string) => {
-    if (knownOperations.has(operation)) return operation;
-    if (knownOperations.size >= MAX_OPERATION_LABELS) return OTHER_OPERATIONS;
-    knownOperations.add(operation);
-    return operation;
-  };
+  const operationLabel = operationLabeller(listedOperations);
   return {
     registry,
     observeRequest: (operation, seconds) => requestDuration.observe({ operation: operationLabel(operation) }, seconds),

@@ -18,7 +18,28 @@ describe("configuration", () => {
       keepAliveTimeoutSeconds: 65,
       purchaseBatching: true,
       purchaseBatchMax: 100,
+      metricsOperations: [],
     });
+  });
+
+  it("lists the operations METRICS_OPERATIONS names, separated by commas", () => {
+    expect(readConfig({ METRICS_OPERATIONS: " ProductPage, ListBooks,RecordPurchase " }).metricsOperations).toEqual([
+      "ProductPage",
+      "ListBooks",
+      "RecordPurchase",
+    ]);
+  });
+
+  it.each<[string, string, RegExp]>([
+    ["a name over 64 characters", `Product${"e".repeat(60)}`, /METRICS_OPERATIONS: "Producte+" is not a GraphQL operation name/],
+    ["a name that is no GraphQL name", "Product-Page", /METRICS_OPERATIONS: "Product-Page" is not a GraphQL operation name/],
+    [
+      "more than 50 names",
+      Array.from({ length: 51 }, (_, index) => `Op${index}`).join(","),
+      /METRICS_OPERATIONS: lists 51 names; at most 50/,
+    ],
+  ])("rejects a METRICS_OPERATIONS with %s", (_case, value, message) => {
+    expect(() => readConfig({ METRICS_OPERATIONS: value })).toThrow(message);
   });
 
   it("writes every purchase alone with PURCHASE_BATCHING=off", () => {
