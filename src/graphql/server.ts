@@ -150,7 +150,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const app = express();
   const httpServer = http.createServer(connectionTimeouts(options.keepAliveTimeoutSeconds ?? DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), app);
   const metrics = createServerMetrics(options.db, options.metricsOperations);
-  const responseCache = openResponseCache(options.cache?.responseCacheUrl, options.db.databaseName, options.logger);
+  const responseCache = openResponseCache(options.cache, options.db.databaseName, options.logger, metrics.responseCache);
   const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
   const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
   await apollo.start();

@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import type { CacheBreakerState, CacheObservers } from "../graphql/caching";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PurchaseStorage } from "../sales/purchases";
 import { countOutliers } from "../sales/stats";
@@ -12,7 +13,11 @@ export interface ServerMetrics {
   countPurchase(storage: PurchaseStorage): void;
   /** One shared write of extra sales of one book started, carrying `purchases` of them. */
   observePurchaseBatch(purchases: number): void;
+  /** What the Redis response cache reports: reads and writes given up or not sent, and its breaker's state. */
+  responseCache: CacheObservers;
 }
+
+const CACHE_BREAKER_STATES: readonly CacheBreakerState[] = ["closed", "half_open", "open"];
 
 // A batch carries at most PURCHASE_BATCH_MAX purchases (1,000 at most): powers of two up to it.
 const PURCHASE_BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
@@ -85,11 +90,41 @@ export function createServerMetrics(db: Db, listedOperations: readonly string[] 
     },
   });
   const operationLabel = operationLabeller(listedOperations);
+  const responseCache = responseCacheMetrics(registry);
   return {
     registry,
     observeRequest: (operation, seconds) => requestDuration.observe({ operation: operationLabel(operation) }, seconds),
     countDatabaseCommand: (command) => void commandsSent.set(command, (commandsSent.get(command) ?? 0) + 1),
     countPurchase: (storage) => purchasesRecorded.inc({ storage }),
     observePurchaseBatch: (purchases) => purchaseBatches.observe(purchases),
+    responseCache,
+  };
+}
+
+/** The Redis response cache's metrics; they have samples only once a Redis cache reports (RESPONSE_CACHE_URL set). */
+function responseCacheMetrics(registry: Registry): CacheObservers {
+  const failures = new Counter({
+    name: "bookstore_response_cache_failures_total",
+    help: "Reads and writes of the Redis response cache that failed (reason error) or outlasted RESPONSE_CACHE_TIMEOUT_MS (reason timeout); each counted as a miss.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  const skipped = new Counter({
+    name: "bookstore_response_cache_skipped_total",
+    help: "Reads and writes of the Redis response cache not sent because its circuit breaker was open.",
+    registers: [registry],
+  });
+  const breakerState = new Gauge({
+    name: "bookstore_response_cache_breaker_state",
+    help: "The Redis response cache's circuit breaker: 1 for its current state (closed: Redis is asked; open: it is not; half_open: one request probes it), 0 for the others.",
+    labelNames: ["state"] as const,
+    registers: [registry],
+  });
+  return {
+    onFailure: (reason) => failures.inc({ reason }),
+    onSkipped: () => skipped.inc(),
+    onBreakerState: (current) => {
+      for (const state of CACHE_BREAKER_STATES) breakerState.set({ state }, state === current ? 1 : 0);
+    },
   };
 }

@@ -15,6 +15,7 @@ describe("configuration", () => {
       purchaseTransactions: "auto",
       catalogMaxAgeSeconds: 5,
       responseCacheUrl: undefined,
+      responseCacheTimeoutMs: 100,
       keepAliveTimeoutSeconds: 65,
       purchaseBatching: true,
       purchaseBatchMax: 100,
@@ -70,6 +71,12 @@ describe("configuration", () => {
 
   it.each(["localhost:6379", "http://cache:6379"])("rejects a RESPONSE_CACHE_URL of %s", (url) => {
     expect(() => readConfig({ RESPONSE_CACHE_URL: url })).toThrow(/RESPONSE_CACHE_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+  });
+
+  it.each(["0", "1001", "0.5"])("rejects a RESPONSE_CACHE_TIMEOUT_MS of %s", (milliseconds) => {
+    expect(() => readConfig({ RESPONSE_CACHE_TIMEOUT_MS: milliseconds })).toThrow(
+      /RESPONSE_CACHE_TIMEOUT_MS: must be a whole number from 1 to 1000/,
+    );
   });
 
   it.each(["0", "3601"])("rejects a KEEP_ALIVE_TIMEOUT_SECONDS of %s", (seconds) => {
