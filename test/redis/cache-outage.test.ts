@@ -116,42 +116,39 @@ function expectAllAnsweredWithData(results: { answer: HttpAnswer; ms: number }[]
   }
 }
 
+interface Outage {
+  begin(): Promise<void> | void;
+  end(): Promise<void> | void;
+  /** The failures the breaker counts meanwhile. */
+  failures: "errors" | "timeouts";
+}
+
+const STOPPED: Outage = { begin: () => redis.stop(), end: () => redis.start(), failures: "errors" };
+const FROZEN: Outage = { begin: () => redis.freeze(), end: () => redis.thaw(), failures: "timeouts" };
+
 describe("the Redis response cache while Redis is away", () => {
-  it("answers 30 concurrent queries with data while Redis is stopped, opens its breaker, logs once, and caches again when Redis returns", async () => {
-    expect(await answeredFromCache()).toBe(true);
+  it.each([
+    ["stopped", "Redis returns", STOPPED],
+    ["frozen (SIGSTOP)", "it thaws", FROZEN],
+  ])(
+    "answers 30 concurrent queries with data while Redis is %s, opens its breaker, logs once, and caches again when %s",
+    async (_state, _return, outage) => {
+      expect(await answeredFromCache()).toBe(true);
 
-    await redis.stop();
-    expectAllAnsweredWithData(await concurrentQueries(CONCURRENT_QUERIES));
-    await failedProbes(2);
+      await outage.begin();
+      expectAllAnsweredWithData(await concurrentQueries(CONCURRENT_QUERIES));
+      await failedProbes(2);
 
-    const during = await breakerMetrics();
-    expect(during.closed).toBe(0);
-    expect(during.errors).toBeGreaterThan(0);
-    expect(during.skipped).toBeGreaterThan(0);
-    expect(outageLines()).toHaveLength(1);
+      const during = await breakerMetrics();
+      expect(during.closed).toBe(0);
+      expect(during[outage.failures]).toBeGreaterThan(0);
+      expect(during.skipped).toBeGreaterThan(0);
+      expect(outageLines()).toHaveLength(1);
 
-    await redis.start();
-    await waitUntilCachedAgain();
-    expect((await breakerMetrics()).closed).toBe(1);
-    expect(recoveryLines()).toHaveLength(1);
-  });
-
-  it("answers 30 concurrent queries with data while Redis is frozen (SIGSTOP), opens its breaker, logs once, and caches again when it thaws", async () => {
-    expect(await answeredFromCache()).toBe(true);
-
-    redis.freeze();
-    expectAllAnsweredWithData(await concurrentQueries(CONCURRENT_QUERIES));
-    await failedProbes(2);
-
-    const during = await breakerMetrics();
-    expect(during.closed).toBe(0);
-    expect(during.timeouts).toBeGreaterThan(0);
-    expect(during.skipped).toBeGreaterThan(0);
-    expect(outageLines()).toHaveLength(1);
-
-    redis.thaw();
-    await waitUntilCachedAgain();
-    expect((await breakerMetrics()).closed).toBe(1);
-    expect(recoveryLines()).toHaveLength(1);
-  });
+      await outage.end();
+      await waitUntilCachedAgain();
+      expect((await breakerMetrics()).closed).toBe(1);
+      expect(recoveryLines()).toHaveLength(1);
+    },
+  );
 });
