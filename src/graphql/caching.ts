@@ -64,11 +64,18 @@ export function openResponseCache(
     disableOfflineQueue: true,
     socket: { connectTimeout: REDIS_CONNECT_TIMEOUT_MS },
   });
-  // Each failed reconnection is an "error" event; the breaker below logs the outage once.
-  client.on("error", (error: unknown) => logger.debug({ err: error }, "response cache: Redis connection error"));
+  // Each failed reconnection is an "error" event; the breaker below logs the outage once, with the last of them.
+  let connectionError: string | undefined;
+  client.on("error", (error: Error) => {
+    connectionError = error.message;
+    logger.debug({ err: error }, "response cache: Redis connection error");
+  });
+  client.on("ready", () => (connectionError = undefined));
   // Resolves once connected, retrying meanwhile; the server never waits for it.
   client.connect().catch((error: unknown) => logger.debug({ err: error }, "response cache: Redis connection given up"));
-  const breaker = bestEffortBreaker(settings.responseCacheTimeoutMs ?? DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, logger, observers);
+  // A command refused while disconnected says only "The client is offline"; the connection's own error says why.
+  const explain = (error: Error) => (connectionError === undefined ? error.message : `${error.message}: ${connectionError}`);
+  const breaker = bestEffortBreaker(settings.responseCacheTimeoutMs ?? DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, explain, logger, observers);
   const prefix = `${databaseName}:`;
   const store: KeyValueCache<string> = {
     get: async (key) => (await breaker.run(() => client.get(prefix + key))) ?? undefined,
@@ -97,13 +104,18 @@ interface BestEffortBreaker {
  * never an error; too many of those and Redis is not asked at all until a probe finds it answering. The log says so
  * once when Redis stops answering and once when it answers again, however many probes fail between.
  */
-function bestEffortBreaker(timeoutMs: number, logger: Logger, observers?: CacheObservers): BestEffortBreaker {
+function bestEffortBreaker(
+  timeoutMs: number,
+  explain: (error: Error) => string,
+  logger: Logger,
+  observers?: CacheObservers,
+): BestEffortBreaker {
   const breaker = new CircuitBreaker((operation: () => Promise<unknown>) => operation(), { ...BREAKER_OPTIONS, timeout: timeoutMs });
   let lastFailure = "";
   let outage = false;
   breaker.on("failure", (error: Error & { code?: string }) => {
     const timedOut = error.code === "ETIMEDOUT";
-    lastFailure = timedOut ? `no answer within ${timeoutMs} ms` : error.message;
+    lastFailure = timedOut ? `no answer within ${timeoutMs} ms` : explain(error);
     observers?.onFailure(timedOut ? "timeout" : "error");
   });
   breaker.on("reject", () => observers?.onSkipped());
