@@ -31,7 +31,7 @@ export interface CacheObservers {
 // An answer of 100 books with their buyers is about 40 kB: this holds hundreds of them, and no more whatever callers ask.
 const IN_PROCESS_CACHE_BYTES = 32 * 1024 * 1024;
 // Connecting to a Redis on the same network takes milliseconds. While it is away the client tries again in the
-// background, every 2 s at most (node-redis' default strategy); requests meanwhile answer without it.
+// background, at most 2.2 s apart (node-redis' default strategy); requests meanwhile answer without it.
 const REDIS_CONNECT_TIMEOUT_MS = 1_000;
 // The breaker opens when, within the last 10 s, at least 5 reads and writes were sent and half of them failed or
 // outlasted their wait; then requests stop asking Redis, and once a second one request asks it again (the half-open
