@@ -194,6 +194,7 @@ export class Transactions {
     if (session.transaction?.state === "in progress") this.abort(session.transaction);
     session.txnNumber = txnNumber;
     session.transaction = undefined;
+    session.retryableReply = undefined;
     const reply = execute();
     if (reply["ok"] === 1) session.retryableReply = reply;
     return reply;
