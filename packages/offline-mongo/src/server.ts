@@ -69,6 +69,11 @@ export class OfflineServer {
     });
   }
 
+  /** Records read or written so far, in the committed data and every transaction's snapshot (see `RecordMeter`). */
+  get recordsVisited(): number {
+    return this.transactions.live.meter.visited;
+  }
+
   stop(): Promise<void> {
     clearInterval(this.ttlMonitor);
     return new Promise((resolve) => {
