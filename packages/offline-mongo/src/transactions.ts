@@ -27,6 +27,9 @@ function wasAborted(transaction: Transaction): TransientTransactionError {
  * command and runs it again then (see `OfflineServer`).
  */
 export class HeldByTransaction extends Error {
+  /** The waiting command's own `maxTimeMS`, past which it fails with MaxTimeMSExpired (50) instead. */
+  maxTimeMS: number | undefined;
+
   constructor(readonly transaction: Transaction) {
     super("the document is held by an open transaction");
   }
@@ -48,8 +51,8 @@ const TRANSACTION_COMMANDS = new Set([
   "abortTransaction",
 ]);
 
-/** The commands a `txnNumber` without `autocommit` makes retryable writes. */
-const RETRYABLE_WRITES = new Set(["insert", "update", "delete", "findAndModify", "findandmodify"]);
+/** The write commands: retryable with a `txnNumber` without `autocommit`, and the ones that may wait for a transaction. */
+const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "findandmodify"]);
 
 const TRANSACTION_READ_CONCERNS = new Set(["snapshot", "majority", "local"]);
 
@@ -123,8 +126,6 @@ export class Transactions {
   private readonly sessions = new Map<string, Session>();
   private openTransactions = 0;
   private committing = false;
-  /** Every write to the shared data, so a parked command can tell whether it wrote anything before it had to wait. */
-  liveWrites = 0;
 
   constructor(private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS) {
     this.live = new Storage({ beforeWrite: (collection, before, after) => this.beforeLiveWrite(collection, before, after) });
@@ -133,19 +134,53 @@ export class Transactions {
   /** Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is. */
   run(name: string, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
     const txnNumber = body["txnNumber"];
+    const outside = (): Document => this.runOutside(name, body, execute);
     if (txnNumber === undefined) {
       if (name === "commitTransaction" || name === "abortTransaction")
         throw new MongoCommandError(50768, `${name} must be run within a transaction`);
-      return execute(this.live, false);
+      return outside();
     }
     const session = this.sessionOf(body["lsid"]);
     const number = isNumeric(txnNumber) ? toNumber(txnNumber) : NaN;
-    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, session, number, () => execute(this.live, false));
+    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, session, number, outside);
     if (body["autocommit"] !== false) throw new MongoCommandError(72, "Specifying autocommit=true is not allowed.");
     const transaction = this.transactionFor(session, number, body);
     if (name === "commitTransaction") return this.commit(transaction);
     if (name === "abortTransaction") return this.abortByClient(transaction);
     return this.runStatement(name, body, transaction, () => execute(transaction.storage, true));
+  }
+
+  /**
+   * A command outside transactions. While a transaction holds documents, a write is first rehearsed on a
+   * throwaway snapshot: if it would meet a held document or key, it waits before writing anything (so a
+   * batch never stops halfway), then runs whole on the committed data once the transaction has ended.
+   * mongod instead writes up to the held document and waits there; a client sees the same outcomes.
+   */
+  private runOutside(name: string, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
+    try {
+      if (this.locks.size > 0 && WRITE_COMMANDS.has(name)) rehearse(() => execute(this.live.snapshot(this.heldCheck), false));
+      return execute(this.live, false);
+    } catch (error) {
+      if (error instanceof HeldByTransaction) error.maxTimeMS = timeLimitOf(body);
+      throw error;
+    }
+  }
+
+  /** Stops a rehearsed write at the first document or key an open transaction holds. */
+  private readonly heldCheck: WriteGuard = {
+    beforeWrite: (collection, before, after) => {
+      const holder = this.holderOf(collection, before, after);
+      if (holder !== undefined) throw new HeldByTransaction(holder);
+    },
+  };
+
+  /** The open transaction holding the document written, or one of the unique keys it removes or adds. */
+  private holderOf(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): Transaction | undefined {
+    for (const key of [documentKey(collection, before, after), ...uniqueKeys(collection, before, after)]) {
+      const holder = this.locks.get(key);
+      if (holder !== undefined) return holder;
+    }
+    return undefined;
   }
 
   /** `endSessions`: their open transactions are aborted, as mongod does. */
@@ -179,7 +214,7 @@ export class Transactions {
   }
 
   private runRetryableWrite(name: string, session: Session, txnNumber: number, execute: () => Document): Document {
-    if (!RETRYABLE_WRITES.has(name)) {
+    if (!WRITE_COMMANDS.has(name)) {
       throw new MongoCommandError(
         50768,
         `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
@@ -288,17 +323,10 @@ export class Transactions {
 
   /** A write to the shared data outside any transaction (or a commit applying one). */
   private beforeLiveWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void {
-    if (this.committing) return;
-    if (this.openTransactions > 0) {
-      const document = documentKey(collection, before, after);
-      for (const key of [document, ...uniqueKeys(collection, before, after)]) {
-        const holder = this.locks.get(key);
-        if (holder !== undefined) throw new HeldByTransaction(holder);
-      }
-      this.sequence += 1;
-      this.lastWritten.set(document, this.sequence);
-    }
-    this.liveWrites += 1;
+    if (this.committing || this.openTransactions === 0) return;
+    this.heldCheck.beforeWrite(collection, before, after);
+    this.sequence += 1;
+    this.lastWritten.set(documentKey(collection, before, after), this.sequence);
   }
 
   /** A transaction's write to its snapshot: refused if another open transaction or a later commit has the document or the key. */
@@ -361,6 +389,21 @@ function uniqueKeys(collection: Collection, before: StoredDocument | undefined, 
     }
   }
   return [...keys];
+}
+
+/** Runs a write whose only purpose is to learn whether it would wait: any other error is the real run's to answer. */
+function rehearse(write: () => Document): void {
+  try {
+    write();
+  } catch (error) {
+    if (error instanceof HeldByTransaction) throw error;
+  }
+}
+
+/** A command's `maxTimeMS`, if it has one (0 means none, as on mongod). */
+function timeLimitOf(body: Document): number | undefined {
+  const limit = isNumeric(body["maxTimeMS"]) ? toNumber(body["maxTimeMS"]) : 0;
+  return limit > 0 ? limit : undefined;
 }
 
 function sessionKey(id: unknown): string | undefined {
