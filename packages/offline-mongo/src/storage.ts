@@ -11,12 +11,16 @@ export type { StoredDocument } from "./records";
 const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 }, unique: true, sparse: false };
 
 /**
- * Asked before each write to a document, with the document as stored (none for an insert) and as it
- * will be (none for a delete): it throws to stop the write, as transactions' conflicts do (see `transactions.ts`).
+ * Asked before each write, and throws to stop it, as transactions' conflicts and locks do (see `transactions.ts`).
  */
 export interface WriteGuard {
+  /** A write to a document, with the document as stored (none for an insert) and as it will be (none for a delete). */
   beforeWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void;
+  /** A change to the catalog: a collection created or dropped, or one of its indexes built or dropped. */
+  beforeCatalogChange(database: string, name: string, change: CatalogChange): void;
 }
+
+export type CatalogChange = "create" | "drop" | "index";
 
 export class Collection {
   /** Insertion order is natural order; replacing a record keeps its position. */
@@ -133,6 +137,7 @@ export class Collection {
 
   /** Builds the index over existing documents first, so a failing build leaves nothing behind. */
   addIndex(spec: IndexSpec): void {
+    this.guard?.beforeCatalogChange(this.database, this.name, "index");
     const index = new Index(spec, this.namespace);
     for (const record of this.records.values()) {
       index.validate(record.doc);
@@ -144,7 +149,9 @@ export class Collection {
 
   dropIndex(name: string): void {
     const position = this.indexList.findIndex((index) => index.spec.name === name);
-    if (position > 0) this.indexList.splice(position, 1);
+    if (position <= 0) return;
+    this.guard?.beforeCatalogChange(this.database, this.name, "index");
+    this.indexList.splice(position, 1);
   }
 
   describeIndexes(): Document[] {
@@ -176,15 +183,19 @@ export function validateCollectionName(name: string): void {
 export class Storage {
   private readonly databases = new Map<string, Database>();
 
+  /** Collections created in this storage since it was taken as a snapshot (by namespace); always empty in the committed data. */
+  readonly created = new Set<string>();
+
   /** `guard` is asked before every write to every collection of this storage; `meter` counts the records they visit. */
   constructor(
     private readonly guard: WriteGuard | undefined = undefined,
     readonly meter = new RecordMeter(),
+    private readonly isSnapshot = false,
   ) {}
 
   /** Every collection as of now, written through `guard`: a transaction's view of the data, costing one tree root per collection. */
   snapshot(guard: WriteGuard): Storage {
-    const copy = new Storage(guard, this.meter);
+    const copy = new Storage(guard, this.meter, true);
     for (const [name, database] of this.databases) {
       const clone = copy.database(name);
       for (const [collectionName, collection] of database.collections) clone.collections.set(collectionName, collection.snapshot(guard));
@@ -211,13 +222,26 @@ export class Storage {
     const database = this.database(db);
     let collection = database.collections.get(name);
     if (!collection) {
+      this.guard?.beforeCatalogChange(db, name, "create");
       collection = new Collection(db, name, this.meter, this.guard);
       database.collections.set(name, collection);
+      if (this.isSnapshot) this.created.add(collection.namespace);
     }
     return collection;
   }
 
+  /** Removes the collection and returns it, if it exists. */
+  dropCollection(db: string, name: string): Collection | undefined {
+    const collection = this.existingCollection(db, name);
+    if (collection === undefined) return undefined;
+    this.guard?.beforeCatalogChange(db, name, "drop");
+    this.databases.get(db)?.collections.delete(name);
+    return collection;
+  }
+
+  /** Every collection's drop is asked of the guard before any is dropped. */
   dropDatabase(name: string): void {
+    for (const collection of this.databases.get(name)?.collections.keys() ?? []) this.guard?.beforeCatalogChange(name, collection, "drop");
     this.databases.delete(name);
   }
 

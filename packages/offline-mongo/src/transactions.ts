@@ -1,6 +1,6 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
 import { MongoCommandError, TransientTransactionError } from "./errors";
-import { Storage, type Collection, type StoredDocument, type WriteGuard } from "./storage";
+import { Storage, type CatalogChange, type Collection, type StoredDocument, type WriteGuard } from "./storage";
 import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
 
 /** mongod's default `transactionLifetimeLimitSeconds`: a transaction still open after it is aborted. */
@@ -35,7 +35,7 @@ export class HeldByTransaction extends Error {
   }
 }
 
-/** The commands mongod runs inside a multi-document transaction; any other is refused there (263). */
+/** The commands mongod runs inside a multi-document transaction (4.4+); any other is refused there (263). */
 const TRANSACTION_COMMANDS = new Set([
   "find",
   "getMore",
@@ -47,6 +47,8 @@ const TRANSACTION_COMMANDS = new Set([
   "delete",
   "findAndModify",
   "findandmodify",
+  "create",
+  "createIndexes",
   "commitTransaction",
   "abortTransaction",
 ]);
@@ -56,11 +58,15 @@ const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "
 
 const TRANSACTION_READ_CONCERNS = new Set(["snapshot", "majority", "local"]);
 
+/** The commands that change the catalog, which mongod runs in a transaction only with read concern "local" (or none). */
+const CATALOG_COMMANDS = new Set(["create", "createIndexes"]);
+
 type TransactionState = "in progress" | "committed" | "aborted";
 
 /**
- * One multi-document transaction: a snapshot of every collection as of its first command, written
- * privately, and the documents and unique keys it has written, which no one else may write until it ends.
+ * One multi-document transaction: a snapshot of the committed data as of its first command, which it
+ * writes privately (copy on write), and its write set: the documents, unique keys and new collections it
+ * has written, which no one else may write until it ends.
  */
 export class Transaction {
   state: TransactionState = "in progress";
@@ -69,6 +75,8 @@ export class Transaction {
   readonly snapshotAt: number;
   /** Each document written, by its lock key, in the order first written: what a commit applies. */
   readonly writes = new Map<string, { database: string; collection: string; id: unknown }>();
+  /** The namespaces it has written in: their collections cannot be dropped or re-indexed until it ends. */
+  readonly namespaces = new Set<string>();
   /** The lock keys it holds: its documents and the unique index keys they held or hold. */
   readonly held = new Set<string>();
   private readonly waiters: (() => void)[] = [];
@@ -76,6 +84,8 @@ export class Transaction {
 
   constructor(
     readonly txnNumber: number,
+    /** The read concern level its first command gave, if any. */
+    readonly readConcernLevel: string | undefined,
     live: Storage,
     snapshotAt: number,
     guard: (transaction: Transaction) => WriteGuard,
@@ -124,11 +134,14 @@ export class Transactions {
   private readonly lastWritten = new Map<string, number>();
   private readonly locks = new Map<string, Transaction>();
   private readonly sessions = new Map<string, Session>();
-  private openTransactions = 0;
+  private readonly open = new Set<Transaction>();
   private committing = false;
 
   constructor(private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS) {
-    this.live = new Storage({ beforeWrite: (collection, before, after) => this.beforeLiveWrite(collection, before, after) });
+    this.live = new Storage({
+      beforeWrite: (collection, before, after) => this.beforeLiveWrite(collection, before, after),
+      beforeCatalogChange: (database, name, change) => this.beforeLiveCatalogChange(database, name, change),
+    });
   }
 
   /** Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is. */
@@ -166,10 +179,17 @@ export class Transactions {
     }
   }
 
-  /** Stops a rehearsed write at the first document or key an open transaction holds. */
+  /** Stops a write outside transactions at the first document, key or collection an open transaction holds. */
   private readonly heldCheck: WriteGuard = {
     beforeWrite: (collection, before, after) => {
       const holder = this.holderOf(collection, before, after);
+      if (holder !== undefined) throw new HeldByTransaction(holder);
+    },
+    // A collection a transaction writes in is locked against drops and index builds (mongod's MODE_IX against
+    // MODE_X); creating one never waits: a transaction that created the same collection fails at commit instead.
+    beforeCatalogChange: (database, name, change) => {
+      if (change === "create") return;
+      const holder = [...this.open].find((transaction) => transaction.namespaces.has(`${database}.${name}`));
       if (holder !== undefined) throw new HeldByTransaction(holder);
     },
   };
@@ -240,17 +260,18 @@ export class Transactions {
       if (txnNumber < session.txnNumber) throw tooOld(txnNumber, session.txnNumber);
       if (txnNumber === session.txnNumber)
         throw new MongoCommandError(117, `Cannot start transaction ${txnNumber} on session: it is already in use`);
-      checkTransactionReadConcern(body["readConcern"]);
+      const readConcernLevel = transactionReadConcernLevel(body["readConcern"]);
       if (session.transaction?.state === "in progress") this.abort(session.transaction);
       const transaction = new Transaction(
         txnNumber,
+        readConcernLevel,
         this.live,
         this.sequence,
         (t) => this.guardOf(t),
         this.lifetimeMs,
         (t) => this.abort(t),
       );
-      this.openTransactions += 1;
+      this.open.add(transaction);
       session.txnNumber = txnNumber;
       session.transaction = transaction;
       session.retryableReply = undefined;
@@ -270,6 +291,11 @@ export class Transactions {
     if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
     try {
       if (!TRANSACTION_COMMANDS.has(name)) throw new MongoCommandError(263, `Cannot run '${name}' in a multi-document transaction.`);
+      if (CATALOG_COMMANDS.has(name) && (transaction.readConcernLevel ?? "local") !== "local")
+        throw new MongoCommandError(
+          72,
+          `Cannot run '${name}' in a multi-document transaction with readConcern level '${transaction.readConcernLevel}': only 'local' is allowed`,
+        );
       if (body["writeConcern"] !== undefined) throw new MongoCommandError(72, "Cannot set write concern after starting a transaction.");
       const reply = execute();
       // A write error ends the transaction, as on mongod: nothing of it will commit.
@@ -284,12 +310,15 @@ export class Transactions {
   private commit(transaction: Transaction): Document {
     if (transaction.state === "committed") return { ok: 1 };
     if (transaction.state === "aborted") throw wasAborted(transaction);
-    const changes = [...transaction.writes.values()].map(({ database, collection, id }) => {
-      const live = this.live.collection(database, collection);
-      return { live, current: live.findById(id), final: transaction.storage.existingCollection(database, collection)?.findById(id) };
-    });
+    // A collection it created that has been created since, outside or by another transaction: mongod fails the commit so.
+    for (const namespace of transaction.storage.created) if (this.liveCollection(namespace) !== undefined) throw this.conflict(transaction);
     this.committing = true;
     try {
+      for (const namespace of transaction.storage.created) this.createLive(transaction.storage, namespace);
+      const changes = [...transaction.writes.values()].map(({ database, collection, id }) => {
+        const live = this.live.collection(database, collection);
+        return { live, current: live.findById(id), final: transaction.storage.existingCollection(database, collection)?.findById(id) };
+      });
       // Deletes first, then updates, then inserts, so that a unique key the transaction moved is free where it lands.
       for (const { live, current, final } of changes) if (current && !final) live.remove(current);
       for (const { live, current, final } of changes) if (current && final) live.replace(current, final.doc);
@@ -299,6 +328,7 @@ export class Transactions {
     }
     this.sequence += 1;
     for (const key of transaction.writes.keys()) this.lastWritten.set(key, this.sequence);
+    for (const namespace of transaction.storage.created) this.lastWritten.set(lockKeyOfNamespace(namespace), this.sequence);
     this.release(transaction, "committed");
     return { ok: 1 };
   }
@@ -316,23 +346,54 @@ export class Transactions {
 
   private release(transaction: Transaction, state: "committed" | "aborted"): void {
     for (const key of transaction.held) if (this.locks.get(key) === transaction) this.locks.delete(key);
-    this.openTransactions -= 1;
-    if (this.openTransactions === 0) this.lastWritten.clear();
+    this.open.delete(transaction);
+    if (this.open.size === 0) this.lastWritten.clear();
     transaction.end(state);
   }
 
   /** A write to the shared data outside any transaction (or a commit applying one). */
   private beforeLiveWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void {
-    if (this.committing || this.openTransactions === 0) return;
+    if (this.committing || this.open.size === 0) return;
     this.heldCheck.beforeWrite(collection, before, after);
+    this.written(documentKey(collection, before, after));
+  }
+
+  /** A collection created or dropped, or an index built or dropped, in the shared data: it waits for the transactions writing there. */
+  private beforeLiveCatalogChange(database: string, name: string, change: CatalogChange): void {
+    if (this.committing || this.open.size === 0) return;
+    this.heldCheck.beforeCatalogChange(database, name, change);
+    if (change !== "index") this.written(lockKeyOfNamespace(`${database}.${name}`));
+  }
+
+  /** Marks a lock key written now, so that transactions whose snapshot is older conflict on it. */
+  private written(key: string): void {
     this.sequence += 1;
-    this.lastWritten.set(documentKey(collection, before, after), this.sequence);
+    this.lastWritten.set(key, this.sequence);
+  }
+
+  private liveCollection(namespace: string): Collection | undefined {
+    const [database = "", name = ""] = splitNamespace(namespace);
+    return this.live.existingCollection(database, name);
+  }
+
+  /** Creates in the shared data a collection a transaction created, with the indexes it built on it. */
+  private createLive(snapshot: Storage, namespace: string): void {
+    const [database = "", name = ""] = splitNamespace(namespace);
+    const live = this.live.collection(database, name);
+    for (const index of snapshot.existingCollection(database, name)?.indexes.slice(1) ?? []) live.addIndex(index.spec);
   }
 
   /** A transaction's write to its snapshot: refused if another open transaction or a later commit has the document or the key. */
   private guardOf(transaction: Transaction): WriteGuard {
     return {
+      // Creating a collection conflicts only at commit, with one created meanwhile (see `commit`), as on mongod.
+      beforeCatalogChange: () => undefined,
       beforeWrite: (collection, before, after) => {
+        // A collection dropped or created outside since the snapshot: mongod's catalog conflict.
+        const namespaceKey = lockKeyOfNamespace(collection.namespace);
+        if (!transaction.storage.created.has(collection.namespace) && (this.lastWritten.get(namespaceKey) ?? 0) > transaction.snapshotAt)
+          throw this.conflict(transaction);
+        transaction.namespaces.add(collection.namespace);
         const document = documentKey(collection, before, after);
         const keys = uniqueKeys(collection, before, after);
         for (const key of [document, ...keys]) {
@@ -375,9 +436,19 @@ function documentKey(collection: Collection, before: StoredDocument | undefined,
   return lockKeyOfDocument(collection.namespace, (after ?? before?.doc)?.["_id"]);
 }
 
-// Documents and unique keys share one lock table; the NUL-separated kinds keep their keys apart.
+// Documents, unique keys and collections share the lock and last-written tables; NUL-separated kinds keep their keys apart.
 function lockKeyOfDocument(namespace: string, id: unknown): string {
   return `${namespace}\u0000d\u0000${canonicalKey(id)}`;
+}
+
+function lockKeyOfNamespace(namespace: string): string {
+  return `${namespace}\u0000n`;
+}
+
+/** `db.collection` into its database and collection names (collection names may hold dots, database names may not). */
+function splitNamespace(namespace: string): string[] {
+  const dot = namespace.indexOf(".");
+  return [namespace.slice(0, dot), namespace.slice(dot + 1)];
 }
 
 /** The lock keys of the unique index entries (other than `_id`'s) the write removes or adds. */
@@ -417,12 +488,14 @@ function tooOld(txnNumber: number, current: number): MongoCommandError {
   );
 }
 
-function checkTransactionReadConcern(readConcern: unknown): void {
-  if (!isDocument(readConcern) || readConcern["level"] === undefined) return;
+/** The level of a transaction's read concern, refused unless mongod runs transactions at it. */
+function transactionReadConcernLevel(readConcern: unknown): string | undefined {
+  if (!isDocument(readConcern) || readConcern["level"] === undefined) return undefined;
   const level = String(readConcern["level"]);
   if (!TRANSACTION_READ_CONCERNS.has(level))
     throw new MongoCommandError(
       72,
       `The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order to run in a transaction`,
     );
+  return level;
 }
