@@ -89,6 +89,25 @@ describe("a transaction", () => {
     expect(await counterOf(collection, 1)).toBe(5);
   });
 
+  it("reads through an index its own writes and what was there at its start, not what others commit later", async () => {
+    const collection = await collectionWith({ _id: 1, book: "b", page: 0 });
+    await collection.createIndex({ book: 1, page: 1 });
+    const session = await openTransaction(async (s) => {
+      await collection.insertOne({ _id: 2, book: "b", page: 1 }, { session: s });
+      await collection.updateOne({ _id: 1 }, { $set: { page: 5 } }, { session: s });
+    });
+    await collection.insertOne({ _id: 3, book: "b", page: 2 });
+    const pages = async () =>
+      (await collection.find({ book: "b" }, { session, hint: { book: 1, page: 1 } }).toArray()).map((doc) => [doc._id, doc.page]);
+    expect(await pages()).toEqual([
+      [2, 1],
+      [1, 5],
+    ]);
+    await session.commitTransaction();
+    await session.endSession();
+    expect((await collection.find({ book: "b" }).sort({ page: 1 }).toArray()).map((doc) => doc._id)).toEqual([2, 3, 1]);
+  });
+
   it("fails with a transient WriteConflict when it writes a document another open transaction has written, and is over", async () => {
     const collection = await collectionWith({ _id: 1, n: 0 });
     const first = await openTransaction(async (s) => void (await collection.updateOne({ _id: 1 }, { $inc: { n: 1 } }, { session: s })));
