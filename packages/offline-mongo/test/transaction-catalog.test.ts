@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { MongoServerError, type ClientSession, type TransactionOptions } from "mongodb";
-import { useTestDatabase } from "./connect";
+import { type ClientSession, type TransactionOptions } from "mongodb";
+import { serverError, useTestDatabase } from "./connect";
 
 // A replica set: MONGODB_REPLICA_SET_URI when set, else the stand-in as a one-member set.
 const target = useTestDatabase("transaction_catalog", { offlineServer: { replicaSet: "rs0" } });
@@ -9,15 +9,6 @@ function startTransaction(options: TransactionOptions = {}): ClientSession {
   const session = target.client.startSession();
   session.startTransaction(options);
   return session;
-}
-
-async function serverError(promise: Promise<unknown>): Promise<MongoServerError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof MongoServerError)) throw new Error(`expected a server error, got ${String(error)}`);
-  return error;
 }
 
 async function collectionNames(): Promise<string[]> {

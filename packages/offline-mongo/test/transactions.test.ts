@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Long, MongoServerError, type ClientSession, type Collection } from "mongodb";
-import { useTestDatabase } from "./connect";
+import { Long, type ClientSession, type Collection } from "mongodb";
+import { serverError, useTestDatabase } from "./connect";
 
 // A replica set: MONGODB_REPLICA_SET_URI when set, else the stand-in as a one-member set.
 const target = useTestDatabase("transactions", { offlineServer: { replicaSet: "rs0" } });
@@ -11,15 +11,6 @@ async function openTransaction(work: (session: ClientSession) => Promise<void>):
   session.startTransaction();
   await work(session);
   return session;
-}
-
-async function serverError(promise: Promise<unknown>): Promise<MongoServerError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof MongoServerError)) throw new Error(`expected a server error, got ${String(error)}`);
-  return error;
 }
 
 /** What these tests store: counters by number, and pages keyed by book and page number. */
