@@ -22,9 +22,9 @@ function wasAborted(transaction: Transaction): TransientTransactionError {
 }
 
 /**
- * Thrown by a write outside any transaction that reaches a document (or unique key) an open transaction
- * has written: mongod makes such a write wait until the transaction ends, so the server parks the
- * command and runs it again then (see `OfflineServer`).
+ * Thrown by a command outside any transaction that reaches a document (or unique key) an open transaction
+ * has written, or drops or re-indexes a collection it writes in: mongod makes such a command wait until
+ * the transaction ends, so the server parks the command and runs it again then (see `OfflineServer`).
  */
 export class HeldByTransaction extends Error {
   /** The waiting command's own `maxTimeMS`, past which it fails with MaxTimeMSExpired (50) instead. */
@@ -119,12 +119,12 @@ interface Session {
 
 /**
  * Sessions, retryable writes and transactions of a replica-set member. Isolation is by snapshot: a
- * transaction reads and writes its own copy of the data as of its first command, and its writes reach
- * the shared data at commit, all within one command. Conflicts are found when they happen, as
- * WiredTiger finds them: writing a document (or a unique key) that another open transaction has
- * written, or that was committed after the snapshot, fails with WriteConflict (112,
- * TransientTransactionError) and aborts the transaction; a write outside transactions that reaches such
- * a document waits until the transaction ends.
+ * transaction reads and writes a copy-on-write snapshot of the committed data as of its first command,
+ * and commit applies its write set (only the documents it wrote) to the committed data within one
+ * command. Conflicts are found when they happen, as WiredTiger finds them: writing a document (or a
+ * unique key) that another open transaction holds, or that was committed after the snapshot, fails with
+ * WriteConflict (112, TransientTransactionError) and aborts the transaction; a write outside
+ * transactions that reaches such a document waits until the transaction ends, then applies.
  */
 export class Transactions {
   readonly live: Storage;
