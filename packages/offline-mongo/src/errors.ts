@@ -13,6 +13,7 @@ const CODE_NAMES: Readonly<Record<number, string>> = {
   40: "ConflictingUpdateOperators",
   43: "CursorNotFound",
   48: "NamespaceExists",
+  50: "MaxTimeMSExpired",
   53: "InvalidIdField",
   54: "NotSingleValueField",
   59: "CommandNotFound",

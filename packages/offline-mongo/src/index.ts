@@ -33,6 +33,11 @@ export interface RunningOfflineServer {
   stop(): Promise<void>;
   /** Listens again on the same port after `stop()`, with the data it held, as a mongod restarted on its data files. */
   restart(): Promise<void>;
+  /**
+   * Records read or written in the server's record stores since it started, transactions' snapshots
+   * included: a meter for tests of how much of a collection an operation touches.
+   */
+  recordsVisited(): number;
 }
 
 /** Starts an in-memory server that speaks MongoDB's wire protocol, for machines without mongod. */
@@ -55,5 +60,6 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     port,
     stop: () => server.stop(),
     restart: async () => void (await server.listen(port)),
+    recordsVisited: () => server.recordsVisited,
   };
 }

@@ -4,7 +4,7 @@ import { runCommand } from "./commands";
 import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
 import { CursorRegistry } from "./cursors";
-import { MongoCommandError, notSupported } from "./errors";
+import { MongoCommandError } from "./errors";
 import { HeldByTransaction, Transactions } from "./transactions";
 import { sweepExpiredDocuments } from "./ttl";
 import { decodeRequest, encodeMsg, encodeReply, MessageFrames, WireProtocolError, type Request } from "./wire";
@@ -25,6 +25,12 @@ export interface ServerConfig {
   readonly transactionLifetimeMs?: number;
 }
 
+/** A connection's commands held while the first of them waits for a transaction to end. */
+interface Parked {
+  messages: Buffer[];
+  timer: NodeJS.Timeout | undefined;
+}
+
 /**
  * mongod's default is a million, bounded by the process's file descriptors; the stand-in shares its
  * process (and descriptors) with the API under `npm start`, so it stops well before those run out.
@@ -38,7 +44,9 @@ export class OfflineServer {
   private readonly transactions: Transactions;
   private readonly cursors = new CursorRegistry();
   /** Commands waiting for a transaction to end, per connection, in arrival order: the first is the one that waits. */
-  private readonly parked = new Map<net.Socket, Buffer[]>();
+  private readonly parked = new Map<net.Socket, Parked>();
+  /** When each command that waits with a time limit first began waiting: its limit runs across waits for several transactions. */
+  private readonly waitingSince = new WeakMap<Buffer, number>();
   private member: ReplicaSetMember | undefined;
   private readonly sockets = new Set<net.Socket>();
   private readonly listener = net.createServer((socket) => this.accept(socket));
@@ -67,6 +75,11 @@ export class OfflineServer {
         resolve(listening);
       });
     });
+  }
+
+  /** Records read or written so far, in the committed data and every transaction's snapshot (see `RecordMeter`). */
+  get recordsVisited(): number {
+    return this.transactions.live.meter.visited;
   }
 
   stop(): Promise<void> {
@@ -104,6 +117,7 @@ export class OfflineServer {
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {
       this.sockets.delete(socket);
+      clearTimeout(this.parked.get(socket)?.timer);
       this.parked.delete(socket);
     });
   }
@@ -115,35 +129,44 @@ export class OfflineServer {
   private handle(socket: net.Socket, message: Buffer, connectionId: number): void {
     const waiting = this.parked.get(socket);
     if (waiting !== undefined) {
-      waiting.push(message);
+      waiting.messages.push(message);
       return;
     }
-    const writesBefore = this.transactions.liveWrites;
     try {
       this.answer(socket, message, connectionId);
     } catch (error) {
       if (!(error instanceof HeldByTransaction)) throw error;
-      // A command that wrote other documents before it reached the held one cannot run again from the start.
-      if (this.transactions.liveWrites !== writesBefore) {
-        this.answer(
-          socket,
-          message,
-          connectionId,
-          notSupported(
-            "a write of several documents that reaches one an open transaction holds after writing others (mongod waits mid-command)",
-          ),
-        );
-        return;
-      }
-      this.parked.set(socket, [message]);
-      error.transaction.onEnd(() => this.resume(socket, connectionId));
+      this.park(socket, message, connectionId, error);
     }
   }
 
-  private resume(socket: net.Socket, connectionId: number): void {
-    const waiting = this.parked.get(socket) ?? [];
+  /**
+   * Holds the connection's commands until the transaction ends, or until the waiting command's
+   * `maxTimeMS` (counted from when it first waited) runs out: then it fails with MaxTimeMSExpired.
+   */
+  private park(socket: net.Socket, message: Buffer, connectionId: number, held: HeldByTransaction): void {
+    const parked: Parked = { messages: [message], timer: undefined };
+    this.parked.set(socket, parked);
+    held.transaction.onEnd(() => this.resume(socket, connectionId, parked));
+    if (held.maxTimeMS === undefined) return;
+    const waitingSince = this.waitingSince.get(message) ?? Date.now();
+    this.waitingSince.set(message, waitingSince);
+    parked.timer = setTimeout(
+      () => {
+        const [waiting = message, ...later] = parked.messages;
+        parked.messages = later;
+        this.answer(socket, waiting, connectionId, new MongoCommandError(50, "operation exceeded time limit"));
+        this.resume(socket, connectionId, parked);
+      },
+      waitingSince + held.maxTimeMS - Date.now(),
+    );
+  }
+
+  private resume(socket: net.Socket, connectionId: number, parked: Parked): void {
+    if (this.parked.get(socket) !== parked) return;
+    clearTimeout(parked.timer);
     this.parked.delete(socket);
-    for (const message of waiting) if (!socket.destroyed) this.handle(socket, message, connectionId);
+    for (const message of parked.messages) if (!socket.destroyed) this.handle(socket, message, connectionId);
   }
 
   /** Runs the request and writes its reply; `refusal` answers it with that error instead. */

@@ -1,4 +1,4 @@
-import { MongoClient, type Collection, type Db, type Document, type Filter, type UpdateFilter } from "mongodb";
+import { MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter, type UpdateFilter } from "mongodb";
 import { startOfflineServer, type OfflineServerOptions } from "../src";
 
 interface TestServer {
@@ -104,4 +104,14 @@ export function untypedUpdate(update: Document): UpdateFilter<Document> {
 /** The same for filters the driver's typings do not foresee (e.g. `$type` with a list of aliases). */
 export function untypedFilter(filter: Document): Filter<Document> {
   return filter;
+}
+
+/** The server error `promise` fails with; succeeding, or failing otherwise, fails the test. */
+export async function serverError(promise: Promise<unknown>): Promise<MongoServerError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof MongoServerError)) throw new Error(`expected a server error, got ${String(error)}`);
+  return error;
 }
