@@ -135,13 +135,19 @@ export function operationCost(
 ): number | undefined {
   // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
   if (getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors) return undefined;
-  return getComplexity({
-    schema,
-    query: document,
-    operationName: operation.name?.value,
-    variables,
-    estimators: [databaseWorkEstimator],
-  });
+  try {
+    return getComplexity({
+      schema,
+      query: document,
+      operationName: operation.name?.value,
+      variables,
+      estimators: [databaseWorkEstimator],
+    });
+  } catch (error) {
+    // An argument its variables leave invalid (`@include(if: null)`): inputCheckPlugin refuses it with BAD_USER_INPUT.
+    if (error instanceof GraphQLError) return undefined;
+    throw error;
+  }
 }
 
 /** Refuses an operation whose cost, weighed with its variables, is over `maxCost`; weighed once per query text, operation and variable values. */
