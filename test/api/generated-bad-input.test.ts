@@ -1,35 +1,12 @@
-import { Writable } from "node:stream";
 import fc from "fast-check";
-import pino from "pino";
-import type { RunningServer } from "../../src/graphql/server";
-import { openTestDatabase, type TestDatabase } from "../support/database";
-import { customers, seedBook } from "../support/factories";
-import { send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { serveOneBookLogged } from "../support/captured-log";
+import { send, type HttpAnswer } from "../support/http";
 
 // Requests nobody would write by hand, generated (fast-check, seeded) and sent to the running HTTP server:
 // whatever they hold, the answer is never a 5xx, every error carries a code, and nothing is logged at error level.
 
-let database: TestDatabase;
-let server: RunningServer;
-let errorLines: { level: number; msg: string }[] = [];
-beforeAll(async () => {
-  database = await openTestDatabase();
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      const line = JSON.parse(chunk.toString()) as { level: number; msg: string };
-      if (line.level >= ERROR_LEVEL) errorLines.push(line);
-      done();
-    },
-  });
-  server = await startTestHttpServer(database.db, { logger: pino({ level: "info" }, sink) });
-  await seedBook(database.db, "1", customers(3));
-});
-afterAll(async () => {
-  await server.stop();
-  await database.close();
-});
+const served = serveOneBookLogged();
 
-const ERROR_LEVEL = 50;
 /** Fixed, so a failure is reproduced by running the test again; fast-check prints the shrunk request. */
 const SEED = 27;
 /** Each run is one request to a server on loopback: enough variety for a busy 2-core machine. */
@@ -99,27 +76,27 @@ function getUrl(body: Record<string, unknown>): string {
   const parameters = new URLSearchParams(
     Object.entries(body).map(([name, value]): [string, string] => [name, typeof value === "string" ? value : JSON.stringify(value)]),
   );
-  return `${server.url}?${parameters}`;
+  return `${served.server.url}?${parameters}`;
 }
 
 function sendGenerated({ body: generated, byGet }: { body: unknown; byGet: boolean }): Promise<HttpAnswer> {
   if (byGet && typeof generated === "object" && generated !== null && !Array.isArray(generated)) {
     return send(getUrl(generated as Record<string, unknown>), undefined, { method: "GET", headers: {} });
   }
-  return send(server.url, JSON.stringify(generated));
+  return send(served.server.url, JSON.stringify(generated));
 }
 
 describe("generated malformed requests against the running server", () => {
   it(`answer ${RUNS} of them with no 5xx, a code on every error and nothing logged at error level`, async () => {
     await fc.assert(
       fc.asyncProperty(request, async (generated) => {
-        errorLines = [];
+        served.log.clear();
         const answer = await sendGenerated(generated);
 
         expect(answer.status).toBeLessThan(500);
         expect(answer.json).toBeDefined();
         for (const error of answer.json?.errors ?? []) expect(typeof error.extensions?.code).toBe("string");
-        expect(errorLines).toEqual([]);
+        expect(served.log.errors()).toEqual([]);
       }),
       { seed: SEED, numRuns: RUNS },
     );

@@ -1,45 +1,23 @@
-import { Writable } from "node:stream";
-import pino from "pino";
-import type { RunningServer } from "../../src/graphql/server";
-import { openTestDatabase, type TestDatabase } from "../support/database";
-import { customers, seedBook } from "../support/factories";
-import { errorCodes, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { serveOneBookLogged } from "../support/captured-log";
+import { errorCodes, send, type HttpAnswer } from "../support/http";
 
 // Input nobody expected (issue 27, item 5): each is refused before any resolver runs with a coded 400,
 // never a 500, never logged at error level, and no id that is not a string reaches the database.
 
-let database: TestDatabase;
-let server: RunningServer;
-let logLines: { level: number; msg: string }[] = [];
-beforeAll(async () => {
-  database = await openTestDatabase();
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(JSON.parse(chunk.toString()) as { level: number; msg: string });
-      done();
-    },
-  });
-  server = await startTestHttpServer(database.db, { logger: pino({ level: "info" }, sink) });
-  await seedBook(database.db, "1", customers(3));
-});
+const served = serveOneBookLogged();
 beforeEach(() => {
-  logLines = [];
-  database.commands.reset();
-});
-afterAll(async () => {
-  await server.stop();
-  await database.close();
+  served.log.clear();
+  served.database.commands.reset();
 });
 
-const ERROR_LEVEL = 50;
 const ENTITIES = `query Entities($representations: [_Any!]!) {
   _entities(representations: $representations) { ... on Book { title } ... on Customer { id: databaseId } }
 }`;
 
 function expectRefusedBeforeTheDatabase(answer: HttpAnswer, code: string): void {
   expect({ status: answer.status, codes: errorCodes(answer) }).toEqual({ status: 400, codes: [code] });
-  expect(logLines.filter((line) => line.level >= ERROR_LEVEL)).toEqual([]);
-  expect(database.commands.names()).toEqual([]);
+  expect(served.log.errors()).toEqual([]);
+  expect(served.database.commands.names()).toEqual([]);
 }
 
 const malformedRepresentations: [string, unknown][] = [
@@ -61,7 +39,7 @@ const malformedRepresentations: [string, unknown][] = [
 
 describe("an _entities representation that is not a well-formed entity key", () => {
   it.each(malformedRepresentations)("is refused with BAD_USER_INPUT when it is %s", async (_case, representation) => {
-    const answer = await send(server.url, {
+    const answer = await send(served.server.url, {
       query: ENTITIES,
       variables: { representations: [{ __typename: "Book", id: "1" }, representation] },
     });
@@ -71,7 +49,7 @@ describe("an _entities representation that is not a well-formed entity key", () 
   });
 
   it("is refused with BAD_USER_INPUT when written in the query itself", async () => {
-    const answer = await send(server.url, {
+    const answer = await send(served.server.url, {
       query: `{ _entities(representations: [{ __typename: "Customer", databaseId: { length: 1 } }]) { __typename } }`,
     });
 
@@ -79,7 +57,7 @@ describe("an _entities representation that is not a well-formed entity key", () 
   });
 
   it("is refused under an alias too", async () => {
-    const answer = await send(server.url, { query: `{ found: _entities(representations: ["Book:1"]) { __typename } }` });
+    const answer = await send(served.server.url, { query: `{ found: _entities(representations: ["Book:1"]) { __typename } }` });
 
     expectRefusedBeforeTheDatabase(answer, "BAD_USER_INPUT");
   });
@@ -89,7 +67,7 @@ describe("an _entities representation that is not a well-formed entity key", () 
       { __typename: "Book", databaseId: "1" },
       { __typename: "Customer", databaseId: "user00" },
     ];
-    const answer = await send(server.url, { query: ENTITIES, variables: { representations } });
+    const answer = await send(served.server.url, { query: ENTITIES, variables: { representations } });
 
     expect(answer.json).toEqual({ data: { _entities: [{ title: "Seeded 1" }, { id: "user00" }] } });
   });
@@ -99,19 +77,19 @@ describe("a null for a variable with a default", () => {
   const INCLUDE = `query ($x: Boolean = true) { book(id: "1") { title @include(if: $x) } }`;
 
   it("used where null is not allowed (@include's if) is refused with BAD_USER_INPUT, not a 500", async () => {
-    const answer = await send(server.url, { query: INCLUDE, variables: { x: null } });
+    const answer = await send(served.server.url, { query: INCLUDE, variables: { x: null } });
 
     expectRefusedBeforeTheDatabase(answer, "BAD_USER_INPUT");
   });
 
   it("left out takes its default", async () => {
-    const answer = await send(server.url, { query: INCLUDE, variables: {} });
+    const answer = await send(served.server.url, { query: INCLUDE, variables: {} });
 
     expect(answer.json).toEqual({ data: { book: { title: "Seeded 1" } } });
   });
 
   it("used where null is allowed is null, as GraphQL's spec says, not the default", async () => {
-    const answer = await send(server.url, {
+    const answer = await send(served.server.url, {
       query: `query ($first: Int = 1) { book(id: "1") { alsoBought(first: $first) { sharedBuyers } } }`,
       variables: { first: null },
     });
@@ -124,7 +102,7 @@ describe("a null for a variable with a default", () => {
 
 describe("an operation this API does not serve", () => {
   it("a subscription is refused with GRAPHQL_VALIDATION_FAILED", async () => {
-    const answer = await send(server.url, { query: `subscription { books { totalCount } }` });
+    const answer = await send(served.server.url, { query: `subscription { books { totalCount } }` });
 
     expectRefusedBeforeTheDatabase(answer, "GRAPHQL_VALIDATION_FAILED");
     expect(answer.json?.errors?.[0]?.message).toMatch(/subscription/);
