@@ -1,5 +1,6 @@
 import { Semaphore } from "async-mutex";
 import type { Db } from "mongodb";
+import { SALES_STATS_COMMANDS } from "./stats";
 
 /**
  * The part of the driver's connection pool one request may hold at once: a tenth. One request fanning out
@@ -17,14 +18,17 @@ export interface PoolShare {
   use<T>(connections: number, send: () => Promise<T>): Promise<T>;
 }
 
+/** The most commands one read sends side by side (`salesStats`'): a share smaller than that could not hold it. */
+export const WIDEST_READ = SALES_STATS_COMMANDS;
+
 /**
  * The connections one request may hold out of `db`'s pool: a tenth of `maxPoolSize` (100 unless the URI
- * says otherwise), at least 2, since some reads send two commands side by side. A pool without a limit
- * (`maxPoolSize=0`) cannot be exhausted, and its requests are not limited either.
+ * says otherwise), at least WIDEST_READ (5). A pool without a limit (`maxPoolSize=0`) cannot be
+ * exhausted, and its requests are not limited either.
  */
 export function requestPoolShare(db: Db): number {
   const poolSize = db.client.options.maxPoolSize;
-  return poolSize === 0 ? Infinity : Math.max(2, Math.floor(poolSize * REQUEST_POOL_FRACTION));
+  return poolSize === 0 ? Infinity : Math.max(WIDEST_READ, Math.floor(poolSize * REQUEST_POOL_FRACTION));
 }
 
 /** A request's own share, in first-come order: its reads wait for each other, never for other requests'. */
@@ -33,6 +37,7 @@ export function createPoolShare(connections: number): PoolShare {
   const semaphore = new Semaphore(connections);
   return {
     connections,
+    // A read wider than the share (none is, with the share at least WIDEST_READ) would otherwise wait forever.
     use: (weight, send) => semaphore.runExclusive(send, Math.min(weight, connections)),
   };
 }

@@ -10,9 +10,10 @@ import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 // What one request may cost the database (issue 27, item 3): the cost limit weighs the commands a field
 // sends per parent, `first: 0` sends none, and one request holds at most its share of the pool.
 
-const BOOKS = 150;
-/** A pool this small makes a request's share 2 connections, so that holding more would show. */
+const BOOKS = 60;
+/** A pool this small makes a request's share its least, 5 connections: holding more would show. */
 const POOL_SIZE = 10;
+const SHARE = 5;
 const reader = tokenSpec("router", ["purchases:read"]);
 const asReader = { "content-type": "application/json", authorization: bearer(reader) };
 
@@ -27,7 +28,9 @@ beforeAll(async () => {
   client.on("commandStarted", (event) => started(event));
   client.on("commandSucceeded", (event) => finished(event));
   client.on("commandFailed", (event) => finished(event));
-  server = await startTestHttpServer(client.db(database.db.databaseName), { apiTokens: configuredTokens(reader) });
+  // Far above what the amplifier takes alone, for a busy 2-core machine: counts are asserted here, not times.
+  const requestTimeoutMs = 120_000;
+  server = await startTestHttpServer(client.db(database.db.databaseName), { apiTokens: configuredTokens(reader), requestTimeoutMs });
 });
 afterAll(async () => {
   await server.stop();
@@ -105,13 +108,11 @@ describe("the cost limit weighs the database commands a field sends per parent",
     expectAnsweredInFull(answer);
     const entities = (answer.json?.data as { _entities: { alsoBought: unknown[] }[] })._entities;
     expect(entities.every((entity) => entity.alsoBought.length === 1)).toBe(true);
-    // The books and their samples, one find each (with a getMore past a first batch of 101); one aggregation per
-    // book; the recommended books (1 to 5), each loaded once.
+    // The books and their samples, one find each; one aggregation per book; the recommended books (1 to 5), each loaded once.
     const count = (name: string) => sent.filter((sentName) => sentName === name).length;
     expect(count("aggregate")).toBe(BOOKS);
     expect(count("find")).toBeLessThanOrEqual(2 + 5);
-    expect(count("getMore")).toBeLessThanOrEqual(2);
-    expect(sent).toHaveLength(count("aggregate") + count("find") + count("getMore"));
+    expect(sent).toHaveLength(count("aggregate") + count("find"));
   });
 });
 
@@ -143,8 +144,8 @@ describe("first: 0", () => {
 });
 
 describe("one request's share of the connection pool", () => {
-  it(`is 2 connections of a pool of ${POOL_SIZE}: a tenth, at least two`, () => {
-    expect(requestPoolShare(client.db(database.db.databaseName))).toBe(2);
+  it(`is ${SHARE} connections of a pool of ${POOL_SIZE}: a tenth, at least the widest read's five`, () => {
+    expect(requestPoolShare(client.db(database.db.databaseName))).toBe(SHARE);
   });
 
   it("holds an allowed amplifying request to its share while an anonymous public query answers", async () => {
@@ -165,7 +166,7 @@ describe("one request's share of the connection pool", () => {
 
     expectAnsweredInFull(amplified);
     expect(requests.get("cost-amplifier")?.sent.length).toBeGreaterThan(BOOKS);
-    expect(requests.get("cost-amplifier")?.peak).toBeLessThanOrEqual(2);
+    expect(requests.get("cost-amplifier")?.peak).toBeLessThanOrEqual(SHARE);
     expectAnsweredInFull(other.answer);
     expect(other.answer.json?.data).toMatchObject({ books: { edges: expect.arrayContaining([{ node: { title: "Seeded 1" } }]) } });
   });
