@@ -57,6 +57,7 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     cache: config,
     keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
     purchaseBatching: config,
+    metricsOperations: config.metricsOperations,
   };
   try {
     return await startHttpServer(options, config.port, config.host);

@@ -74,6 +74,8 @@ export interface ServerOptions {
   keepAliveTimeoutSeconds?: number;
   /** Whether concurrent purchases of one outlier share their writes, and how many per write; default on, 100. */
   purchaseBatching?: PurchaseBatchSettings;
+  /** Operation names that always have a metrics label of their own (METRICS_OPERATIONS); default none. */
+  metricsOperations?: readonly string[];
 }
 
 /** The GraphQL server on its own, as tests drive it with `executeOperation`; without `caching`, nothing is cached. */
@@ -150,8 +152,8 @@ export interface RunningServer {
 export async function startHttpServer(options: ServerOptions, port: number, host?: string): Promise<RunningServer> {
   const app = express();
   const httpServer = http.createServer(connectionTimeouts(options.keepAliveTimeoutSeconds ?? DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), app);
-  const metrics = createServerMetrics(options.db);
-  const responseCache = openResponseCache(options.cache?.responseCacheUrl, options.db.databaseName, options.logger);
+  const metrics = createServerMetrics(options.db, options.metricsOperations);
+  const responseCache = openResponseCache(options.cache, options.db.databaseName, options.logger, metrics.responseCache);
   const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
   const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
   await apollo.start();
