@@ -34,6 +34,7 @@ import { createServerPurchases } from "../sales/server-purchases";
 import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
+import { inputCheckPlugin, OperationTypeExistenceRule } from "./input-checks";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { resolvers } from "./resolvers";
 
@@ -93,7 +94,7 @@ export function createApolloServer(
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
     formatError: createErrorFormatter(logger, production),
     parseOptions,
-    validationRules: armor.validationRules,
+    validationRules: [...armor.validationRules, OperationTypeExistenceRule],
     // Off by default; said here because one batch of many operations would slip past every per-request limit.
     allowBatchedHttpRequests: false,
     // A GET runs only queries (Apollo answers a mutation by GET with 405), and no credential rides along on its
@@ -104,6 +105,8 @@ export function createApolloServer(
       ...drain,
       landingPage,
       ...armor.plugins,
+      // Before the cost and access checks, which leave to it the input they cannot weigh.
+      inputCheckPlugin<GraphQLContext>(),
       costLimitPlugin<GraphQLContext>(),
       accessPlugin<GraphQLContext>(),
       ...cachingPlugins<GraphQLContext>(caching),

@@ -7,12 +7,13 @@ import { pageInfo } from "../windows";
 export const BookConnection: BookConnectionResolvers = {
   // Counted only when a client asks for it: the catalog's from the collection's metadata (see countBooks for
   // where that can be off), a customer's by the distinct books of their purchases.
-  totalCount: ({ purchasedBy }, _args, { db }) => (purchasedBy === undefined ? countBooks(db) : countBooksPurchased(db, purchasedBy)),
+  totalCount: ({ purchasedBy }, _args, { db, share }) =>
+    purchasedBy === undefined ? share.use(1, () => countBooks(db)) : share.use(2, () => countBooksPurchased(db, purchasedBy)),
   edges: (connection) => connection.books,
-  pageInfo: ({ books, hasNextPage, hasPreviousPage }) =>
+  pageInfo: async ({ books, hasNextPage, hasPreviousPage }) =>
     pageInfo(
       books.map((book) => bookCursor(book._id)),
-      hasNextPage,
+      typeof hasNextPage === "boolean" ? hasNextPage : await hasNextPage(),
       hasPreviousPage,
     ),
 };

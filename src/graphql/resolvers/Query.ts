@@ -1,7 +1,7 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
 import { retrieveBooksWindow, retrieveBooksWindowBefore } from "../../sales/books";
 import { InvalidInputError } from "../../sales/errors";
-import { DEFAULT_LARGEST_BOOKS, retrieveRecentSalesStats } from "../../sales/stats";
+import { DEFAULT_LARGEST_BOOKS, retrieveRecentSalesStats, SALES_STATS_COMMANDS } from "../../sales/stats";
 import { parseBookCursor } from "../cursors";
 import { bookIdFromEither, customerIdFromEither, parseGlobalId } from "../global-ids";
 import { embeddedBuyersSelected } from "../selection";
@@ -14,16 +14,17 @@ const MAX_NODES = 100;
 export const Query: QueryResolvers = {
   book: (_parent, { id }, { loaders }) => loaders.book.load(bookIdFromEither(id)),
 
-  books: async (_parent, { first, after, last, before }, { db }, info) => {
+  books: async (_parent, { first, after, last, before }, { db, share }, info) => {
     const size = windowSizeOf({ first, last });
     const embeddedBuyers = embeddedBuyersSelected(info, ["edges", "node"]);
     if ("first" in size) {
       if (before != null) throw new InvalidInputError("before pages backward: pass it with last, not first.", "before");
       const afterId = parseBookCursor(after);
-      return { ...(await retrieveBooksWindow(db, afterId, size.first, embeddedBuyers)), hasPreviousPage: afterId !== null };
+      const window = await share.use(1, () => retrieveBooksWindow(db, afterId, size.first, embeddedBuyers));
+      return { ...window, hasPreviousPage: afterId !== null };
     }
     if (after != null) throw new InvalidInputError("after pages forward: pass it with first, not last.", "after");
-    return retrieveBooksWindowBefore(db, parseBookCursor(before, "before"), size.last, embeddedBuyers);
+    return share.use(1, () => retrieveBooksWindowBefore(db, parseBookCursor(before, "before"), size.last, embeddedBuyers));
   },
 
   customer: (_parent, { id }) => ({ id: customerIdFromEither(id, "id") }),
@@ -35,10 +36,13 @@ export const Query: QueryResolvers = {
     return nodesOf(ids, context);
   },
 
-  salesStats: (_parent, { top }, { db, settings }, info) =>
-    retrieveRecentSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS, {
-      embeddedBuyers: embeddedBuyersSelected(info, ["largestBooks"]),
-    }),
+  // Five commands side by side, sent once for every request that asks within the cache's age.
+  salesStats: (_parent, { top }, { db, settings, share }, info) =>
+    share.use(SALES_STATS_COMMANDS, () =>
+      retrieveRecentSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS, {
+        embeddedBuyers: embeddedBuyersSelected(info, ["largestBooks"]),
+      }),
+    ),
 };
 
 /** The objects global ids name, in order, null for each that names nothing; every book among them is read by one query. */
