@@ -51,22 +51,14 @@ describe.each([
 
   const namespace = (collection: string) => `${api.db.databaseName}.${collection}`;
 
-  function buy(bookId: string, customerId: string, purchaseId?: string): Promise<ExecutionResult<FaultedPurchaseMutation>> {
-    return api.execute(RECORD_PURCHASE, { bookId, customerId, purchaseId });
-  }
+  const buy = (bookId: string, customerId: string, purchaseId?: string) => purchase(api, bookId, customerId, purchaseId);
+  const expectStoredOnce = (bookId: string, expected: readonly string[]) => expectStoredOnceIn(api, bookId, expected);
 
   /** A book past its threshold with an open page that has room: the next purchase appends to it. */
   async function outlierWithRoom(): Promise<string> {
     const bookId = await addBook(api);
     for (const customerId of customers(4, 0, "seed")) expect((await buy(bookId, customerId)).errors).toBeUndefined();
     return bookId;
-  }
-
-  /** Each purchase stored once, the count equal to what is stored, every invariant holding. */
-  async function expectStoredOnce(bookId: string, expected: readonly string[]): Promise<void> {
-    expect((await storedPurchases(api.db, bookId)).sort()).toEqual([...expected].sort());
-    expect((await storedBook(api.db, bookId)).book?.purchase_count).toBe(expected.length);
-    expect(await invariantViolations(api.db, bookId, settings)).toEqual([]);
   }
 
   it("a WriteConflict on a keyed purchase's append is retried in a new transaction: stored once, answered as stored", async () => {
@@ -146,19 +138,54 @@ describe.each([
     await expectStoredOnce(bookId, ["alice"]);
   });
 
-  it("plain purchases racing keyed ones on one book lose nothing: each acknowledged purchase is stored once", async () => {
-    const bookId = await addBook(api);
-    const plain = customers(30, 0, "plain");
-    const keyed = customers(30, 0, "keyed");
-    // A keyed purchase answered DATABASE_UNAVAILABLE (its transaction gave up on conflicts) is retried with its key, as a client would.
-    const buyKeyed = async (customerId: string): Promise<ExecutionResult<FaultedPurchaseMutation>> => {
-      for (;;) {
-        const answer = await buy(bookId, customerId, `line-${customerId}`);
-        if (!answer.errors?.every((error) => error.extensions?.["code"] === "DATABASE_UNAVAILABLE")) return answer;
-      }
-    };
-    const answers = await Promise.all([...plain.map((customerId) => buy(bookId, customerId)), ...keyed.map(buyKeyed)]);
-    expect(answers.flatMap((answer) => answer.errors ?? [])).toEqual([]);
-    await expectStoredOnce(bookId, [...plain, ...keyed]);
-  });
+  it("plain purchases racing keyed ones on one book lose nothing: each acknowledged purchase is stored once", () =>
+    racePlainAgainstKeyed(api));
 });
+
+describe.each([
+  { batching: "on", purchaseBatching: true },
+  { batching: "off", purchaseBatching: false },
+])("on the run's database with purchase batching $batching", ({ purchaseBatching }) => {
+  let api: TestApi;
+  beforeAll(async () => void (api = await openTestApi(settings, false, undefined, { purchaseBatching, purchaseBatchMax: 100 })));
+  afterAll(() => api.close());
+
+  it("plain purchases racing keyed ones on one book lose nothing: each acknowledged purchase is stored once", () =>
+    racePlainAgainstKeyed(api));
+});
+
+function purchase(
+  api: TestApi,
+  bookId: string,
+  customerId: string,
+  purchaseId?: string,
+): Promise<ExecutionResult<FaultedPurchaseMutation>> {
+  return api.execute(RECORD_PURCHASE, { bookId, customerId, purchaseId });
+}
+
+/** Each purchase stored once, the count equal to what is stored, every invariant holding. */
+async function expectStoredOnceIn(api: TestApi, bookId: string, expected: readonly string[]): Promise<void> {
+  expect((await storedPurchases(api.db, bookId)).sort()).toEqual([...expected].sort());
+  expect((await storedBook(api.db, bookId)).book?.purchase_count).toBe(expected.length);
+  expect(await invariantViolations(api.db, bookId, settings)).toEqual([]);
+}
+
+/**
+ * 30 purchases without a purchaseId (plain writes) and 30 with one (transactions on a replica set) of one book,
+ * all at once, across its threshold and several pages: every one acknowledged and stored once.
+ */
+async function racePlainAgainstKeyed(api: TestApi): Promise<void> {
+  const bookId = await addBook(api);
+  const plain = customers(30, 0, "plain");
+  const keyed = customers(30, 0, "keyed");
+  // A keyed purchase answered DATABASE_UNAVAILABLE (its transaction gave up on conflicts) is retried with its key, as a client would.
+  const buyKeyed = async (customerId: string): Promise<ExecutionResult<FaultedPurchaseMutation>> => {
+    for (;;) {
+      const answer = await purchase(api, bookId, customerId, `line-${customerId}`);
+      if (!answer.errors?.every((error) => error.extensions?.["code"] === "DATABASE_UNAVAILABLE")) return answer;
+    }
+  };
+  const answers = await Promise.all([...plain.map((customerId) => purchase(api, bookId, customerId)), ...keyed.map(buyKeyed)]);
+  expect(answers.flatMap((answer) => answer.errors ?? [])).toEqual([]);
+  await expectStoredOnceIn(api, bookId, [...plain, ...keyed]);
+}
