@@ -250,7 +250,7 @@ export class OfflineServer {
 
   /** A handshake names the connection's application (`client.application.name`), which `failCommand` can target. */
   private rememberAppName({ name, body }: CommandCall, connectionId: number): void {
-    if (!["hello", "isMaster", "ismaster"].includes(name)) return;
+    if (this.failPoints === undefined || !["hello", "isMaster", "ismaster"].includes(name)) return;
     const client: unknown = body["client"];
     const application: unknown = isDocument(client) ? client["application"] : undefined;
     const appName: unknown = isDocument(application) ? application["name"] : undefined;
