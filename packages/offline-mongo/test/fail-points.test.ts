@@ -33,8 +33,9 @@ const ping = () => outcome(target.db.command({ ping: 1 }));
 
 /**
  * Pings from a client named `appName` in a process of its own, and returns "ok" or the error's code: under jest
- * the driver's handshake loses its client metadata (its Map crosses jest's realms and serializes empty), so no
- * client inside jest can name its application to the server.
+ * the driver sends an empty handshake `client` document (driver 7.9 reads the OS through a dynamic `import()`,
+ * which jest's CommonJS sandbox rejects without --experimental-vm-modules, and the driver swallows the error),
+ * so no client inside jest can name its application to the server.
  */
 async function pingAs(appName: string): Promise<string> {
   const script = `const { MongoClient } = require("mongodb");
