@@ -97,7 +97,7 @@ export class FailPoints {
    */
   afterCommand(call: CommandCall, reply: Document, interfered: boolean): Document {
     const writeConcernError = this.data["writeConcernError"];
-    const failsConcern = isDocument(writeConcernError) && WRITE_CONCERN_COMMANDS.has(call.name) && this.matches(call) && this.enter();
+    const failsConcern = isDocument(writeConcernError) && waitsForWriteConcern(call) && this.matches(call) && this.enter();
     const answered = failsConcern ? { ...reply, writeConcernError } : reply;
     const isError = answered["ok"] !== 1 || answered["writeConcernError"] !== undefined;
     if (!(interfered || failsConcern) || !isError) return answered;
@@ -161,6 +161,12 @@ function defaultLabels(call: CommandCall, code: number): string[] {
     TRANSIENT_CODES.has(code) || code === NO_SUCH_TRANSACTION || (!COMMIT_OR_ABORT.has(call.name) && RETRIABLE_CODES.has(code));
   if (inTransaction && transient) return ["TransientTransactionError"];
   return isRetryableWriteOrEnd(call) && RETRIABLE_CODES.has(code) ? ["RetryableWriteError"] : [];
+}
+
+/** A command mongod waits for a write concern after: one that takes one, and in a transaction only its commit or abort. */
+function waitsForWriteConcern(call: CommandCall): boolean {
+  const inTransaction = call.body["autocommit"] !== undefined;
+  return WRITE_CONCERN_COMMANDS.has(call.name) && (!inTransaction || COMMIT_OR_ABORT.has(call.name));
 }
 
 /** A retryable write (a `txnNumber` outside a transaction), or the commit or abort of a transaction. */

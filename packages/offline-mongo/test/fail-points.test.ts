@@ -182,6 +182,20 @@ describe("failCommand", () => {
     expect(await target.db.command({ insert: collection.collectionName, documents: [{ _id: 2 }] })).not.toHaveProperty("writeConcernError");
   });
 
+  it("adds its writeConcernError to a transaction's commit, not to its statements, which wait for no write concern", async () => {
+    const collection = numbered(target);
+    const writeConcernError = { code: 64, codeName: "WriteConcernFailed", errmsg: "waiting for replication timed out" };
+    await configure({ times: 1 }, { failCommands: ["insert", "commitTransaction"], writeConcernError });
+    const error = await target.client.withSession(async (session) => {
+      session.startTransaction();
+      await collection.insertOne({ _id: 1 }, { session });
+      return outcome(session.commitTransaction());
+    });
+    expect(error).toBeInstanceOf(MongoWriteConcernError);
+    expect((error as MongoWriteConcernError).result).toMatchObject({ ok: 1, writeConcernError });
+    expect(await collection.countDocuments()).toBe(1);
+  });
+
   it("labels a retryable write's retriable writeConcernError RetryableWriteError, which the driver retries once", async () => {
     const collection = numbered(target);
     await configure({ times: 1 }, { failCommands: ["insert"], writeConcernError: { code: 91, errmsg: "shutting down" } });
