@@ -23,6 +23,11 @@ export interface OfflineServerOptions {
   replicaSet?: string;
   /** How long a transaction may stay open before the server aborts it; default 60 s, as mongod's `transactionLifetimeLimitSeconds`. */
   transactionLifetimeMs?: number;
+  /**
+   * mongod's `--setParameter enableTestCommands=1`: offers `configureFailPoint` (the `failCommand` fail point),
+   * which tests use to inject errors, blocked and closed connections. Off by default, as on mongod.
+   */
+  enableTestCommands?: boolean;
 }
 
 export interface RunningOfflineServer {
@@ -52,6 +57,7 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     ...(options.maxIncomingConnections === undefined ? {} : { maxIncomingConnections: options.maxIncomingConnections }),
     ...(options.replicaSet === undefined ? {} : { replicaSet: options.replicaSet }),
     ...(options.transactionLifetimeMs === undefined ? {} : { transactionLifetimeMs: options.transactionLifetimeMs }),
+    enableTestCommands: options.enableTestCommands ?? false,
   });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;

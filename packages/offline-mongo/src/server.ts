@@ -1,12 +1,14 @@
 import { EJSON, type Document } from "bson";
 import net from "node:net";
-import { runCommand } from "./commands";
+import { aliasesOf, runCommand } from "./commands";
 import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
 import { CursorRegistry } from "./cursors";
 import { MongoCommandError } from "./errors";
+import { FailPoints, type CommandCall, type Interference } from "./fail-points";
 import { HeldByTransaction, Transactions } from "./transactions";
 import { sweepExpiredDocuments } from "./ttl";
+import { isDocument } from "./values";
 import { decodeRequest, encodeMsg, encodeReply, MessageFrames, WireProtocolError, type Request } from "./wire";
 
 export interface ServerConfig {
@@ -23,6 +25,15 @@ export interface ServerConfig {
   readonly replicaSet?: string;
   /** How long a transaction may stay open before it is aborted (mongod's `transactionLifetimeLimitSeconds`). */
   readonly transactionLifetimeMs?: number;
+  /** mongod's `enableTestCommands`: `configureFailPoint` and its fail points exist only then. */
+  readonly enableTestCommands?: boolean;
+}
+
+/** Thrown when `failCommand` blocks a command's connection: it runs (or fails) once `ms` have passed. */
+class BlockedByFailPoint extends Error {
+  constructor(readonly ms: number) {
+    super("the connection is blocked by the failCommand fail point");
+  }
 }
 
 /** A connection's commands held while the first of them waits for a transaction to end. */
@@ -53,9 +64,18 @@ export class OfflineServer {
   private nextConnectionId = 1;
   private nextRequestId = 1;
   private ttlMonitor: NodeJS.Timeout | undefined;
+  private readonly failPoints: FailPoints | undefined;
+  /** Each connection's application name, from its handshake: `failCommand` can be limited to one. */
+  private readonly appNames = new Map<number, string>();
+  /**
+   * What the fail point decided for each message it has seen (null: nothing), so that a command run again
+   * after its connection waited (blocked, or parked behind a transaction) is not counted twice.
+   */
+  private readonly interferences = new WeakMap<Buffer, Interference | null>();
 
   constructor(private readonly config: ServerConfig) {
     this.transactions = new Transactions(config.transactionLifetimeMs);
+    this.failPoints = config.enableTestCommands ? new FailPoints(aliasesOf) : undefined;
     this.listener.maxConnections = config.maxIncomingConnections ?? DEFAULT_MAX_INCOMING_CONNECTIONS;
     this.listener.on("drop", () =>
       process.stderr.write(`[offline-mongo] connection refused because too many open connections: ${this.listener.maxConnections}\n`),
@@ -119,6 +139,7 @@ export class OfflineServer {
       this.sockets.delete(socket);
       clearTimeout(this.parked.get(socket)?.timer);
       this.parked.delete(socket);
+      this.appNames.delete(connectionId);
     });
   }
 
@@ -135,6 +156,12 @@ export class OfflineServer {
     try {
       this.answer(socket, message, connectionId);
     } catch (error) {
+      if (error instanceof BlockedByFailPoint) {
+        const parked: Parked = { messages: [message], timer: undefined };
+        this.parked.set(socket, parked);
+        parked.timer = setTimeout(() => this.resume(socket, connectionId, parked), error.ms);
+        return;
+      }
       if (!(error instanceof HeldByTransaction)) throw error;
       this.park(socket, message, connectionId, error);
     }
@@ -185,20 +212,25 @@ export class OfflineServer {
       const reply =
         db === undefined
           ? { $err: "offline server: OP_QUERY is only supported for commands", code: 238, ok: 0 }
-          : this.run(request.query, db, connectionId, refusal);
-      socket.write(encodeReply(requestId, request.header.requestId, reply));
+          : this.run(request.query, db, connectionId, message, refusal);
+      if (reply === undefined) socket.destroy();
+      else socket.write(encodeReply(requestId, request.header.requestId, reply));
       return;
     }
     const db = request.body["$db"];
     const reply =
       typeof db === "string"
-        ? this.run(request.body, db, connectionId, refusal)
+        ? this.run(request.body, db, connectionId, message, refusal)
         : new MongoCommandError(40571, "OP_MSG requests require a $db argument").toReply();
-    if (!request.moreToCome) socket.write(encodeMsg(requestId, request.header.requestId, reply));
+    if (reply === undefined) socket.destroy();
+    else if (!request.moreToCome) socket.write(encodeMsg(requestId, request.header.requestId, reply));
   }
 
-  /** Runs one command and returns its reply; `refusal` (already logged when the command was first tried) answers it instead. */
-  private run(body: Document, db: string, connectionId: number, refusal?: MongoCommandError): Document {
+  /**
+   * Runs one command and returns its reply, or undefined when the fail point closes the connection instead;
+   * `refusal` (already logged when the command was first tried) answers it instead.
+   */
+  private run(body: Document, db: string, connectionId: number, message: Buffer, refusal?: MongoCommandError): Document | undefined {
     if (refusal) return this.withClusterTime(refusal.toReply());
     if (this.config.logCommands) {
       const text = EJSON.stringify(body, { relaxed: true });
@@ -206,18 +238,47 @@ export class OfflineServer {
         `[offline-mongo] conn${connectionId} ${db} ${text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}…` : text}\n`,
       );
     }
-    return this.withClusterTime(
-      runCommand(body, {
-        parameters: this.config.parameters,
-        storage: this.transactions.live,
-        transactions: this.transactions,
-        replicaSet: this.member,
-        inTransaction: false,
-        cursors: this.cursors,
-        db,
-        connectionId,
-      }),
-    );
+    const call: CommandCall = { name: Object.keys(body)[0] ?? "", body, db, appName: this.appNames.get(connectionId) };
+    const interference = this.interferenceWith(call, message);
+    if (interference !== undefined && interference.blockMs > 0) {
+      this.interferences.set(message, { ...interference, blockMs: 0 });
+      throw new BlockedByFailPoint(interference.blockMs);
+    }
+    if (interference?.then === "close") return undefined;
+    if (typeof interference?.then === "object") return this.withClusterTime(interference.then.error);
+    this.rememberAppName(call, connectionId);
+    const reply = runCommand(body, {
+      parameters: this.config.parameters,
+      storage: this.transactions.live,
+      transactions: this.transactions,
+      replicaSet: this.member,
+      inTransaction: false,
+      cursors: this.cursors,
+      failPoints: this.failPoints,
+      db,
+      connectionId,
+    });
+    return this.withClusterTime(this.failPoints?.afterCommand(call, reply, interference !== undefined) ?? reply);
+  }
+
+  /** The fail point's decision for this message: taken once, when the message is first run. */
+  private interferenceWith(call: CommandCall, message: Buffer): Interference | undefined {
+    if (this.failPoints === undefined) return undefined;
+    let decided = this.interferences.get(message);
+    if (decided === undefined) {
+      decided = this.failPoints.beforeCommand(call) ?? null;
+      this.interferences.set(message, decided);
+    }
+    return decided ?? undefined;
+  }
+
+  /** A handshake names the connection's application (`client.application.name`), which `failCommand` can target. */
+  private rememberAppName({ name, body }: CommandCall, connectionId: number): void {
+    if (this.failPoints === undefined || !["hello", "isMaster", "ismaster"].includes(name)) return;
+    const client: unknown = body["client"];
+    const application: unknown = isDocument(client) ? client["application"] : undefined;
+    const appName: unknown = isDocument(application) ? application["name"] : undefined;
+    if (typeof appName === "string") this.appNames.set(connectionId, appName);
   }
 
   /** A replica-set member's replies carry the cluster time, which drivers send back (gossip) and read causally after. */

@@ -22,9 +22,16 @@ export function uniqueDbName(file: string): string {
   return `offline_test_${file}_${process.pid}_${Date.now().toString(36)}`;
 }
 
-/** A client of the one server at `uri`; `discover` lets the driver find a replica set's members from it instead. */
-export function newClient(uri: string, { discover = false } = {}): MongoClient {
-  return new MongoClient(uri, { serverSelectionTimeoutMS: 5000, ...(discover ? {} : { directConnection: true }) });
+/**
+ * A client of the one server at `uri`; `discover` lets the driver find a replica set's members from it instead;
+ * `appName` names the application in its handshake.
+ */
+export function newClient(uri: string, { discover = false, appName }: { discover?: boolean; appName?: string } = {}): MongoClient {
+  return new MongoClient(uri, {
+    serverSelectionTimeoutMS: 5000,
+    ...(discover ? {} : { directConnection: true }),
+    ...(appName === undefined ? {} : { appName }),
+  });
 }
 
 /** Read options that keep int32, int64 and double values as their BSON classes instead of JS numbers. */
