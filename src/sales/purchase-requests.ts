@@ -394,7 +394,7 @@ export async function recordKeyedExtraSales(
         await purchaseRequestsCollection(db).insertMany(claims, { session });
         return recordExtraSalesInTransaction(db, batch, session);
       });
-      knownOutliers?.remember(batch[0]!.bookId, outlier.pageSize, written.page);
+      knownOutliers?.remember(batch[0]!.bookId, outlier, written.page);
       return { book: written.book, purchases: written.purchases, recorded: new Set(batch.map(({ claim }) => claim.owner)) };
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
