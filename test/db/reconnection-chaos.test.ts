@@ -5,7 +5,7 @@ import { driverTimeouts, openDatabase, type LiveDatabase } from "../../src/db/co
 import { startHttpServer, type RunningServer } from "../../src/graphql/server";
 import { createBook } from "../../src/sales/books";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
-import { openTestDatabase, type TestDatabase } from "../support/database";
+import { openTestDatabase, RUN_AND_REPLICA_SET, type TestDatabase } from "../support/database";
 import { storedPurchases } from "../support/factories";
 import { errorCodes, send } from "../support/http";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
@@ -128,54 +128,54 @@ const occurrences = (stored: string[]) => {
   return (id: string) => counts.get(id) ?? 0;
 };
 
-describe.each([
-  { deployment: "the run's database", replicaSet: false },
-  { deployment: "a replica set", replicaSet: true },
-])("the API on $deployment, its connection cut and restored again and again under load", ({ replicaSet }) => {
-  let database: TestDatabase;
-  let proxy: TcpProxy;
-  let service: Awaited<ReturnType<typeof openService>>;
-  beforeAll(async () => {
-    database = await openTestDatabase({ replicaSet });
-    proxy = await startTcpProxy(replicaSet ? process.env.TEST_REPLICA_SET_URI! : process.env.TEST_MONGODB_URI!);
-    service = await openService(throughProxy(proxy, replicaSet), database.db.databaseName);
-    await service.live.ready();
-  });
-  afterAll(async () => {
-    await service.server.stop();
-    await service.live.close();
-    await proxy.close();
-    await database.close();
-  });
+describe.each(RUN_AND_REPLICA_SET)(
+  "the API on $deployment, its connection cut and restored again and again under load",
+  ({ replicaSet }) => {
+    let database: TestDatabase;
+    let proxy: TcpProxy;
+    let service: Awaited<ReturnType<typeof openService>>;
+    beforeAll(async () => {
+      database = await openTestDatabase({ replicaSet });
+      proxy = await startTcpProxy(replicaSet ? process.env.TEST_REPLICA_SET_URI! : process.env.TEST_MONGODB_URI!);
+      service = await openService(throughProxy(proxy, replicaSet), database.db.databaseName);
+      await service.live.ready();
+    });
+    afterAll(async () => {
+      await service.server.stop();
+      await service.live.close();
+      await proxy.close();
+      await database.close();
+    });
 
-  it(`is ready again within ${READY_WITHIN_MS / 1000} s of every one of ${CYCLES} cuts, and stores every acknowledged purchase as README promises`, async () => {
-    const bookId = `chaos-${replicaSet ? "rs" : "standalone"}`;
-    await createBook(database.db, { id: bookId, title: "Chaos", author: "A" }, SETTINGS);
-    const clients = streamClients(service.server.url, bookId);
-    const recoveries: (number | undefined)[] = [];
-    try {
-      for (let cycle = 0; cycle < CYCLES; cycle += 1) {
-        await sleep(500 + (cycle % 3) * 250);
-        await proxy.cut();
-        await sleep(500 + (cycle % 4) * 250);
-        await proxy.restore();
-        const recovered = await readyAfter(service.origin, READY_WITHIN_MS);
-        recoveries.push(recovered);
-        if (recovered === undefined) break;
+    it(`is ready again within ${READY_WITHIN_MS / 1000} s of every one of ${CYCLES} cuts, and stores every acknowledged purchase as README promises`, async () => {
+      const bookId = `chaos-${replicaSet ? "rs" : "standalone"}`;
+      await createBook(database.db, { id: bookId, title: "Chaos", author: "A" }, SETTINGS);
+      const clients = streamClients(service.server.url, bookId);
+      const recoveries: (number | undefined)[] = [];
+      try {
+        for (let cycle = 0; cycle < CYCLES; cycle += 1) {
+          await sleep(500 + (cycle % 3) * 250);
+          await proxy.cut();
+          await sleep(500 + (cycle % 4) * 250);
+          await proxy.restore();
+          const recovered = await readyAfter(service.origin, READY_WITHIN_MS);
+          recoveries.push(recovered);
+          if (recovered === undefined) break;
+        }
+      } finally {
+        await clients.stop();
       }
-    } finally {
-      await clients.stop();
-    }
 
-    expect(recoveries.filter((recovered) => recovered === undefined)).toEqual([]);
-    expect(recoveries).toHaveLength(CYCLES);
-    expect((await fetch(`${service.origin}/healthz`)).status).toBe(200);
-    expect(clients.refusals.filter((code) => !OUTAGE_CODES.includes(code as string))).toEqual([]);
-    const timesStored = occurrences(await storedPurchases(database.db, bookId));
-    // Keyed: exactly once where the claim, the purchase and its outcome are one transaction; at least once on a standalone.
-    const keyedWrong = clients.keyedAcknowledged.filter((id) => (replicaSet ? timesStored(id) !== 1 : timesStored(id) < 1));
-    expect(keyedWrong.map((id) => [id, timesStored(id)])).toEqual([]);
-    expect(clients.unkeyedAcknowledged.filter((id) => timesStored(id) !== 1).map((id) => [id, timesStored(id)])).toEqual([]);
-    expect(clients.keyedAcknowledged.length).toBeGreaterThan(CYCLES);
-  }, 900_000);
-});
+      expect(recoveries.filter((recovered) => recovered === undefined)).toEqual([]);
+      expect(recoveries).toHaveLength(CYCLES);
+      expect((await fetch(`${service.origin}/healthz`)).status).toBe(200);
+      expect(clients.refusals.filter((code) => !OUTAGE_CODES.includes(code as string))).toEqual([]);
+      const timesStored = occurrences(await storedPurchases(database.db, bookId));
+      // Keyed: exactly once where the claim, the purchase and its outcome are one transaction; at least once on a standalone.
+      const keyedWrong = clients.keyedAcknowledged.filter((id) => (replicaSet ? timesStored(id) !== 1 : timesStored(id) < 1));
+      expect(keyedWrong.map((id) => [id, timesStored(id)])).toEqual([]);
+      expect(clients.unkeyedAcknowledged.filter((id) => timesStored(id) !== 1).map((id) => [id, timesStored(id)])).toEqual([]);
+      expect(clients.keyedAcknowledged.length).toBeGreaterThan(CYCLES);
+    }, 900_000);
+  },
+);
