@@ -4,7 +4,7 @@ import { MongoClient, MongoError, type Db, type MongoClientOptions } from "mongo
 import type { Logger } from "pino";
 import { isDuplicateKeyError, isWaitQueueTimeout, PageRepairInProgressError } from "./errors";
 import { indexLabel, type EnsureIndexes, type RequiredIndex } from "./indexes";
-import { watchConnection, WATCHDOG_TIMING, type WatchdogTiming } from "./watchdog";
+import { watchConnection } from "./watchdog";
 
 export interface DatabaseConnection {
   client: MongoClient;
@@ -57,8 +57,6 @@ export interface OpenDatabaseOptions extends MongoClientOptions {
   retryMs?: number;
   /** How often to look for indexes lost without a reconnection (a dropped index or collection), and to retry creating an index that duplicates block. */
   indexCheckMs?: number;
-  /** When the watchdog looks for a client that stays unreachable while the database answers (see `watchConnection`). */
-  watchdog?: Partial<WatchdogTiming>;
 }
 
 /**
@@ -76,7 +74,7 @@ export interface OpenDatabaseOptions extends MongoClientOptions {
 export function openDatabase(
   uri: string,
   dbName: string,
-  { ensureIndexes, logger, retryMs = 1_000, indexCheckMs = 10_000, watchdog: watchdogTiming, ...options }: OpenDatabaseOptions,
+  { ensureIndexes, logger, retryMs = 1_000, indexCheckMs = 10_000, ...options }: OpenDatabaseOptions,
 ): LiveDatabase {
   const client = new MongoClient(uri, options);
   const db = client.db(dbName);
@@ -139,25 +137,21 @@ export function openDatabase(
   client.on("connectionPoolReady", check);
   const periodic = setInterval(check, indexCheckMs).unref();
   check();
-  const watchdog = watchConnection(
-    client,
-    {
-      probe: () => answersAFreshClient(uri, options),
-      reachable: () => isDatabaseReachable(db),
-      reconnect: async () => {
-        if (closing.signal.aborted) return;
-        inPlace = false;
-        await client.close();
-        check();
-      },
-      onReconnect: (unavailableMs) =>
-        logger.warn(
-          { unavailableMs },
-          `MongoDB at ${redact(uri)} answers a fresh connection but not this client, unreachable for ${Math.round(unavailableMs / 1000)} s: reconnecting it (the driver's server monitor is stuck)`,
-        ),
+  const watchdog = watchConnection(client, {
+    probe: () => answersAFreshClient(uri, options),
+    reachable: () => isDatabaseReachable(db),
+    reconnect: async () => {
+      if (closing.signal.aborted) return;
+      inPlace = false;
+      await client.close();
+      check();
     },
-    { ...WATCHDOG_TIMING, ...watchdogTiming },
-  );
+    onReconnect: (unavailableMs) =>
+      logger.warn(
+        { unavailableMs },
+        `MongoDB at ${redact(uri)} answers a fresh connection but not this client, unreachable for ${Math.round(unavailableMs / 1000)} s: reconnecting it (see src/db/watchdog.ts)`,
+      ),
+  });
   const close = async () => {
     closing.abort();
     watchdog.stop();
