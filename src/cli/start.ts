@@ -54,6 +54,7 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     apiTokens: config.apiTokens,
     requestTimeoutMs: config.requestTimeoutMs,
     indexesInPlace: connection.indexesInPlace,
+    recoverable: connection.recoverable,
     cache: config,
     keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
     purchaseBatching: config,

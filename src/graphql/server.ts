@@ -66,6 +66,8 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** False while the database's indexes are not known to be in place (see `openDatabase`); /readyz answers 503 then. Absent: they are. */
   indexesInPlace?: () => boolean;
+  /** False when the process cannot recover its database connection by itself (see `watchConnection`); /healthz answers 503 then, for a supervisor to restart it. Absent: it can. */
+  recoverable?: () => boolean;
   /** Only the benchmark turns this off, to measure the N+1 queries that batching avoids. */
   batchLoads?: boolean;
   /** How long public answers may be cached, and where; absent: nothing is cached (every answer says `no-store`). */
@@ -163,7 +165,12 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const purchases = createServerPurchases(options.db, options.purchaseBatching, observers, timing);
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
-  app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));
+  app.get("/healthz", (_request, response) => {
+    const recoverable = options.recoverable?.() ?? true;
+    response
+      .status(recoverable ? 200 : 503)
+      .json({ status: recoverable ? "ok" : "database connection not recovering: restart the process" });
+  });
   app.get("/readyz", async (_request, response) => {
     const status = !(await isDatabaseReachable(options.db))
       ? "database unreachable"

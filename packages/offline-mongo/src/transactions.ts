@@ -249,6 +249,7 @@ export class Transactions {
     if (session.transaction?.state === "in progress") this.abort(session.transaction);
     session.txnNumber = txnNumber;
     session.transaction = undefined;
+    // The previous write's reply goes now: a write parked behind a transaction runs again from here, and must not find it.
     session.retryableReply = undefined;
     const reply = execute();
     if (reply["ok"] === 1) session.retryableReply = reply;

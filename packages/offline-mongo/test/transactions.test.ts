@@ -196,4 +196,27 @@ describe("a retryable write", () => {
     expect((await serverError(target.db.command({ ...insert, txnNumber: Long.fromNumber(999_999) }, { session }))).code).toBe(225);
     await session.endSession();
   });
+
+  it("that waited for a transaction holding its document is applied once it ends, not answered with its session's previous write", async () => {
+    // Taken first, so that it is the pooled session the test above numbered, and the writes below get fresh ones.
+    const session = target.client.startSession();
+    const collection = await collectionWith({ _id: 1, n: 0 }, { _id: 2, n: 0 });
+    const increment = (id: number, txnNumber: number) =>
+      target.db.command(
+        { update: collection.collectionName, updates: [{ q: { _id: id }, u: { $inc: { n: 1 } } }], txnNumber: Long.fromNumber(txnNumber) },
+        { session },
+      );
+    await increment(2, 2_000_000);
+    const holder = await openTransaction((held) =>
+      collection.updateOne({ _id: 1 }, { $set: { n: 100 } }, { session: held }).then(() => {}),
+    );
+    const waiting = increment(1, 2_000_001);
+    await sleep(100);
+    await holder.abortTransaction();
+    await holder.endSession();
+
+    expect(await waiting).toMatchObject({ ok: 1, n: 1, nModified: 1 });
+    expect(await counterOf(collection, 1)).toBe(1);
+    await session.endSession();
+  });
 });
