@@ -17,7 +17,7 @@ const writer = tokenSpec("checkout", ["catalog:write"]);
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await openTestApi(SMALL, false, configuredTokens(reader, writer));
+  api = await openTestApi({ settings: SMALL, apiTokens: configuredTokens(reader, writer) });
   api = api.withAuthorization(bearer(reader));
   // alice: embedded in "a" and on both of its pages; embedded in 2; only on a page of the ObjectId book.
   await seedBook(api.db, "a", ["alice", "bob", "carol", "dave", "erin", "alice", "frank", "gina", "hank", "ivan", "alice"], SMALL);
