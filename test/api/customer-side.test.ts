@@ -43,17 +43,7 @@ const HISTORY = graphql(`
     customer(id: $id) {
       id: databaseId
       booksPurchased(first: $first, after: $after) {
-        edges {
-          cursor
-          node {
-            id: databaseId
-          }
-        }
-        pageInfo {
-          hasNextPage
-          hasPreviousPage
-          endCursor
-        }
+        ...BookPage
       }
     }
   }
@@ -101,7 +91,7 @@ describe("Customer.booksPurchased", () => {
     const { customer } = await run(HISTORY, { id: "nobody" });
     expect(customer).toEqual({
       id: "nobody",
-      booksPurchased: { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, endCursor: null } },
+      booksPurchased: { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } },
     });
     expect(api.commands.names()).toEqual(["find", "aggregate"]);
   });
