@@ -32,6 +32,10 @@ describe("the list of error codes", () => {
     expect(raisedBy.length > 0 || apollosOwn.includes(code)).toBe(true);
   });
 
+  it("holds every code Apollo Server raises itself", () => {
+    expect(apollosOwn.filter((code) => !(code in ERROR_CODES))).toEqual([]);
+  });
+
   it("is README.md's errors table, code for code and status for status", () => {
     const documented = readmeErrorRows();
     expect([...documented.keys()].sort()).toEqual([...listed].sort());
