@@ -45,7 +45,8 @@ export async function startApiProcess(
   const lines: LogLine[] = [];
   const waiting: { matches: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
   createInterface({ input: child.stdout! }).on("line", (text) => {
-    if (!text.startsWith("{")) return;
+    // pino's lines only: npm's own, and the console span exporter's multi-line objects, are not JSON lines.
+    if (!text.startsWith('{"')) return;
     const line = JSON.parse(text) as LogLine;
     lines.push(line);
     for (const waiter of waiting.filter(({ matches }) => matches(line))) waiter.resolve(line);
