@@ -4,9 +4,10 @@ import type { NodeSDK } from "@opentelemetry/sdk-node" with { "resolution-mode":
 import type { Span, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace" with { "resolution-mode": "import" };
 
 /**
- * OpenTelemetry traces, off unless the operator asks for them with the standard variables. Every
- * OpenTelemetry module is imported lazily, from `startTracing`: with tracing off none of them loads,
- * and `withBookOnSpans` costs one comparison. The instrumentations patch `http`, `express`, `graphql`
+ * OpenTelemetry traces, off unless the operator asks for them with the standard variables. The SDK,
+ * its exporters and the instrumentations are imported lazily, from `startTracing`: with tracing off
+ * none of them loads (prom-client loads the API package regardless, which does nothing without an
+ * SDK), and `withBookOnSpans` costs one comparison. The instrumentations patch `http`, `express`, `graphql`
  * and the `mongodb` driver as they are loaded, so `src/cli/start.ts` starts tracing before it imports
  * the API's modules.
  */
