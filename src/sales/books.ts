@@ -1,10 +1,10 @@
-import { ObjectId, type Db, type Filter } from "mongodb";
+import { ObjectId, type Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError } from "../db/errors";
 import { salesCollection, type BookId, type BookDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookAlreadyExistsError, InvalidInputError } from "./errors";
-import { idsBeyond } from "./id-order";
+import { searchWordsOf } from "./search-words";
 
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_AUTHOR_LENGTH = 200;
@@ -28,6 +28,7 @@ export function emptySalesDocument(book: NewBook & { id: BookId }, settings: Pic
     title: book.title,
     author: book.author,
     ...(book.year == null ? {} : { year: book.year }),
+    search_words: searchWordsOf(book),
     customers_purchased: [],
     has_extras: false,
     purchase_count: 0,
@@ -84,27 +85,6 @@ export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promis
     .toArray();
 }
 
-export interface BooksWindow {
-  books: BookDocument[];
-  hasNextPage: boolean;
-}
-
-/**
- * Books in `_id` order after `afterId`, read with one query that fetches one extra book to learn if more follow,
- * each with only its first `embeddedBuyers` embedded buyers (see `embeddedBuyersProjection`).
- */
-export async function retrieveBooksWindow(db: Db, afterId: BookId | null, first: number, embeddedBuyers: number): Promise<BooksWindow> {
-  checkWindowSize(first);
-  const filter = afterId === null ? {} : idsAfter(afterId);
-  const projection = embeddedBuyersProjection(embeddedBuyers);
-  const books = await salesCollection(db)
-    .find(filter, { projection })
-    .sort({ _id: 1 })
-    .limit(first + 1)
-    .toArray();
-  return { books: books.slice(0, first), hasNextPage: books.length > first };
-}
-
 /**
  * The collection's metadata count, not a count of documents one by one: constant time at any catalog
  * size. mongod keeps it exact in normal operation; it can be off after an unclean shutdown (until the
@@ -112,27 +92,4 @@ export async function retrieveBooksWindow(db: Db, afterId: BookId | null, first:
  */
 export async function countBooks(db: Db): Promise<number> {
   return salesCollection(db).estimatedDocumentCount();
-}
-
-/** The ids after `id` in `_id` order, whatever their BSON types. */
-function idsAfter(id: BookId): Filter<BookDocument> {
-  return idsBeyond("_id", id, "after");
-}
-
-/** Books in `_id` order before `beforeId` (or the catalog's last ones), read backward with one query that fetches one extra book to learn if more precede. */
-export async function retrieveBooksWindowBefore(
-  db: Db,
-  beforeId: BookId | null,
-  last: number,
-  embeddedBuyers: number,
-): Promise<BooksWindow & { hasPreviousPage: boolean }> {
-  checkWindowSize(last, "last");
-  const filter = beforeId === null ? {} : idsBeyond("_id", beforeId, "before");
-  const projection = embeddedBuyersProjection(embeddedBuyers);
-  const books = await salesCollection(db)
-    .find(filter, { projection })
-    .sort({ _id: -1 })
-    .limit(last + 1)
-    .toArray();
-  return { books: books.slice(0, last).reverse(), hasPreviousPage: books.length > last, hasNextPage: beforeId !== null };
 }

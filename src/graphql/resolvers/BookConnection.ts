@@ -1,23 +1,9 @@
-import type { BookConnectionResolvers, BookEdgeResolvers } from "../__generated__/resolvers-types";
-import { countBooks } from "../../sales/books";
-import { countBooksPurchased } from "../../sales/purchase-history";
-import { bookCursor } from "../cursors";
+import type { BookConnectionResolvers } from "../__generated__/resolvers-types";
 import { pageInfo } from "../windows";
 
 export const BookConnection: BookConnectionResolvers = {
-  // Counted only when a client asks for it: the catalog's from the collection's metadata (see countBooks for
-  // where that can be off), a customer's by the distinct books of their purchases.
-  totalCount: ({ purchasedBy }, _args, { db }) => (purchasedBy === undefined ? countBooks(db) : countBooksPurchased(db, purchasedBy)),
-  edges: (connection) => connection.books,
-  pageInfo: ({ books, hasNextPage, hasPreviousPage }) =>
-    pageInfo(
-      books.map((book) => bookCursor(book._id)),
-      hasNextPage,
-      hasPreviousPage,
-    ),
-};
-
-export const BookEdge: BookEdgeResolvers = {
-  cursor: (book) => bookCursor(book._id),
-  node: (book) => book,
+  // Counted only when a client asks for it, as the list that made the connection says (see its `count`).
+  totalCount: ({ count }) => count(),
+  edges: ({ books, cursorOf }) => books.map((book) => ({ cursor: cursorOf(book), node: book })),
+  pageInfo: ({ books, hasNextPage, hasPreviousPage, cursorOf }) => pageInfo(books.map(cursorOf), hasNextPage, hasPreviousPage),
 };

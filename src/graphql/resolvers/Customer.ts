@@ -1,8 +1,8 @@
 import type { CustomerResolvers } from "../__generated__/resolvers-types";
 import { parseCustomerId } from "../../sales/book-ids";
-import { retrieveBooksPurchased } from "../../sales/purchase-history";
+import { countBooksPurchased, retrieveBooksPurchased } from "../../sales/purchase-history";
 import { existingBooks } from "../../sales/loaders";
-import { parseBookCursor } from "../cursors";
+import { bookCursor, parseBookCursor } from "../cursors";
 import { customerGlobalId, customerIdFromEither } from "../global-ids";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
 
@@ -19,7 +19,13 @@ export const Customer: CustomerResolvers = {
     const window = await retrieveBooksPurchased(db, customer.id, afterId, first ?? DEFAULT_WINDOW_SIZE);
     // A book missing from `sales` while its extra_sales pages remain is reconcile's to report, not a purchase to show.
     const books = await existingBooks(loaders, window.bookIds);
-    return { books, hasNextPage: window.hasNextPage, hasPreviousPage: afterId !== null, purchasedBy: customer.id };
+    return {
+      books,
+      hasNextPage: window.hasNextPage,
+      hasPreviousPage: afterId !== null,
+      cursorOf: (book) => bookCursor(book._id),
+      count: () => countBooksPurchased(db, customer.id),
+    };
   },
 };
 
