@@ -3,7 +3,7 @@ import type { Db, Document, Filter } from "mongodb";
 import { checkWindowSize, countBooks, embeddedBuyersProjection, MAX_AUTHOR_LENGTH } from "./books";
 import { salesCollection, type BookDocument, type BookId } from "./documents";
 import { InvalidInputError } from "./errors";
-import { idsBeyond } from "./id-order";
+import { idRangesBeyond } from "./id-order";
 import { AUTHOR_INDEX, SEARCH_INDEX } from "./indexes";
 import { MAX_SEARCH_WORDS, searchTermsOf, type SearchTerms } from "./search-words";
 
@@ -129,10 +129,11 @@ export async function browseCatalog(
 
 /**
  * Up to `limit` books from `from` on, in the browse's order (`way` 1) or its reverse (-1). A keyset walk
- * past a cursor takes up to three indexed queries, each an index range served in order: the books tied
- * with the cursor's key after its id, then the keys beyond it (and, for YEAR, the books without one,
- * which sort as mongod sorts missing values: before every year ascending). Each query reads only as far
- * as it returns books, whatever the catalog's size.
+ * past a cursor reads index ranges in turn until the window is full, each served in order by one query:
+ * the books tied with the cursor's key after its id (a range per id type: integers, strings, ObjectIds),
+ * then the keys beyond it (and, for YEAR, the books without one, which sort as mongod sorts missing
+ * values: before every year ascending). Each query reads only as far as it returns books, whatever the
+ * catalog's size; a catalog of one id type fills most windows with the first query.
  */
 async function walk(db: Db, browse: CatalogBrowse, way: Sign, from: CatalogPosition | null, limit: number, embeddedBuyers: number) {
   const order = ORDERS[browse.field];
@@ -155,24 +156,27 @@ async function walk(db: Db, browse: CatalogBrowse, way: Sign, from: CatalogPosit
   return books;
 }
 
-/** The ranges after a position, in walking order: its key's later ids, then each range of later keys. */
+/**
+ * The ranges after a position, in walking order, each one interval of the order's index: its key's
+ * later ids (one range per id type), then each range of later keys.
+ */
 function rangesAfter(
   key: KeyField | null,
   { key: value, id }: CatalogPosition,
   keyDirection: Sign,
   idDirection: Sign,
 ): Filter<BookDocument>[] {
-  const laterIds = idsBeyond("_id", id, idDirection === 1 ? "after" : "before") as Filter<BookDocument>;
-  if (key === null) return [laterIds];
-  const tied = allOf([{ [key]: value ?? null }, laterIds]);
-  return [tied, ...laterKeys(value ?? null, keyDirection).map((range) => ({ [key]: range }))];
+  const laterIds = idRangesBeyond(id, idDirection === 1 ? "after" : "before").map((range) => ({ _id: range }));
+  if (key === null) return laterIds;
+  const tied = laterIds.map((range) => ({ [key]: value ?? null, ...range }));
+  return [...tied, ...laterKeys(value ?? null, keyDirection, key === "year").map((range) => ({ [key]: range }))];
 }
 
-/** Predicates on an order key for the keys after `value`: missing values (null) sort before numbers, as in mongod. */
-function laterKeys(value: string | number | null, direction: Sign): Document[] {
+/** Predicates on an order key for the keys after `value`; a key that may be missing (null) has those before every number, as in mongod. */
+function laterKeys(value: string | number | null, direction: Sign, mayBeMissing: boolean): Document[] {
   if (value === null) return direction === 1 ? [{ $gte: -Infinity }] : [];
   if (direction === 1) return [{ $gt: value }];
-  return typeof value === "number" ? [{ $lt: value }, { $eq: null }] : [{ $lt: value }];
+  return mayBeMissing ? [{ $lt: value }, { $eq: null }] : [{ $lt: value }];
 }
 
 /** The filter and search of a browse as one query, without any cursor. */
@@ -193,7 +197,7 @@ export function matchOf({ filter, search }: CatalogBrowse): Filter<BookDocument>
 function searchPredicates({ words, prefix }: SearchTerms): Filter<BookDocument>[] {
   // Words hold only letters and digits, so the prefix needs no escaping to be a literal anchored regex.
   const byLength = [...words].sort((a, b) => b.length - a.length);
-  return [...byLength.map((word) => ({ search_words: word })), { search_words: { $regex: `^${prefix}` } }];
+  return [...byLength.map((word) => ({ search_words: word })), { search_words: new RegExp(`^${prefix}`) }];
 }
 
 /**

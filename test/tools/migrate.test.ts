@@ -134,10 +134,10 @@ describe("npm run migrate", () => {
     await salesCollection(database.db).updateOne({ _id: "renamed" }, { $set: { title: "Brontë's Œuvre" } });
 
     expect(await migrate({ dryRun: true })).toMatchObject({ searchWordsSet: 2 });
-    expect((await storedBook(database.db, "older")).book.search_words).toBeUndefined();
+    expect((await storedBook(database.db, "older")).book?.search_words).toBeUndefined();
     expect(await migrate()).toMatchObject({ booksConverted: 0, searchWordsSet: 2, needsAttention: [] });
 
-    const wordsOf = async (id: string) => (await storedBook(database.db, id)).book.search_words;
+    const wordsOf = async (id: string) => (await storedBook(database.db, id)).book?.search_words;
     expect(await wordsOf("current")).toEqual(["bounded", "current", "an", "author"]);
     expect(await wordsOf("older")).toEqual(["bounded", "older", "an", "author"]);
     expect(await wordsOf("renamed")).toEqual(["bronte", "s", "oeuvre", "an", "author"]);
