@@ -63,20 +63,24 @@ export function checkWindowSize(size: number, argument = "first"): void {
   }
 }
 
-/** A find projection that sends back a book with only the first buyers of its embedded array, or all of it when undefined; see `embeddedBuyersProjection`. */
-export type BookProjection = { customers_purchased: { $slice: number } } | undefined;
+/**
+ * A find projection that sends back a book without its search words (the search's index is their only
+ * reader) and with only the first buyers of its embedded array, or all of it; see `embeddedBuyersProjection`.
+ */
+export type BookProjection = { search_words: 0; customers_purchased?: { $slice: number } };
 
 /**
- * Every field of a book but the embedded buyers, of which only the first `embeddedBuyers` (all of
- * them when the array is shorter). The other fields are a few small scalars; the array is most of a
- * book's bytes. A book read this way answers any window of buyers ending before `embeddedBuyers`:
- * when the array comes back shorter than asked, it is the whole array, so where the extra sales start
- * is still known; when it comes back full, the window lies inside it. `Infinity` reads the whole array.
+ * Every field of a book but its search words and the embedded buyers, of which only the first
+ * `embeddedBuyers` (all of them when the array is shorter). The other fields are a few small scalars;
+ * the array is most of a book's bytes. A book read this way answers any window of buyers ending before
+ * `embeddedBuyers`: when the array comes back shorter than asked, it is the whole array, so where the
+ * extra sales start is still known; when it comes back full, the window lies inside it. `Infinity`
+ * reads the whole array.
  */
 export function embeddedBuyersProjection(embeddedBuyers: number): BookProjection {
   // A window counted from the end (`last`) needs the whole array, however long a legacy book's is.
-  if (!Number.isFinite(embeddedBuyers)) return undefined;
-  return { customers_purchased: { $slice: embeddedBuyers } };
+  if (!Number.isFinite(embeddedBuyers)) return { search_words: 0 };
+  return { search_words: 0, customers_purchased: { $slice: embeddedBuyers } };
 }
 
 export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<BookDocument[]> {

@@ -93,7 +93,6 @@ describe("Query.books", () => {
       _id: 3,
       title: "Seeded 3",
       author: "A",
-      search_words: ["seeded", "3", "a"],
       customers_purchased: [],
       has_extras: false,
       purchase_count: 20,

@@ -316,7 +316,8 @@ export type Query = {
    * list first) with `last`/`before`. With neither `first` nor `last`, the first 20.
    * Cursors are keyset cursors (the book's order key and id): they stay valid while books are added and
    * bought, and only within the same `orderBy`, `filter` and `search` (another gives BAD_USER_INPUT).
-   * Every page is read from an index: at most three indexed queries, however large the catalog.
+   * Every page is read from indexes, examining about as many books as it shows, however large the catalog:
+   * one query, or up to five where the page crosses from the cursor's tie group into the next keys.
    * Under concurrent purchases, a walk by PURCHASE_COUNT DESC never shows a book twice (counts only grow,
    * so a book already shown stays behind the cursor), but a book that overtakes the cursor during the
    * walk is not shown; any book whose count did not change during the walk is shown exactly once.
