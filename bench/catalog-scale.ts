@@ -89,7 +89,7 @@ const KEYED_CATALOG = 102;
 type OpenDatabase = (suffix: string) => Promise<{ db: Db; monitor: CommandMonitor; close(): Promise<void> }>;
 
 /**
- * The API's five typical requests on catalogs of each size, each seeded in this run: the outlier is
+ * The API's eight typical requests on catalogs of each size, each seeded in this run: the outlier is
  * the last book, every other book holds SHELF_PURCHASES purchases. Then 64 clients buying the outlier at once,
  * with the API writing each purchase alone and then sharing the writes of concurrent ones; and the
  * same with a purchaseId on every purchase, on a replica set (`openReplicaSet`), where each is a transaction.
