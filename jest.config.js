@@ -8,7 +8,8 @@ const transform = { "^.+\\.ts$": ["ts-jest", { tsconfig: { module: "commonjs", m
  * purchases, building and starting the server) takes on a busy 2-core machine, several times over,
  * and no test starts while the previous one's operations are still in flight (settle-in-flight.ts).
  * The tests of a Redis-shared response cache (test/redis) run when TEST_REDIS_URL names a Redis, as
- * .ci/run sets it, and then fail if it does not answer; without it they are left out of the run.
+ * .ci/run sets it, and then fail if it does not answer; without it they are left out of the run. Its
+ * outage tests start, stop and freeze redis-servers of their own from PATH, and fail without one.
  * @type {import('jest').Config}
  */
 module.exports = {

@@ -60,8 +60,8 @@ export interface Scenario {
 type Load = Plan["http"];
 
 export function httpSteps(plan: Load): number {
-  // Batched: overhead, one round trip, the listings, deep paging; unbatched: the listings; then the purchase mix.
-  return 2 * plan.listingSizes.length + 4;
+  // Batched: overhead, one round trip, the listings, deep paging, one round trip beside amplifiers; unbatched: the listings; then the purchase mix.
+  return 2 * plan.listingSizes.length + 5;
 }
 
 export async function benchmarkHttp(
@@ -90,6 +90,9 @@ export async function benchmarkHttp(
         rows.push(await measureScenario(url, monitor, scenario, batching, plan));
         progress.step(`${scenario.name}${batching ? "" : " without batching"}`);
       }
+      if (!batching) return;
+      rows.push(await measureBesideAmplifiers(url, monitor, plan));
+      progress.step(BESIDE_AMPLIFIERS.name);
     });
   }
   const mix = await withServer(db, settings, true, (url) => measurePurchaseMix(db, url, monitor, settings, plan));
@@ -122,6 +125,47 @@ export function listingScenario(books: number): Scenario {
     name: `storefront listing: books(first: ${books}) with ${LISTING_BUYERS} buyers each`,
     body: () => graphql(LIST_BOOKS, { first: books, buyers: LISTING_BUYERS }),
   };
+}
+
+const AMPLIFIED_REPRESENTATIONS = 180;
+const AMPLIFIERS = 2;
+
+/**
+ * A request as expensive as the cost limit lets through: `alsoBought` on 180 `_entities` representations
+ * (cost about 91,000), one aggregation per book, 180 commands that the request's pool share holds to a
+ * tenth of the pool at once.
+ */
+export const AMPLIFIER: Scenario = {
+  name: `alsoBought(first: 1) on ${AMPLIFIED_REPRESENTATIONS} _entities representations`,
+  body: () =>
+    graphql(
+      "query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { alsoBought(first: 1) { sharedBuyers book { title } } } } }",
+      {
+        r: Array.from({ length: AMPLIFIED_REPRESENTATIONS }, (_, index) => ({
+          __typename: "Book",
+          databaseId: String(1 + (index % SHELF_BOOKS)),
+        })),
+      },
+    ),
+};
+
+/** One round trip while other clients send amplifying requests back to back; commands under load include theirs. */
+export const BESIDE_AMPLIFIERS: Scenario = {
+  name: `${ONE_ROUND_TRIP.name} beside ${AMPLIFIERS} clients sending ${AMPLIFIER.name} (commands under load include theirs)`,
+  body: ONE_ROUND_TRIP.body,
+};
+
+/** What one request's share of the pool leaves the others: the public query's latency while amplifiers run throughout. */
+async function measureBesideAmplifiers(url: string, monitor: CommandMonitor, plan: Load): Promise<HttpRow> {
+  const commandsPerRequest = await probeCommands(url, monitor, BESIDE_AMPLIFIERS.body(0, {}));
+  await probeCommands(url, monitor, AMPLIFIER.body(0, {}));
+  const amplifiers = load(url, AMPLIFIER, { connections: AMPLIFIERS, duration: plan.warmupSeconds + plan.seconds });
+  await load(url, BESIDE_AMPLIFIERS, { connections: plan.connections, duration: plan.warmupSeconds });
+  const before = monitor.snapshot().commands;
+  const result = await load(url, BESIDE_AMPLIFIERS, { connections: plan.connections, duration: plan.seconds });
+  const commands = monitor.snapshot().commands - before;
+  await amplifiers;
+  return httpRow(BESIDE_AMPLIFIERS.name, true, result, commands, commandsPerRequest);
 }
 
 async function seedShelfAndHotBook(db: Db, settings: OutlierSettings): Promise<void> {

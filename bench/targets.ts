@@ -1,4 +1,4 @@
-import { CACHED_LISTING, ONE_ROUND_TRIP, OVERHEAD, type HttpResults, type HttpRow } from "./http";
+import { BESIDE_AMPLIFIERS, CACHED_LISTING, ONE_ROUND_TRIP, OVERHEAD, type HttpResults, type HttpRow } from "./http";
 import type { ReadResults } from "./reads";
 import type { ThroughputResults } from "./throughput";
 import type { VersusBareResults } from "./versus-bare";
@@ -37,6 +37,7 @@ export function checkTargets(results: Results): TargetCheck[] {
       "all three in the bench's process (the database's work counted against the API)",
     ),
     cachedListingThroughput(results.throughput.rows),
+    besideAmplifiers(results.http.rows),
     ...versusBareTargets(results.versusBare),
     ...SCALE_SCENARIOS.flatMap((scenario) => scaleTargets(results.scale.rows.filter((row) => row.scenario === scenario))),
     ...hotBookTargets(results.scale.hotBooks),
@@ -133,6 +134,17 @@ function listingThroughput(rows: { scenario: string; requestsPerSecond: number }
     `${share(listing)} (${Math.round(listing.requestsPerSecond)} against ${Math.round(overhead.requestsPerSecond)} req/s); ` +
     `one round trip alone: ${share(floor)} (${Math.round(floor.requestsPerSecond)} req/s)`;
   return { target, measured, pass: listing.requestsPerSecond >= 0.5 * overhead.requestsPerSecond, failsRun: false };
+}
+
+/** What one request's pool share leaves others: a round trip's p99 beside amplifying requests, against alone. */
+function besideAmplifiers(rows: HttpRow[]): TargetCheck {
+  const target = "One round trip's p99 beside clients sending requests at the cost limit within 3× of its p99 alone, nothing failed";
+  const alone = rows.find((row) => row.scenario === ONE_ROUND_TRIP.name);
+  const beside = rows.find((row) => row.scenario === BESIDE_AMPLIFIERS.name);
+  if (!alone || !beside) return { target, measured: "not measured", pass: false, failsRun: false };
+  const factor = beside.p99Ms / alone.p99Ms;
+  const measured = `${factor.toFixed(2)}× (${beside.p99Ms} ms against ${alone.p99Ms} ms), ${beside.failures} failed`;
+  return { target, measured, pass: factor <= 3 && beside.failures === 0, failsRun: false };
 }
 
 function cachedListingThroughput(rows: ThroughputResults["rows"]): TargetCheck {

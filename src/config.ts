@@ -1,6 +1,7 @@
 import { cleanEnv, host, makeValidator, port, str, type ReporterOptions } from "envalid";
 import ConnectionString from "mongodb-connection-string-url";
 import { EXAMPLE as API_TOKENS_EXAMPLE, parseTokenSpecs, type ConfiguredToken } from "./auth/tokens";
+import { isOperationLabel, MAX_LISTED_OPERATIONS } from "./observability/operation-names";
 
 /** Everything the process reads from its environment, validated once at start-up. */
 export interface Config {
@@ -25,12 +26,16 @@ export interface Config {
   readonly catalogMaxAgeSeconds: number;
   /** The Redis that API processes share their response cache through; undefined keeps the cache in this process. */
   readonly responseCacheUrl: string | undefined;
+  /** How long one read or write of the Redis response cache may wait before it counts as a miss. */
+  readonly responseCacheTimeoutMs: number;
   /** How long an idle keep-alive connection stays open: longer than any load balancer's idle timeout in front of the API. */
   readonly keepAliveTimeoutSeconds: number;
   /** Whether concurrent extra sales of one book share their writes (see `ExtraSalesBatches`). */
   readonly purchaseBatching: boolean;
   /** The most purchases one shared write carries. */
   readonly purchaseBatchMax: number;
+  /** Operation names that always have a label of their own in /metrics, whatever names other clients send first. */
+  readonly metricsOperations: readonly string[];
 }
 
 /** How the server shares the writes of concurrent purchases of one book. */
@@ -39,8 +44,12 @@ export type PurchaseBatchSettings = Pick<Config, "purchaseBatching" | "purchaseB
 export const DEFAULT_PURCHASE_BATCH_MAX = 100;
 const MAX_PURCHASE_BATCH = 1_000;
 
-/** What the server needs to cache answers and hold connections; absent from the server's options, nothing is cached. */
-export type CacheSettings = Pick<Config, "catalogMaxAgeSeconds" | "responseCacheUrl">;
+/** What the server needs to cache answers; absent from the server's options, nothing is cached. The wait on Redis has its default unless given. */
+export type CacheSettings = Pick<Config, "catalogMaxAgeSeconds" | "responseCacheUrl"> & Partial<Pick<Config, "responseCacheTimeoutMs">>;
+
+export const DEFAULT_RESPONSE_CACHE_TIMEOUT_MS = 100;
+// A cache that may cost each read a second no longer saves anything worth having.
+const MAX_RESPONSE_CACHE_TIMEOUT_MS = 1_000;
 
 /** The limits of the outlier pattern that new books are written with. */
 export type OutlierSettings = Pick<Config, "outlierThreshold" | "extraSalesPageSize">;
@@ -87,6 +96,17 @@ const mongodbUri = makeValidator<string>((input) => {
 });
 
 const apiTokens = makeValidator<ConfiguredToken[]>(parseTokenSpecs);
+
+const operationNames = makeValidator<string[]>((input) => {
+  const names = input
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  const invalid = names.find((name) => !isOperationLabel(name));
+  if (invalid !== undefined) throw new Error(`"${invalid.slice(0, 80)}" is not a GraphQL operation name of at most 64 characters`);
+  if (names.length > MAX_LISTED_OPERATIONS) throw new Error(`lists ${names.length} names; at most ${MAX_LISTED_OPERATIONS}`);
+  return names;
+});
 
 // Pages above a few thousand entries bring back the very document growth the pattern exists to avoid.
 const MAX_EXTRA_SALES_PAGE_SIZE = 10_000;
@@ -164,6 +184,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         desc: "a Redis that API processes share their response cache through; unset: each process caches in its own memory",
         example: "redis://cache.internal:6379",
       }),
+      RESPONSE_CACHE_TIMEOUT_MS: positiveInteger(MAX_RESPONSE_CACHE_TIMEOUT_MS)({
+        default: DEFAULT_RESPONSE_CACHE_TIMEOUT_MS,
+        desc: "the longest one read or write of the Redis response cache waits before it counts as a miss",
+      }),
       KEEP_ALIVE_TIMEOUT_SECONDS: positiveInteger(MAX_KEEP_ALIVE_TIMEOUT_SECONDS)({
         default: DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
         desc: "seconds an idle HTTP connection stays open; set it above your load balancer's idle timeout",
@@ -176,6 +200,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       PURCHASE_BATCH_MAX: positiveInteger(MAX_PURCHASE_BATCH)({
         default: DEFAULT_PURCHASE_BATCH_MAX,
         desc: "the most purchases one shared write carries",
+      }),
+      METRICS_OPERATIONS: operationNames({
+        default: [],
+        desc: "comma-separated operation names (your clients' own) that always have a label of their own in /metrics",
+        example: "ProductPage,ListBooks,RecordPurchase",
       }),
     },
     { reporter: throwAllErrors },
@@ -195,8 +224,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiTokens: clean.API_TOKENS,
     catalogMaxAgeSeconds: clean.CATALOG_MAX_AGE_SECONDS,
     responseCacheUrl: clean.RESPONSE_CACHE_URL,
+    responseCacheTimeoutMs: clean.RESPONSE_CACHE_TIMEOUT_MS,
     keepAliveTimeoutSeconds: clean.KEEP_ALIVE_TIMEOUT_SECONDS,
     purchaseBatching: clean.PURCHASE_BATCHING === "on",
     purchaseBatchMax: clean.PURCHASE_BATCH_MAX,
+    metricsOperations: clean.METRICS_OPERATIONS,
   };
 }

@@ -10,7 +10,8 @@ const USAGE = `Usage: npm run reconcile -- [--fix] [--json]
 
 Checks every book in the database MONGODB_URI and MONGODB_DB name against the outlier pattern's
 invariants and prints each violation with the book id and the numbers, and each missing index. Exits 1
-when any is found (with --fix: when any is left unrepaired). --fix repairs purchase_count, page counts
+when any is found (with --fix: when any is left unrepaired). A purchase_count ahead of the purchases
+stored means purchases were lost: reported as ERROR and never repaired. --fix repairs a lagging purchase_count, page counts
 and has_extras with guarded updates, rewrites the pages of a book that repeat a page number (while the
 unique page index is missing, keeping every purchase), then creates the missing indexes; it never
 deletes a purchase, and leaves orphan pages in place.
@@ -20,6 +21,8 @@ const FLAGS = { fix: { type: "boolean", default: false }, json: { type: "boolean
 
 export interface CheckedViolation {
   kind: Violation["kind"];
+  /** "error" when purchases were lost (never repaired by --fix); "warning" for the rest. */
+  level: "error" | "warning";
   /** Absent for what concerns the whole database (a missing index). */
   bookId?: string;
   message: string;
@@ -53,9 +56,10 @@ async function checkAndRepair(db: Db, config: Config, fix: boolean): Promise<Che
   return violations.map((violation) => describe(violation, outcomes.get(violation)));
 }
 
-function describe({ kind, bookId, message, numbers, repair }: Violation, outcome: RepairOutcome | undefined): CheckedViolation {
+function describe({ kind, level, bookId, message, numbers, repair }: Violation, outcome: RepairOutcome | undefined): CheckedViolation {
   return {
     kind,
+    level: level ?? "warning",
     ...(bookId === undefined ? {} : { bookId }),
     message,
     numbers,
@@ -71,8 +75,8 @@ const OUTCOME_TEXT: Record<RepairOutcome, string> = {
 
 function formatViolations(checked: CheckedViolation[], left: number): string {
   const lines = checked.map(
-    ({ kind, bookId, message, repair }) =>
-      `${bookId === undefined ? "" : `book ${bookId}: `}${kind}: ${message}${repair ? OUTCOME_TEXT[repair] : ""}`,
+    ({ kind, level, bookId, message, repair }) =>
+      `${level === "error" ? "ERROR " : ""}${bookId === undefined ? "" : `book ${bookId}: `}${kind}: ${message}${repair ? OUTCOME_TEXT[repair] : ""}`,
   );
   return [...lines, `${checked.length} violations found, ${left} left.`].join("\n");
 }

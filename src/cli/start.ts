@@ -54,9 +54,11 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     apiTokens: config.apiTokens,
     requestTimeoutMs: config.requestTimeoutMs,
     indexesInPlace: connection.indexesInPlace,
+    recoverable: connection.recoverable,
     cache: config,
     keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
     purchaseBatching: config,
+    metricsOperations: config.metricsOperations,
   };
   try {
     return await startHttpServer(options, config.port, config.host);

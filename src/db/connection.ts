@@ -4,6 +4,7 @@ import { MongoClient, MongoError, type Db, type MongoClientOptions } from "mongo
 import type { Logger } from "pino";
 import { isDuplicateKeyError, isWaitQueueTimeout, PageRepairInProgressError } from "./errors";
 import { indexLabel, type EnsureIndexes, type RequiredIndex } from "./indexes";
+import { watchConnection } from "./watchdog";
 
 export interface DatabaseConnection {
   client: MongoClient;
@@ -44,6 +45,8 @@ export interface LiveDatabase extends DatabaseConnection {
   indexesInPlace(): boolean;
   /** Resolves once connected with the indexes in place, for start-up steps that need the database; rejects if closed first. */
   ready(): Promise<void>;
+  /** False when the process cannot recover its connection by itself (see `watchConnection`): /healthz fails, so that a supervisor restarts it. */
+  recoverable(): boolean;
 }
 
 export interface OpenDatabaseOptions extends MongoClientOptions {
@@ -134,13 +137,44 @@ export function openDatabase(
   client.on("connectionPoolReady", check);
   const periodic = setInterval(check, indexCheckMs).unref();
   check();
+  const watchdog = watchConnection(client, {
+    probe: () => answersAFreshClient(uri, options),
+    reachable: () => isDatabaseReachable(db),
+    reconnect: async () => {
+      if (closing.signal.aborted) return;
+      inPlace = false;
+      await client.close();
+      check();
+    },
+    onReconnect: (unavailableMs) =>
+      logger.warn(
+        { unavailableMs },
+        `MongoDB at ${redact(uri)} answers a fresh connection but not this client, unreachable for ${Math.round(unavailableMs / 1000)} s: reconnecting it (see src/db/watchdog.ts)`,
+      ),
+  });
   const close = async () => {
     closing.abort();
+    watchdog.stop();
     clearInterval(periodic);
     markClosed(new Error(`The connection to MongoDB at ${redact(uri)} was closed before it was ready.`));
     await client.close();
   };
-  return { client, db, indexesInPlace: () => inPlace, ready: () => firstReady, close };
+  return { client, db, indexesInPlace: () => inPlace, ready: () => firstReady, recoverable: watchdog.healthy, close };
+}
+
+/** True when a new client, sharing nothing with the service's, reaches the database and has it answer a ping. */
+async function answersAFreshClient(uri: string, options: MongoClientOptions): Promise<boolean> {
+  // Its own commands are no request's and no metric's.
+  const probe = new MongoClient(uri, { ...options, monitorCommands: false, maxPoolSize: 1 });
+  try {
+    await probe.connect();
+    await probe.db("admin").command({ ping: 1 });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await probe.close().catch(() => undefined);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  MongoBulkWriteError,
   MongoClientClosedError,
   MongoDriverError,
   MongoError,
@@ -126,6 +127,8 @@ function isSocketError(error: unknown): boolean {
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (isSocketError(error) || error instanceof TransactionTimeLimitError) return true;
+  // insertMany and bulkWrite wrap whatever stopped them, a lost connection included, in a MongoBulkWriteError (a "server" error without a code).
+  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return isDatabaseUnavailable(error.errorResponse);
   if (!(error instanceof MongoError)) return false;
   if (UNAVAILABLE_LABELS.some((label) => error.hasErrorLabel(label))) return true;
   if (error instanceof MongoServerError) return typeof error.code === "number" && SERVER_UNAVAILABLE.has(error.code);

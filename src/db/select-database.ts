@@ -76,8 +76,13 @@ async function offersTransactionsAt(uri: string): Promise<boolean> {
 async function startStandIn(mongodReason: string | undefined, options: { replicaSet?: string } = {}): Promise<RunningOfflineServer> {
   try {
     const { startOfflineServer } = await import("@bookstore/offline-mongo");
-    // A development switch of the stand-in: fail every query that only a collection scan could answer, as mongod's notablescan.
-    return await startOfflineServer({ notablescan: process.env.OFFLINE_MONGO_NOTABLESCAN === "1", ...options });
+    // Development switches of the stand-in: fail every query that only a collection scan could answer, as mongod's
+    // notablescan; offer configureFailPoint, as mongod's enableTestCommands.
+    return await startOfflineServer({
+      notablescan: process.env.OFFLINE_MONGO_NOTABLESCAN === "1",
+      enableTestCommands: process.env.OFFLINE_MONGO_TEST_COMMANDS === "1",
+      ...options,
+    });
   } catch (error) {
     // Typically a production install (npm ci --omit=dev) or the compiled build, neither of which carries the embedded databases.
     throw new StartupError(

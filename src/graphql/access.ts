@@ -135,6 +135,11 @@ function conditionType(schema: GraphQLSchema, name: string | undefined): GraphQL
 }
 
 function isIncluded(selection: SelectionNode, variables: Record<string, unknown>): boolean {
-  if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.["if"] === true) return false;
-  return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.["if"] !== false;
+  try {
+    if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.["if"] === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.["if"] !== false;
+  } catch {
+    // A null condition (inputCheckPlugin refuses it): the field's scope is needed, as it would be if included.
+    return true;
+  }
 }

@@ -2,12 +2,12 @@ import type { ApolloServerPlugin } from "@apollo/server";
 import type { RequestHandler } from "express";
 import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import responseCachePlugin from "@apollo/server-plugin-response-cache";
-import { KeyvAdapter } from "@apollo/utils.keyvadapter";
-import { ErrorsAreMissesCache, InMemoryLRUCache, type KeyValueCache } from "@apollo/utils.keyvaluecache";
-import KeyvRedis from "@keyv/redis";
-import Keyv from "keyv";
+import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from "@apollo/utils.keyvaluecache";
+import { createClient } from "@redis/client";
+import CircuitBreaker from "opossum";
 import type { Logger } from "pino";
 import type { Principal } from "../auth/principal";
+import { DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, type CacheSettings } from "../config";
 
 /** Where answers are kept between requests: this process's memory, or a Redis every API process shares. */
 export interface ResponseCache {
@@ -16,11 +16,27 @@ export interface ResponseCache {
   close(): Promise<void>;
 }
 
+/** The state of the breaker in front of Redis: `open` while Redis is not asked, `half_open` while one request probes it. */
+export type CacheBreakerState = "closed" | "open" | "half_open";
+
+/** What the cache reports of the Redis behind it, for /metrics. */
+export interface CacheObservers {
+  /** A read or write failed (`error`) or outlasted its wait (`timeout`), and counted as a miss. */
+  onFailure(reason: "error" | "timeout"): void;
+  /** A read or write was not sent, since the breaker is open. */
+  onSkipped(): void;
+  onBreakerState(state: CacheBreakerState): void;
+}
+
 // An answer of 100 books with their buyers is about 40 kB: this holds hundreds of them, and no more whatever callers ask.
 const IN_PROCESS_CACHE_BYTES = 32 * 1024 * 1024;
-// Connecting to a Redis on the same network takes milliseconds; while it is down, each request tries
-// again and waits this long before it is answered without the cache.
-const REDIS_CONNECT_TIMEOUT_MS = 500;
+// Connecting to a Redis on the same network takes milliseconds. While it is away the client tries again in the
+// background, at most 2.2 s apart (node-redis' default strategy); requests meanwhile answer without it.
+const REDIS_CONNECT_TIMEOUT_MS = 1_000;
+// The breaker opens when, within the last 10 s, at least 5 reads and writes were sent and half of them failed or
+// outlasted their wait; then requests stop asking Redis, and once a second one request asks it again (the half-open
+// probe), which closes the breaker when Redis answers in time.
+const BREAKER_OPTIONS = { errorThresholdPercentage: 50, volumeThreshold: 5, rollingCountTimeout: 10_000, resetTimeout: 1_000 };
 
 /** How long public answers may be cached, and the store that keeps them (and the automatic persisted queries). */
 export interface Caching {
@@ -33,17 +49,104 @@ export interface Caching {
  * share. Keys there start with the database's name, so deployments of other databases (staging,
  * another shop) may share one Redis without ever answering from each other's data.
  */
-export function openResponseCache(redisUrl: string | undefined, databaseName: string, logger: Logger): ResponseCache {
-  if (redisUrl === undefined) return { store: new InMemoryLRUCache({ maxSize: IN_PROCESS_CACHE_BYTES }), close: async () => {} };
-  const redis = new KeyvRedis(redisUrl, { throwOnConnectError: false, connectionTimeout: REDIS_CONNECT_TIMEOUT_MS });
-  const keyv = new Keyv<string>({ store: redis, namespace: databaseName, useKeyPrefix: false, throwOnErrors: true });
-  // A Redis that is down costs cache misses, never a failed request; its client reports every reconnection
-  // attempt, so only the first failure is logged.
-  keyv.once("error", (error: unknown) =>
-    logger.warn({ err: error }, "response cache: Redis did not answer; answering without it while it does not (logged once)"),
-  );
-  const store = new ErrorsAreMissesCache(new KeyvAdapter(keyv), logger);
-  return { store, close: () => redis.disconnect() };
+export function openResponseCache(
+  settings: CacheSettings | undefined,
+  databaseName: string,
+  logger: Logger,
+  observers?: CacheObservers,
+): ResponseCache {
+  if (settings?.responseCacheUrl === undefined)
+    return { store: new InMemoryLRUCache({ maxSize: IN_PROCESS_CACHE_BYTES }), close: async () => {} };
+  // Without an offline queue, a command sent while the connection is down fails at once instead of waiting in
+  // memory for a Redis that may never come back (node-redis' default).
+  const client = createClient({
+    url: settings.responseCacheUrl,
+    disableOfflineQueue: true,
+    socket: { connectTimeout: REDIS_CONNECT_TIMEOUT_MS },
+  });
+  // Each failed reconnection is an "error" event; the breaker below logs the outage once, with the last of them.
+  let connectionError: string | undefined;
+  client.on("error", (error: Error) => {
+    connectionError = error.message;
+    logger.debug({ err: error }, "response cache: Redis connection error");
+  });
+  client.on("ready", () => (connectionError = undefined));
+  // Resolves once connected, retrying meanwhile; the server never waits for it.
+  client.connect().catch((error: unknown) => logger.debug({ err: error }, "response cache: Redis connection given up"));
+  // A command refused while disconnected says only "The client is offline"; the connection's own error says why.
+  const explain = (error: Error) => (connectionError === undefined ? error.message : `${error.message}: ${connectionError}`);
+  const breaker = bestEffortBreaker(settings.responseCacheTimeoutMs ?? DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, explain, logger, observers);
+  const prefix = `${databaseName}:`;
+  const store: KeyValueCache<string> = {
+    get: async (key) => (await breaker.run(() => client.get(prefix + key))) ?? undefined,
+    set: async (key, value, options?: KeyValueCacheSetOptions) => {
+      const ttl = options?.ttl;
+      await breaker.run(() => client.set(prefix + key, value, ttl ? { expiration: { type: "EX", value: ttl } } : {}));
+    },
+    delete: async (key) => void (await breaker.run(() => client.del(prefix + key))),
+  };
+  const close = async () => {
+    breaker.shutdown();
+    // Not close(), which waits for the replies a frozen Redis never sends; cache writes in flight may be dropped.
+    if (client.isOpen) client.destroy();
+  };
+  return { store, close };
+}
+
+interface BestEffortBreaker {
+  /** The operation's result, or undefined when it failed, outlasted the wait, or was not sent because the breaker is open. */
+  run<T>(operation: () => Promise<T>): Promise<T | undefined>;
+  shutdown(): void;
+}
+
+/**
+ * A circuit breaker (opossum) in front of Redis: each read or write waits at most `timeoutMs`, then counts as a miss,
+ * never an error; too many of those and Redis is not asked at all until a probe finds it answering. The log says so
+ * once when Redis stops answering and once when it answers again, however many probes fail between.
+ */
+function bestEffortBreaker(
+  timeoutMs: number,
+  explain: (error: Error) => string,
+  logger: Logger,
+  observers?: CacheObservers,
+): BestEffortBreaker {
+  const breaker = new CircuitBreaker((operation: () => Promise<unknown>) => operation(), { ...BREAKER_OPTIONS, timeout: timeoutMs });
+  let lastFailure = "";
+  let outage = false;
+  breaker.on("failure", (error: Error & { code?: string }) => {
+    const timedOut = error.code === "ETIMEDOUT";
+    lastFailure = timedOut ? `no answer within ${timeoutMs} ms` : explain(error);
+    observers?.onFailure(timedOut ? "timeout" : "error");
+  });
+  breaker.on("reject", () => observers?.onSkipped());
+  breaker.on("halfOpen", () => observers?.onBreakerState("half_open"));
+  breaker.on("open", () => {
+    observers?.onBreakerState("open");
+    if (outage) return;
+    outage = true;
+    logger.warn(
+      { reason: lastFailure },
+      `response cache: Redis is not answering (${lastFailure}); requests are answered without the cache, and Redis is asked again every ${BREAKER_OPTIONS.resetTimeout / 1000} s`,
+    );
+  });
+  breaker.on("close", () => {
+    observers?.onBreakerState("closed");
+    if (!outage) return;
+    outage = false;
+    logger.info("response cache: Redis answers again; caching resumed");
+  });
+  observers?.onBreakerState("closed");
+  return {
+    run: async <T>(operation: () => Promise<T>) => {
+      try {
+        // The breaker's action returns what the operation returns; opossum's types know only one action signature.
+        return (await breaker.fire(operation)) as T;
+      } catch {
+        return undefined;
+      }
+    },
+    shutdown: () => breaker.shutdown(),
+  };
 }
 
 /**

@@ -4,7 +4,8 @@ import type { BuyersWindow } from "../sales/book-buyers";
 /** What `Query.books` and `Customer.booksPurchased` hand to the BookConnection resolvers: the window read, with the count left for when it is asked for. */
 export interface BookConnectionModel {
   books: BookDocument[];
-  hasNextPage: boolean;
+  /** Asked for only when `pageInfo` is selected, where finding it out sends commands (an empty page's). */
+  hasNextPage: boolean | (() => Promise<boolean>);
   hasPreviousPage: boolean;
   /** Each book's cursor in this list: `Query.books`' carry its browse and order key, a customer's only the book id. */
   cursorOf: (book: BookDocument) => string;

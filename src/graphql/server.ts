@@ -34,6 +34,7 @@ import { createServerPurchases } from "../sales/server-purchases";
 import { createContext, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
+import { inputCheckPlugin, OperationTypeExistenceRule } from "./input-checks";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { resolvers } from "./resolvers";
 
@@ -65,6 +66,8 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** False while the database's indexes are not known to be in place (see `openDatabase`); /readyz answers 503 then. Absent: they are. */
   indexesInPlace?: () => boolean;
+  /** False when the process cannot recover its database connection by itself (see `watchConnection`); /healthz answers 503 then, for a supervisor to restart it. Absent: it can. */
+  recoverable?: () => boolean;
   /** Only the benchmark turns this off, to measure the N+1 queries that batching avoids. */
   batchLoads?: boolean;
   /** How long public answers may be cached, and where; absent: nothing is cached (every answer says `no-store`). */
@@ -73,6 +76,8 @@ export interface ServerOptions {
   keepAliveTimeoutSeconds?: number;
   /** Whether concurrent purchases of one outlier share their writes, and how many per write; default on, 100. */
   purchaseBatching?: PurchaseBatchSettings;
+  /** Operation names that always have a metrics label of their own (METRICS_OPERATIONS); default none. */
+  metricsOperations?: readonly string[];
 }
 
 /** The GraphQL server on its own, as tests drive it with `executeOperation`; without `caching`, nothing is cached. */
@@ -91,7 +96,7 @@ export function createApolloServer(
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
     formatError: createErrorFormatter(logger, production),
     parseOptions,
-    validationRules: armor.validationRules,
+    validationRules: [...armor.validationRules, OperationTypeExistenceRule],
     // Off by default; said here because one batch of many operations would slip past every per-request limit.
     allowBatchedHttpRequests: false,
     // A GET runs only queries (Apollo answers a mutation by GET with 405), and no credential rides along on its
@@ -102,6 +107,8 @@ export function createApolloServer(
       ...drain,
       landingPage,
       ...armor.plugins,
+      // Before the cost and access checks, which leave to it the input they cannot weigh.
+      inputCheckPlugin<GraphQLContext>(),
       costLimitPlugin<GraphQLContext>(),
       accessPlugin<GraphQLContext>(),
       ...cachingPlugins<GraphQLContext>(caching),
@@ -147,8 +154,8 @@ export interface RunningServer {
 export async function startHttpServer(options: ServerOptions, port: number, host?: string): Promise<RunningServer> {
   const app = express();
   const httpServer = http.createServer(connectionTimeouts(options.keepAliveTimeoutSeconds ?? DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), app);
-  const metrics = createServerMetrics(options.db);
-  const responseCache = openResponseCache(options.cache?.responseCacheUrl, options.db.databaseName, options.logger);
+  const metrics = createServerMetrics(options.db, options.metricsOperations);
+  const responseCache = openResponseCache(options.cache, options.db.databaseName, options.logger, metrics.responseCache);
   const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
   const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
   await apollo.start();
@@ -158,7 +165,12 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const purchases = createServerPurchases(options.db, options.purchaseBatching, observers, timing);
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
-  app.get("/healthz", (_request, response) => void response.json({ status: "ok" }));
+  app.get("/healthz", (_request, response) => {
+    const recoverable = options.recoverable?.() ?? true;
+    response
+      .status(recoverable ? 200 : 503)
+      .json({ status: recoverable ? "ok" : "database connection not recovering: restart the process" });
+  });
   app.get("/readyz", async (_request, response) => {
     const status = !(await isDatabaseReachable(options.db))
       ? "database unreachable"

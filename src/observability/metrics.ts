@@ -1,7 +1,9 @@
 import type { Db } from "mongodb";
+import type { CacheBreakerState, CacheObservers } from "../graphql/caching";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PurchaseStorage } from "../sales/purchases";
 import { countOutliers } from "../sales/stats";
+import { isOperationLabel } from "./operation-names";
 
 /** One server's metrics, in a registry of its own so that several servers can run in one process. */
 export interface ServerMetrics {
@@ -11,17 +13,42 @@ export interface ServerMetrics {
   countPurchase(storage: PurchaseStorage): void;
   /** One shared write of extra sales of one book started, carrying `purchases` of them. */
   observePurchaseBatch(purchases: number): void;
+  /** What the Redis response cache reports: reads and writes given up or not sent, and its breaker's state. */
+  responseCache: CacheObservers;
 }
+
+const CACHE_BREAKER_STATES: readonly CacheBreakerState[] = ["closed", "half_open", "open"];
 
 // A batch carries at most PURCHASE_BATCH_MAX purchases (1,000 at most): powers of two up to it.
 const PURCHASE_BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
-// Operation names come from clients; past this many distinct ones, the rest share one label value
-// so that a client inventing names cannot grow the metrics without bound.
-const MAX_OPERATION_LABELS = 100;
+// Operation names come from clients, so their labels are bounded in number and in bytes: with at most this many
+// names of at most 64 bytes (isOperationLabel), a scrape stays under 256 KB however many names clients invent
+// (test/api/metrics.test.ts measures it).
+export const MAX_OPERATION_LABELS = 100;
 export const OTHER_OPERATIONS = "other";
+/** The label of requests that name no operation. */
+export const ANONYMOUS_OPERATION = "anonymous";
+/** The label of requests whose operation could not be determined (unparsable, invalid, or not in the document). */
+export const UNRESOLVED_OPERATION = "unresolved";
 
-export function createServerMetrics(db: Db): ServerMetrics {
+/**
+ * The label of each operation name. The names listed (METRICS_OPERATIONS: the storefront's own operations) always
+ * have their own, whoever came first; other names take the labels left, first come first served, and once these
+ * are gone share `other`, as do names too long or not a GraphQL name.
+ */
+function operationLabeller(listedOperations: readonly string[]): (operation: string) => string {
+  const labelled = new Set([ANONYMOUS_OPERATION, UNRESOLVED_OPERATION, ...listedOperations]);
+  return (operation) => {
+    if (labelled.has(operation)) return operation;
+    if (labelled.size >= MAX_OPERATION_LABELS || !isOperationLabel(operation)) return OTHER_OPERATIONS;
+    labelled.add(operation);
+    return operation;
+  };
+}
+
+/** One server's metrics; `listedOperations` are the operation names that always have a label of their own. */
+export function createServerMetrics(db: Db, listedOperations: readonly string[] = []): ServerMetrics {
   const registry = new Registry();
   const requestDuration = new Histogram({
     name: "bookstore_graphql_request_duration_seconds",
@@ -62,18 +89,42 @@ export function createServerMetrics(db: Db): ServerMetrics {
       this.set(await countOutliers(db));
     },
   });
-  const knownOperations = new Set<string>();
-  const operationLabel = (operation: string) => {
-    if (knownOperations.has(operation)) return operation;
-    if (knownOperations.size >= MAX_OPERATION_LABELS) return OTHER_OPERATIONS;
-    knownOperations.add(operation);
-    return operation;
-  };
+  const operationLabel = operationLabeller(listedOperations);
+  const responseCache = responseCacheMetrics(registry);
   return {
     registry,
     observeRequest: (operation, seconds) => requestDuration.observe({ operation: operationLabel(operation) }, seconds),
     countDatabaseCommand: (command) => void commandsSent.set(command, (commandsSent.get(command) ?? 0) + 1),
     countPurchase: (storage) => purchasesRecorded.inc({ storage }),
     observePurchaseBatch: (purchases) => purchaseBatches.observe(purchases),
+    responseCache,
+  };
+}
+
+/** The Redis response cache's metrics; they have samples only once a Redis cache reports (RESPONSE_CACHE_URL set). */
+function responseCacheMetrics(registry: Registry): CacheObservers {
+  const failures = new Counter({
+    name: "bookstore_response_cache_failures_total",
+    help: "Reads and writes of the Redis response cache that failed (reason error) or outlasted RESPONSE_CACHE_TIMEOUT_MS (reason timeout); each counted as a miss.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  const skipped = new Counter({
+    name: "bookstore_response_cache_skipped_total",
+    help: "Reads and writes of the Redis response cache not sent because its circuit breaker was open.",
+    registers: [registry],
+  });
+  const breakerState = new Gauge({
+    name: "bookstore_response_cache_breaker_state",
+    help: "The Redis response cache's circuit breaker: 1 for its current state (closed: Redis is asked; open: it is not; half_open: one request probes it), 0 for the others.",
+    labelNames: ["state"] as const,
+    registers: [registry],
+  });
+  return {
+    onFailure: (reason) => failures.inc({ reason }),
+    onSkipped: () => skipped.inc(),
+    onBreakerState: (current) => {
+      for (const state of CACHE_BREAKER_STATES) breakerState.set({ state }, state === current ? 1 : 0);
+    },
   };
 }

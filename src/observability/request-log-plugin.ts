@@ -3,11 +3,8 @@ import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse, GraphQL
 import type { OperationDefinitionNode } from "graphql";
 import type { Logger } from "pino";
 import type { RecordedPurchase } from "../sales/purchases";
-import type { ServerMetrics } from "./metrics";
+import { ANONYMOUS_OPERATION, UNRESOLVED_OPERATION, type ServerMetrics } from "./metrics";
 import { currentRequestContext, newRequestContext } from "./request-context";
-
-/** The label of requests whose operation could not be determined (unparsable, invalid, or not in the document). */
-export const UNRESOLVED_OPERATION = "unresolved";
 
 /**
  * One log line per GraphQL request (id, operation, duration, database commands, errors, and for each
@@ -64,7 +61,7 @@ export function requestLogPlugin<TContext extends object>(logger: Logger, metric
 
 function operationLabel({ operation, operationName }: GraphQLRequestContextWillSendResponse<object>): string {
   if (!operation) return UNRESOLVED_OPERATION;
-  return operationName ?? "anonymous";
+  return operationName ?? ANONYMOUS_OPERATION;
 }
 
 function errorCodesOf({ response }: GraphQLRequestContextWillSendResponse<object>): string[] {

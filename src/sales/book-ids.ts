@@ -45,7 +45,8 @@ export function isAcceptableIdLength(id: string): boolean {
 }
 
 function checkIdLength(id: string, argument: string): void {
-  if (!isAcceptableIdLength(id)) {
+  // The types say string; a router's `_entities` representations (`_Any`) are the one path that could say otherwise.
+  if (typeof id !== "string" || !isAcceptableIdLength(id)) {
     throw new InvalidInputError(`${argument} must be 1 to ${MAX_ID_LENGTH} characters long.`, argument);
   }
 }

@@ -22,8 +22,10 @@ interface OwedRelease {
  * its claim then (the database was away), hands the delete over here instead of leaving the key to
  * answer PURCHASE_IN_PROGRESS for the whole lease. Each owed release is retried, with doubling waits,
  * until it lands or the lease has passed; a request retrying the same key in this process tries it at
- * once (`releaseNow`) and so claims the key as soon as the database answers. A release is the owner's
+ * once (`settleNow`) and so claims the key as soon as the database answers. A release is the owner's
  * own guarded delete, only later, so it removes nothing another request has taken over since.
+ * A purchase written whose outcome could not be stored owes its outcome the same way (the owner's
+ * guarded update), so that no retry records it a second time; a retry that lands it answers from it.
  * Releases are known by the claim's owner token, which is random per claim. One per server; `stop()`
  * on shutdown ends the retries (what is still owed is left to its lease, as before).
  */
@@ -34,7 +36,7 @@ export class ClaimReleases {
 
   constructor(private readonly timing: ReleaseRetryTiming = RELEASE_RETRY_TIMING) {}
 
-  /** Takes on a release that failed; false (the claim left to its lease) once full or stopped. */
+  /** Takes on a release (or an outcome) that failed; false (the claim left to its lease) once full or stopped. */
   owe(owner: string, until: Date, release: () => Promise<void>): boolean {
     if (this.stopping.signal.aborted || this.owed.size >= this.timing.maxOwed) return false;
     const owed = { release, until: until.getTime() };
@@ -49,8 +51,8 @@ export class ClaimReleases {
     return this.owed.size;
   }
 
-  /** Tries the release owed for `owner`'s claim now; true once it has landed, false when none is owed or the database still refuses. */
-  async releaseNow(owner: string): Promise<boolean> {
+  /** Tries the write owed for `owner`'s claim now; true once it has landed, false when none is owed or the database still refuses. */
+  async settleNow(owner: string): Promise<boolean> {
     const owed = this.owed.get(owner);
     if (owed === undefined) return false;
     try {

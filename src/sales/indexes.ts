@@ -8,6 +8,8 @@ import { EXTRA_SALES, PURCHASE_REQUESTS, RECONCILE_JOURNAL, SALES } from "./docu
  * upsert that opens a page names it as its hint, so without it the upsert fails instead of inserting a duplicate.
  */
 export const UNIQUE_PAGE_INDEX = "book_id_1_page_1";
+/** Its key pattern, for the commands whose `hint` takes only a pattern (findAndModify's, in the driver's types). */
+export const UNIQUE_PAGE_KEY: Record<string, 1 | -1> = { book_id: 1, page: 1 };
 
 /** The largest books first, ties by id: the order of salesStats' list and of the index that serves it. */
 export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
@@ -39,7 +41,7 @@ export const SEARCH_INDEX = "search_words_1__id_1";
  */
 export function salesIndexes(): RequiredIndex[] {
   return [
-    { collection: EXTRA_SALES, name: UNIQUE_PAGE_INDEX, key: { book_id: 1, page: 1 }, unique: true },
+    { collection: EXTRA_SALES, name: UNIQUE_PAGE_INDEX, key: UNIQUE_PAGE_KEY, unique: true },
     { collection: SALES, name: "has_extras_1", key: { has_extras: 1 } },
     { collection: SALES, name: "purchase_count_-1__id_1", key: LARGEST_FIRST },
     { collection: SALES, name: "title_1__id_1", key: { title: 1, _id: 1 } },

@@ -6,9 +6,14 @@ import { bookIdKey } from "./book-ids";
 export interface KnownOutlier {
   /** The book's `extra_page_size`, fixed when it was created. */
   pageSize: number;
+  /** How many buyers its embedded array holds, fixed once it is flagged: where its extra sales start. */
+  embedded: number;
   /** A page number no later than the open page: where the search for room starts. */
   openPageAtLeast: number;
 }
+
+/** What never changes of a flagged book: its page size and its embedded buyers. */
+export type OutlierShape = Pick<KnownOutlier, "pageSize" | "embedded">;
 
 // Outliers are few (about one book in a hundred in the demo catalog); the bound only keeps a pathological catalog from growing the process.
 const MAX_REMEMBERED_BOOKS = 100_000;
@@ -19,7 +24,8 @@ const MAX_REMEMBERED_BOOKS = 100_000;
  *
  * Safe without asking the database because nothing it remembers can become wrong: the API never
  * unsets a flag or deletes a book, a book's page size is fixed when it is created, and pages fill
- * in order, so a page once open is never behind the open one. A purchase that finds the remembered
+ * in order, so a page once open is never behind the open one, and once flagged its embedded array no
+ * longer grows. A purchase that finds the remembered
  * page full moves on to the next, as any purchase does. The one thing that breaks it is dropping
  * the catalog under a running API (`npm run seed -- --drop`): restart the API afterwards.
  */
@@ -30,9 +36,9 @@ export class KnownOutliers {
     return this.books.get(bookIdKey(bookId));
   }
 
-  /** Remembers that `bookId` is flagged and that `page` was open; a later page wins over an earlier one. */
-  remember(bookId: BookId, pageSize: number, page: number): void {
+  /** Remembers that `bookId` is flagged, with its shape, and that `page` was open; a later page wins over an earlier one. */
+  remember(bookId: BookId, { pageSize, embedded }: OutlierShape, page: number): void {
     const known = this.books.get(bookIdKey(bookId));
-    this.books.set(bookIdKey(bookId), { pageSize, openPageAtLeast: Math.max(page, known?.openPageAtLeast ?? 0) });
+    this.books.set(bookIdKey(bookId), { pageSize, embedded, openPageAtLeast: Math.max(page, known?.openPageAtLeast ?? 0) });
   }
 }

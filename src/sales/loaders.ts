@@ -4,13 +4,17 @@ import { extraSalesCollection, type BookId, type BookDocument } from "./document
 import { bookIdKey } from "./book-ids";
 import { retrieveBooksByIds } from "./books";
 import type { ExtraSalesWindow, PageSlice } from "./book-buyers";
+import { createPoolShare, type PoolShare } from "./pool-share";
 import { purchaseKey, retrievePurchasedBy, type PurchaseQuestion } from "./purchase-history";
+import { retrieveAlsoBoughtSamples } from "./recommendations";
 
 /** Per-request batching and caching: every read of one kind within a tick becomes one query. */
 export interface SalesLoaders {
   readonly book: DataLoader<BookId, BookDocument | null, string>;
   readonly extraSalesWindow: DataLoader<ExtraSalesWindow, PageSlice[], string>;
   readonly purchasedBy: DataLoader<PurchaseQuestion, boolean, string>;
+  /** The buyers `alsoBought` counts over, per book: one query for every book of a request. */
+  readonly alsoBoughtSample: DataLoader<BookId, string[], string>;
 }
 
 function windowKey(window: ExtraSalesWindow): string {
@@ -20,22 +24,37 @@ function windowKey(window: ExtraSalesWindow): string {
 
 /**
  * Each loader is made on its first use: most requests use one of them, or none. `batch: false`
- * exists for the benchmark that shows what batching saves; the API always batches.
+ * exists for the benchmark that shows what batching saves; the API always batches. Every batch is read
+ * within the request's `share` of the pool (by default, none: a loader used outside a request).
  */
-export function createSalesLoaders(db: Db, { batch = true }: { batch?: boolean } = {}): SalesLoaders {
+export function createSalesLoaders(
+  db: Db,
+  { batch = true, share = createPoolShare(Infinity) }: { batch?: boolean; share?: PoolShare } = {},
+): SalesLoaders {
   let book: SalesLoaders["book"] | undefined;
   let extraSalesWindow: SalesLoaders["extraSalesWindow"] | undefined;
   let purchasedBy: SalesLoaders["purchasedBy"] | undefined;
+  let alsoBoughtSample: SalesLoaders["alsoBoughtSample"] | undefined;
   return {
     get book() {
-      return (book ??= new DataLoader((ids) => loadBooks(db, ids), { cacheKeyFn: bookIdKey, batch }));
+      return (book ??= new DataLoader((ids) => share.use(1, () => loadBooks(db, ids)), { cacheKeyFn: bookIdKey, batch }));
     },
     get extraSalesWindow() {
-      return (extraSalesWindow ??= new DataLoader((windows) => loadExtraSalesWindows(db, windows), { cacheKeyFn: windowKey, batch }));
+      return (extraSalesWindow ??= new DataLoader((windows) => share.use(1, () => loadExtraSalesWindows(db, windows)), {
+        cacheKeyFn: windowKey,
+        batch,
+      }));
     },
     get purchasedBy() {
-      return (purchasedBy ??= new DataLoader((questions) => retrievePurchasedBy(db, questions), {
+      // Two aggregations side by side: the books' arrays and their extra_sales pages.
+      return (purchasedBy ??= new DataLoader((questions) => share.use(2, () => retrievePurchasedBy(db, questions)), {
         cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId),
+        batch,
+      }));
+    },
+    get alsoBoughtSample() {
+      return (alsoBoughtSample ??= new DataLoader((ids) => share.use(1, () => retrieveAlsoBoughtSamples(db, ids)), {
+        cacheKeyFn: bookIdKey,
         batch,
       }));
     },

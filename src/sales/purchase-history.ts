@@ -25,7 +25,6 @@ export async function retrieveBooksPurchased(
   first: number,
 ): Promise<PurchaseHistoryWindow> {
   checkWindowSize(first);
-  if (first === 0) return { bookIds: [], hasNextPage: (await countBooksPurchased(db, customerId)) > 0 };
   const [embedded, extras] = await Promise.all([
     salesCollection(db)
       .find(afterFilter({ customers_purchased: customerId }, "_id", afterId), { projection: { _id: 1 } })

@@ -190,8 +190,9 @@ async function recordOrReplay(
     const held = claim.claim;
     if (held.customer_id !== request.customerId) throw new PurchaseIdConflictError(purchaseId);
     if (held.stored_in !== undefined) return replay(db, request.bookId, held.stored_in, options.embeddedBuyers ?? 0);
-    if (await options.claimReleases?.releaseNow(held.owner)) {
-      claim = { kind: "vanished" };
+    // An owed write that lands now: the release frees the key, the outcome answers it (as findClaim then says).
+    if (await options.claimReleases?.settleNow(held.owner)) {
+      claim = await findClaim(db, id);
       continue;
     }
     if (Date.now() - held.claimed_at.getTime() >= timing.leaseMs) {
@@ -275,8 +276,39 @@ async function recordAsOwner({ db, request, id, settings, timing, options }: Own
     throw error;
   }
   // Matches nothing only if this request outlived its lease and was taken over: the residual risk (c).
-  await storeOutcome(db, id, ownership.token, purchase.storedIn);
+  await keepOutcome(() => storeOutcome(db, id, ownership.token, purchase.storedIn), ownership, timing, options.claimReleases);
   return { kind: "recorded", outcome: { ...purchase, replayed: false } };
+}
+
+// Short next to the wait of a retry (PurchaseIdTiming.waitMs), so that a retry arriving meanwhile finds the outcome.
+const OUTCOME_RETRY_MS = 250;
+
+/**
+ * Stores the outcome of a purchase this request has certainly written. A purchase whose outcome is lost
+ * would be recorded again by a retry once the lease has passed, so a failed store is retried for up to
+ * `waitMs` before the request answers; if the database is still away, the request fails as its
+ * outage makes it fail, and `claimReleases` goes on storing the outcome in the background until the
+ * lease ends, a retry of the key in this process trying it first. Only a process that dies first leaves
+ * the claim without its outcome: the standalone path's residual risk (a).
+ */
+async function keepOutcome(
+  store: () => Promise<void>,
+  ownership: Ownership,
+  timing: PurchaseIdTiming,
+  claimReleases: ClaimReleases | undefined,
+): Promise<void> {
+  const giveUpAt = Date.now() + timing.waitMs;
+  for (;;) {
+    try {
+      return await store();
+    } catch (error) {
+      if (Date.now() + OUTCOME_RETRY_MS >= giveUpAt) {
+        claimReleases?.owe(ownership.token, new Date(ownership.claimedAt.getTime() + timing.leaseMs), store);
+        throw error;
+      }
+      await sleep(OUTCOME_RETRY_MS);
+    }
+  }
 }
 
 /**
@@ -362,7 +394,7 @@ export async function recordKeyedExtraSales(
         await purchaseRequestsCollection(db).insertMany(claims, { session });
         return recordExtraSalesInTransaction(db, batch, session);
       });
-      knownOutliers?.remember(batch[0]!.bookId, outlier.pageSize, written.page);
+      knownOutliers?.remember(batch[0]!.bookId, outlier, written.page);
       return { book: written.book, purchases: written.purchases, recorded: new Set(batch.map(({ claim }) => claim.owner)) };
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;

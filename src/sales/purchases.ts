@@ -1,7 +1,7 @@
 import type { ClientSession, Collection, Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError, isMissingHintedIndexError, MissingIndexError } from "../db/errors";
-import { UNIQUE_PAGE_INDEX } from "./indexes";
+import { UNIQUE_PAGE_INDEX, UNIQUE_PAGE_KEY } from "./indexes";
 import { extraSalesCollection, pageSizeOf, salesCollection, type BookId, type ExtraSalesDocument, type BookDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookNotFoundError } from "./errors";
@@ -85,7 +85,7 @@ export async function recordPurchase(
   const purchase = { bookId, customerId, outlier, embeddedBuyers };
   if (session) {
     const written = await recordExtraSalesInTransaction(db, [purchase], session);
-    knownOutliers?.remember(bookId, outlier.pageSize, written.page);
+    knownOutliers?.remember(bookId, outlier, written.page);
     return { book: written.book, storedIn: "EXTRA_SALES", purchasesInWrite: 1 };
   }
   const written = extraSalesWriter ? await extraSalesWriter.record(purchase) : await recordExtraSales(db, [purchase], knownOutliers);
@@ -96,6 +96,11 @@ export async function recordPurchase(
  * Steps 3 and 4 of `recordPurchase` for purchases of one outlier, in arrival order: appended to the
  * open page in one write (more only where they cross into a new page), then counted on the book in one.
  * Each answer reads the book with the most embedded buyers any purchase asked for.
+ *
+ * The answer's count includes these purchases and every one stored before them: the book's count after
+ * this write's increment, or where the last of them landed when that is further on. Another process's
+ * purchase appended just before them may not be counted yet (its increment still on its way), but it
+ * holds an earlier place on the pages, which the answer counts from.
  */
 export async function recordExtraSales(
   db: Db,
@@ -105,9 +110,11 @@ export async function recordExtraSales(
   const { bookId, outlier: knownWhenSent } = purchases[0]!;
   const outlier = knownOutliers?.get(bookId) ?? knownWhenSent;
   const customerIds = purchases.map((purchase) => purchase.customerId);
-  const page = await appendToExtraSales(db, bookId, customerIds, outlier, knownOutliers);
-  knownOutliers?.remember(bookId, outlier.pageSize, page);
-  return { book: await countExtraSales(db, purchases, undefined), purchases: purchases.length };
+  const last = await appendToExtraSales(db, bookId, customerIds, outlier, knownOutliers);
+  knownOutliers?.remember(bookId, outlier, last.page);
+  const book = await countExtraSales(db, purchases, undefined);
+  const storedUpToLast = outlier.embedded + last.page * outlier.pageSize + last.count;
+  return { book: { ...book, purchase_count: Math.max(book.purchase_count, storedUpToLast) }, purchases: purchases.length };
 }
 
 /**
@@ -173,13 +180,20 @@ async function flagAsOutlier(db: Db, bookId: BookId, session: ClientSession | un
 /** The page the (possibly lagging) count points to, which is never past the open page. */
 function openPageOf(book: OutlierShape): KnownOutlier {
   const pageSize = pageSizeOf(book);
-  const extrasCounted = Math.max(0, book.purchase_count - book.customers_purchased.length);
-  return { pageSize, openPageAtLeast: Math.floor(extrasCounted / pageSize) };
+  const embedded = book.customers_purchased.length;
+  const extrasCounted = Math.max(0, book.purchase_count - embedded);
+  return { pageSize, embedded, openPageAtLeast: Math.floor(extrasCounted / pageSize) };
+}
+
+/** Where the last of an append's purchases landed: its page, and how many that page held after it. */
+interface LastPlace {
+  page: number;
+  count: number;
 }
 
 /**
  * Appends `customerIds`, in order, from a page no later than the open one, moving forward past full
- * pages; returns the last page appended to. Each page takes what it has room for and the rest goes to
+ * pages; returns where the last of them landed. Each page takes what it has room for and the rest goes to
  * the next, so no page ever holds more than `pageSize`. Racers share what they learn through
  * `knownOutliers`, so that a crowd arriving at a full page does not walk it one page at a time.
  */
@@ -187,22 +201,24 @@ async function appendToExtraSales(
   db: Db,
   bookId: BookId,
   customerIds: readonly string[],
-  { pageSize, openPageAtLeast }: KnownOutlier,
+  outlier: KnownOutlier,
   knownOutliers: PurchaseOptions["knownOutliers"],
-): Promise<number> {
+): Promise<LastPlace> {
+  const { pageSize, openPageAtLeast } = outlier;
   const extraSales = extraSalesCollection(db);
   let pending = customerIds;
   for (let page = openPageAtLeast; ; page = Math.max(page + 1, knownOutliers?.get(bookId)?.openPageAtLeast ?? 0)) {
     // Whatever stays pending after a page took its share found that page full.
-    pending = pending.slice(await appendWhatFits(extraSales, bookId, page, pending.slice(0, pageSize), pageSize));
-    if (pending.length === 0) return page;
-    knownOutliers?.remember(bookId, pageSize, page + 1);
+    const appended = await appendWhatFits(extraSales, bookId, page, pending.slice(0, pageSize), pageSize);
+    pending = pending.slice(appended.taken);
+    if (pending.length === 0) return { page, count: appended.count };
+    knownOutliers?.remember(bookId, outlier, page + 1);
   }
 }
 
 /**
  * Appends the first of `customerIds` (at most a page of them) that page `page` has room for; returns how
- * many. Every write is guarded by the room it needs, so a page never overfills, whoever races for it.
+ * many, and how many the page held after them. Every write is guarded by the room it needs, so a page never overfills, whoever races for it.
  * A duplicate key on the upsert means the page exists: either it lacks room, or a racer created it a
  * moment ago, which the plain guarded update tells apart. A single purchase that finds no room moves
  * on at once (two round trips, as ever); a batch reads the page's count and takes the room left.
@@ -215,21 +231,27 @@ async function appendWhatFits(
   page: number,
   customerIds: readonly string[],
   pageSize: number,
-): Promise<number> {
+): Promise<{ taken: number; count: number }> {
   const withRoomFor = (purchases: number) => ({ book_id: bookId, page, count: { $lte: pageSize - purchases } });
+  // The page's count after the append says where its last purchase landed.
+  const after = { returnDocument: "after", projection: { _id: 0, count: 1 } } as const;
   try {
-    await extraSales.updateOne(withRoomFor(customerIds.length), appendOf(customerIds), { upsert: true, hint: UNIQUE_PAGE_INDEX });
-    return customerIds.length;
+    const opened = await extraSales.findOneAndUpdate(withRoomFor(customerIds.length), appendOf(customerIds), {
+      ...after,
+      upsert: true,
+      hint: UNIQUE_PAGE_KEY,
+    });
+    return { taken: customerIds.length, count: opened?.count ?? customerIds.length };
   } catch (error) {
     if (!isDuplicateKeyError(error)) throw refusedWithoutPageIndex(error);
   }
   for (let fitting = customerIds.length; fitting > 0; fitting = await roomOnPage(extraSales, bookId, page, pageSize, fitting)) {
-    const { matchedCount } = await extraSales.updateOne(withRoomFor(fitting), appendOf(customerIds.slice(0, fitting)));
-    if (matchedCount === 1) return fitting;
+    const appended = await extraSales.findOneAndUpdate(withRoomFor(fitting), appendOf(customerIds.slice(0, fitting)), after);
+    if (appended !== null) return { taken: fitting, count: appended.count };
     // One purchase found no room: the page is full, and no read can say more.
-    if (fitting === 1) return 0;
+    if (fitting === 1) break;
   }
-  return 0;
+  return { taken: 0, count: pageSize };
 }
 
 /** How many of `wanted` purchases page `page` has room for now. */

@@ -30,6 +30,9 @@ export interface SalesStats {
 
 export const DEFAULT_LARGEST_BOOKS = 10;
 
+/** The commands `retrieveSalesStats` sends side by side. */
+export const SALES_STATS_COMMANDS = 5;
+
 /**
  * One round trip per figure, run concurrently; the page distribution is grouped in the database.
  * Nothing here reads the catalog book by book: the two collection sizes are metadata counts (see

@@ -4,7 +4,8 @@ import { MongoClient } from "mongodb";
 import pino from "pino";
 import { StorefrontClient } from "../../examples/storefront/client";
 import { BookBuyersDocument, ListBooksDocument } from "../../examples/storefront/__generated__/graphql";
-import { operationCost, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
+import { scopesNeeded } from "../../src/graphql/access";
+import { COMMAND_COST, operationCost, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
 import { schema, startHttpServer, type RunningServer } from "../../src/graphql/server";
 import { TEST_SETTINGS } from "../support/api";
 import { openTestDatabase, type TestDatabase } from "../support/database";
@@ -82,6 +83,30 @@ describe("the cost of an operation", () => {
   it("counts a list field without first, or with first: null, at the schema's default of 20", () => {
     expect(costOf(buyers(""), {})).toBe(costOf(buyers("(first: 20)"), {}));
     expect(costOf(buyers("(first: null)"), {})).toBe(costOf(buyers("(first: 20)"), {}));
+  });
+
+  it(`weighs a command a field sends per parent at ${COMMAND_COST}, once per parent however the parents come`, () => {
+    const alsoBought = "alsoBought(first: 1) { sharedBuyers }";
+    const one = costOf(parse(`{ book(id: "1") { ${alsoBought} } }`), {});
+    const entities = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { ${alsoBought} } } }`;
+    const representations = Array.from({ length: 10 }, (_, index) => ({ __typename: "Book", id: String(index) }));
+
+    expect(one).toBe(1 + COMMAND_COST + 1 + 1);
+    expect(costOf(parse(entities), { r: representations })).toBe(1 + 10 * (COMMAND_COST + 2));
+    expect(costOf(parse(`{ a: book(id: "1") { ${alsoBought} } b: book(id: "2") { ${alsoBought} } }`), {})).toBe(2 * one);
+    expect(costOf(parse(`{ books(first: 10) { edges { node { ${alsoBought} } } } }`), {})).toBeGreaterThan(10 * COMMAND_COST);
+  });
+
+  it("weighs a field that sends nothing for first: 0 at no command", () => {
+    expect(costOf(parse(`{ book(id: "1") { alsoBought(first: 0) { sharedBuyers } } }`), {})).toBe(2);
+  });
+
+  it("leaves a null @include condition to the input check, with every scope the field would need", () => {
+    const query = parse(`query ($x: Boolean = true) { book(id: "1") { alsoBought @include(if: $x) { sharedBuyers } } }`);
+    const operation = getOperationAST(query)!;
+
+    expect(operationCost(schema, query, operation, { x: null })).toBeUndefined();
+    expect([...scopesNeeded(schema, operation, {}, { x: null }).keys()]).toEqual(["purchases:read"]);
   });
 });
 

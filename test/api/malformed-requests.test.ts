@@ -1,75 +1,56 @@
 import { createHash } from "node:crypto";
-import { Writable } from "node:stream";
 import { brotliCompressSync, gzipSync } from "node:zlib";
-import pino from "pino";
-import type { RunningServer } from "../../src/graphql/server";
-import { openTestDatabase, type TestDatabase } from "../support/database";
-import { customers, seedBook } from "../support/factories";
-import { answerOf, errorCodes, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { serveOneBookLogged } from "../support/captured-log";
+import { answerOf, errorCodes, send, type HttpAnswer } from "../support/http";
 
 // Requests a client can get wrong, or an attacker can craft, sent over HTTP as they were found (issue 13):
 // each is answered 400 with a coded JSON error and logged as the client's mistake, never at error level.
 
-let database: TestDatabase;
-let server: RunningServer;
-let logLines: { level: number; msg: string }[] = [];
-beforeAll(async () => {
-  database = await openTestDatabase();
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(JSON.parse(chunk.toString()) as { level: number; msg: string });
-      done();
-    },
-  });
-  server = await startTestHttpServer(database.db, { logger: pino({ level: "info" }, sink) });
-  await seedBook(database.db, "1", customers(3));
-});
-beforeEach(() => void (logLines = []));
-afterAll(async () => {
-  await server.stop();
-  await database.close();
-});
+const served = serveOneBookLogged();
+beforeEach(() => served.log.clear());
 
 const QUERY = "{ books { totalCount } }";
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-const ERROR_LEVEL = 50;
 
 function expectClientMistake(answer: HttpAnswer, code: string): void {
   expect({ status: answer.status, codes: errorCodes(answer) }).toEqual({ status: 400, codes: [code] });
   expect(answer.contentType).toMatch(/json/);
   expect(JSON.stringify(answer.json)).not.toMatch(/stacktrace|\bat .*\.(ts|js):\d+/);
-  expect(logLines.filter((line) => line.level >= ERROR_LEVEL)).toEqual([]);
+  expect(served.log.errors()).toEqual([]);
 }
 
 describe("an operation that cannot be picked from the document", () => {
   it("named by an operationName the document does not hold is refused with OPERATION_RESOLUTION_FAILURE", async () => {
     expectClientMistake(
-      await send(server.url, { query: "query Shelf { books { totalCount } }", operationName: "Other" }),
+      await send(served.server.url, { query: "query Shelf { books { totalCount } }", operationName: "Other" }),
       "OPERATION_RESOLUTION_FAILURE",
     );
   });
 
   it("among two operations without an operationName is refused with OPERATION_RESOLUTION_FAILURE", async () => {
     expectClientMistake(
-      await send(server.url, { query: "query A { books { totalCount } } query B { salesStats { books } }" }),
+      await send(served.server.url, { query: "query A { books { totalCount } } query B { salesStats { books } }" }),
       "OPERATION_RESOLUTION_FAILURE",
     );
   });
 
   it("leaves the server answering the next request", async () => {
-    await send(server.url, { query: "query A { books { totalCount } } query B { books { totalCount } }" });
-    expect((await send(server.url, { query: QUERY })).json).toEqual({ data: { books: { totalCount: 1 } } });
+    await send(served.server.url, { query: "query A { books { totalCount } } query B { books { totalCount } }" });
+    expect((await send(served.server.url, { query: QUERY })).json).toEqual({ data: { books: { totalCount: 1 } } });
   });
 });
 
 describe("an automatic persisted query", () => {
   it("of an unsupported version is refused with PERSISTED_QUERY_NOT_SUPPORTED", async () => {
-    const answer = await send(server.url, { query: QUERY, extensions: { persistedQuery: { version: 2, sha256Hash: sha256(QUERY) } } });
+    const answer = await send(served.server.url, {
+      query: QUERY,
+      extensions: { persistedQuery: { version: 2, sha256Hash: sha256(QUERY) } },
+    });
     expectClientMistake(answer, "PERSISTED_QUERY_NOT_SUPPORTED");
   });
 
   it("whose hash does not match its query is refused with PERSISTED_QUERY_HASH_MISMATCH", async () => {
-    const answer = await send(server.url, {
+    const answer = await send(served.server.url, {
       query: QUERY,
       extensions: { persistedQuery: { version: 1, sha256Hash: sha256("{ salesStats { books } }") } },
     });
@@ -78,8 +59,10 @@ describe("an automatic persisted query", () => {
 
   it("with a matching hash is answered, and afterwards by its hash alone", async () => {
     const persistedQuery = { version: 1, sha256Hash: sha256(QUERY) };
-    expect((await send(server.url, { query: QUERY, extensions: { persistedQuery } })).json).toEqual({ data: { books: { totalCount: 1 } } });
-    expect((await send(server.url, { extensions: { persistedQuery } })).json).toEqual({ data: { books: { totalCount: 1 } } });
+    expect((await send(served.server.url, { query: QUERY, extensions: { persistedQuery } })).json).toEqual({
+      data: { books: { totalCount: 1 } },
+    });
+    expect((await send(served.server.url, { extensions: { persistedQuery } })).json).toEqual({ data: { books: { totalCount: 1 } } });
   });
 });
 
@@ -105,7 +88,7 @@ describe("a compressed body", () => {
 });
 
 async function sendBytes(bytes: Buffer, encoding: string): Promise<HttpAnswer> {
-  const response = await fetch(server.url, {
+  const response = await fetch(served.server.url, {
     method: "POST",
     headers: { "content-type": "application/json", "content-encoding": encoding },
     body: bytes,

@@ -2,6 +2,7 @@ import type { RunningServer } from "../../src/graphql/server";
 import { startTestHttpServer } from "../support/http";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
+import { scrapeMetrics } from "../support/metrics";
 
 let database: TestDatabase;
 const servers: RunningServer[] = [];
@@ -15,8 +16,8 @@ afterAll(async () => {
   await database.close();
 });
 
-async function startServer(): Promise<RunningServer> {
-  const server = await startTestHttpServer(database.db);
+async function startServer(metricsOperations?: string[]): Promise<RunningServer> {
+  const server = await startTestHttpServer(database.db, { metricsOperations });
   servers.push(server);
   return server;
 }
@@ -32,15 +33,15 @@ async function post(server: RunningServer, query: string, variables?: Record<str
 }
 
 async function scrape(server: RunningServer) {
-  const response = await fetch(server.url.replace(/\/graphql$/, "/metrics"));
-  expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
-  const text = await response.text();
-  /** The value of one sample, e.g. `sample("x_total", 'storage="EMBEDDED"')`; undefined when absent. */
-  return (name: string, labels = ""): number | undefined => {
-    const line = text.split("\n").find((candidate) => candidate.startsWith(labels ? `${name}{${labels}} ` : `${name} `));
-    return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(" ") + 1));
-  };
+  const { contentType, sample } = await scrapeMetrics(server);
+  expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
+  return sample;
 }
+
+const scrapeBytes = async (server: RunningServer) => Buffer.byteLength((await scrapeMetrics(server)).text);
+
+// The bound README promises for a scrape, whatever operation names clients send.
+const SCRAPE_BOUND_BYTES = 256 * 1024;
 
 const BUY = `mutation Buy($id: ID!, $customer: ID!) { recordPurchase(input: { bookId: $id, customerId: $customer }) { storedIn } }`;
 
@@ -122,13 +123,35 @@ describe("GET /metrics", () => {
     expect((await scrape(other))("bookstore_graphql_request_duration_seconds_count", 'operation="OnlyOnOne"')).toBeUndefined();
   });
 
-  it("folds operation names past the first hundred into one label", async () => {
+  it("folds operation names past the first hundred labels (anonymous and unresolved among them) into one label", async () => {
     const server = await startServer();
-    for (let index = 0; index < 102; index += 1) await post(server, `query Op${index} { books(first: 0) { totalCount } }`);
+    for (let index = 0; index < 100; index += 1) await post(server, `query Op${index} { books(first: 0) { totalCount } }`);
 
     const sample = await scrape(server);
-    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="Op99"')).toBe(1);
-    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="Op100"')).toBeUndefined();
+    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="Op97"')).toBe(1);
+    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="Op98"')).toBeUndefined();
     expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="other"')).toBe(2);
+  });
+
+  it("stays under 256 KB after 120 anonymous requests named with 50 KB each, which all count as other", async () => {
+    const server = await startServer();
+    const hugeName = (index: number) => `Op${index}_${"x".repeat(50_000)}`;
+    for (let index = 0; index < 120; index += 1) await post(server, `query ${hugeName(index)} { books(first: 0) { totalCount } }`);
+
+    expect(await scrapeBytes(server)).toBeLessThan(SCRAPE_BOUND_BYTES);
+    expect((await scrape(server))("bookstore_graphql_request_duration_seconds_count", 'operation="other"')).toBe(120);
+  });
+
+  it("stays under 256 KB with every label taken by 64-byte names, and keeps a listed operation's own label from first-comers", async () => {
+    const server = await startServer(["ProductPage"]);
+    const longestName = (index: number) => `Op${String(index).padStart(3, "0")}`.padEnd(64, "x");
+    for (let index = 0; index < 150; index += 1) await post(server, `query ${longestName(index)} { books(first: 0) { totalCount } }`);
+    await post(server, `query ProductPage { books(first: 0) { totalCount } }`);
+
+    expect(await scrapeBytes(server)).toBeLessThan(SCRAPE_BOUND_BYTES);
+    const sample = await scrape(server);
+    expect(sample("bookstore_graphql_request_duration_seconds_count", `operation="${longestName(0)}"`)).toBe(1);
+    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="ProductPage"')).toBe(1);
+    expect(sample("bookstore_graphql_request_duration_seconds_count", 'operation="other"')).toBe(150 - 97);
   });
 });

@@ -25,7 +25,9 @@ let first: RunningServer;
 let second: RunningServer;
 beforeAll(async () => {
   database = await openTestDatabase();
-  const options = { apiTokens, cache: { catalogMaxAgeSeconds: 600, responseCacheUrl: redisUrl } };
+  // These tests are about sharing, not outages (cache-outage.test.ts): a wait of 1 s keeps a busy machine's pauses from turning hits into misses.
+  const cache = { catalogMaxAgeSeconds: 600, responseCacheUrl: redisUrl, responseCacheTimeoutMs: 1_000 };
+  const options = { apiTokens, cache };
   first = await startTestHttpServer(database.db, options);
   second = await startTestHttpServer(database.db, options);
   for (const id of ["1", "2"]) await seedBook(database.db, id, customers(3));

@@ -13,7 +13,7 @@ import {
   type PurchaseRequest,
 } from "../../src/sales/purchase-requests";
 import { recordPurchase } from "../../src/sales/purchases";
-import { openTestDatabase, type TestDatabase } from "../support/database";
+import { openTestDatabase, RUN_AND_REPLICA_SET, type TestDatabase } from "../support/database";
 import { errorCodes, postOperation, startTestHttpServer } from "../support/http";
 import { customers, invariantViolations, storedBook, storedPurchases } from "../support/factories";
 
@@ -28,10 +28,7 @@ import { customers, invariantViolations, storedBook, storedPurchases } from "../
 const settings = { outlierThreshold: 3, extraSalesPageSize: 4 };
 const RECORD_PURCHASE = `mutation ($input: RecordPurchaseInput!) { recordPurchase(input: $input) { storedIn } }`;
 
-describe.each([
-  { deployment: "the run's database", replicaSet: false },
-  { deployment: "a replica set", replicaSet: true },
-])("keyed purchases on $deployment", ({ replicaSet }) => {
+describe.each(RUN_AND_REPLICA_SET)("keyed purchases on $deployment", ({ replicaSet }) => {
   let database: TestDatabase;
   // A second client, as a second API process would have, with its own connections and its own known outliers.
   let other: DatabaseConnection;

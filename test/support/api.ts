@@ -36,14 +36,18 @@ export interface ExecutionResult<TData> {
 
 export const TEST_SETTINGS: OutlierSettings = { outlierThreshold: 50, extraSalesPageSize: 1000 };
 
-/** Without `apiTokens` the API is open, as in development without API_TOKENS. */
+/**
+ * Without `apiTokens` the API is open, as in development without API_TOKENS. With `replicaSet` it runs on the
+ * replica set beside the run's database (see database-process.ts), where keyed purchases are transactions.
+ */
 export async function openTestApi(
   settings: Partial<OutlierSettings> = {},
   production = false,
   apiTokens?: readonly ConfiguredToken[],
   batching?: PurchaseBatchSettings,
+  { replicaSet = false } = {},
 ): Promise<TestApi> {
-  const database = await openTestDatabase();
+  const database = await openTestDatabase({ replicaSet });
   const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
   await apollo.start();
   // One per API, as one per HTTP server: what it learns about outliers outlives each request.

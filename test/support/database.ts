@@ -23,6 +23,12 @@ export interface CommandLog {
 // Handshakes, heartbeats and session bookkeeping are the driver's business, not the application's round trips.
 const DRIVER_HOUSEKEEPING = new Set(["hello", "isMaster", "ismaster", "endSessions", "ping"]);
 
+/** The two deployments a test of transactional behaviour runs on, for `describe.each`: the run's database and the replica set beside it. */
+export const RUN_AND_REPLICA_SET = [
+  { deployment: "the run's database", replicaSet: false },
+  { deployment: "a replica set", replicaSet: true },
+];
+
 /**
  * A freshly made database of its own for one test file, with indexes in place: on the server chosen for
  * the run, or with `replicaSet` on the replica set beside it (see database-process.ts), where keyed purchases are transactions.

@@ -18,6 +18,9 @@ export default async function globalSetup(): Promise<void> {
   // The stand-in refuses, as mongod's notablescan does, any query only a collection scan could answer:
   // a product query that would scan a whole collection fails its test. OFFLINE_MONGO_NOTABLESCAN=0 turns it off.
   process.env.OFFLINE_MONGO_NOTABLESCAN ??= "1";
+  // The fault tests inject errors, cut and blocked connections with mongod's failCommand fail point, which the
+  // stand-in, as mongod, offers only with test commands enabled.
+  process.env.OFFLINE_MONGO_TEST_COMMANDS ??= "1";
   const child = spawn(process.execPath, ["--import", "tsx", join(__dirname, "database-process.ts")], {
     stdio: ["pipe", "pipe", "inherit"],
   });

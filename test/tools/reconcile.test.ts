@@ -76,7 +76,7 @@ describe("npm run reconcile", () => {
       { kind: "page-gap", bookId: "gap", numbers: { page: "2", entries: 2, expected: 1 }, fixable: false },
       { kind: "not-migrated", bookId: "legacy", numbers: { extraPageSize: null }, fixable: false },
       { kind: "page-not-full", bookId: "not-full", numbers: { page: "0", entries: 3, pageSize: 4 }, fixable: false },
-      { kind: "purchase-count", bookId: "not-full", numbers: { stored: 11, embedded: 5, overflow: 5, expected: 10 }, fixable: true },
+      { kind: "purchase-count-ahead", bookId: "not-full", numbers: { stored: 11, embedded: 5, overflow: 5, expected: 10 }, fixable: false },
       { kind: "page-over-size", bookId: "over-size", numbers: { page: "0", entries: 5, pageSize: 4 }, fixable: false },
       { kind: "purchase-count", bookId: "over-size", numbers: { stored: 11, embedded: 5, overflow: 7, expected: 12 }, fixable: true },
       { kind: "page-count", bookId: "page-count", numbers: { page: "0", entries: 4, count: 2 }, fixable: true },
@@ -101,6 +101,7 @@ describe("npm run reconcile", () => {
       "page-gap gap",
       "not-migrated legacy",
       "page-not-full not-full",
+      "purchase-count-ahead not-full",
       "page-over-size over-size",
       "orphan-page gone",
       "legacy-overflow legacy",
@@ -171,6 +172,23 @@ describe("npm run reconcile as a command", () => {
       ],
     });
     expect(await salesCollection(database.db).findOne({ _id: "count" })).toMatchObject({ purchase_count: 12 });
+  });
+
+  it("reports a count ahead of the stored purchases as lost purchases at error level, which --fix leaves for a person", async () => {
+    await brokenBook("lost", 12, setPage(1, { customers_purchased_extra: customers(1, 9), count: 1 }));
+
+    const run = await runCommand("src/cli/reconcile.ts", ["--fix"], target());
+
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain(
+      "ERROR book lost: purchase-count-ahead: purchase_count is 12 but it holds only 5 embedded + 5 overflow = 10 purchases: 2 counted purchases are not stored",
+    );
+    expect(run.stdout).toContain("--fix leaves the count for a person to decide");
+    expect(await salesCollection(database.db).findOne({ _id: "lost" })).toMatchObject({ purchase_count: 12 });
+    const json = await runCommand("src/cli/reconcile.ts", ["--json"], target());
+    expect(JSON.parse(json.stdout).violations).toEqual([
+      expect.objectContaining({ kind: "purchase-count-ahead", level: "error", bookId: "lost", fixable: false }),
+    ]);
   });
 });
 

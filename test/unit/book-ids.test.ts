@@ -1,5 +1,5 @@
 import { ObjectId } from "mongodb";
-import { formatBookId, parseBookId } from "../../src/sales/book-ids";
+import { formatBookId, parseBookId, parseCustomerId } from "../../src/sales/book-ids";
 import { InvalidInputError } from "../../src/sales/errors";
 
 describe("book ids", () => {
@@ -27,4 +27,12 @@ describe("book ids", () => {
   it.each(["", "x".repeat(129)])("rejects an id of length %#", (input) => {
     expect(() => parseBookId(input)).toThrow(InvalidInputError);
   });
+
+  it.each([[["1"]], [{ length: 1 }], [{ $regex: "^user0", length: 1 }], [7]])(
+    "rejects a book or customer id that is not a string, as only a router's `_Any` representation could send: %p",
+    (input) => {
+      expect(() => parseBookId(input as unknown as string)).toThrow(InvalidInputError);
+      expect(() => parseCustomerId(input as unknown as string)).toThrow(InvalidInputError);
+    },
+  );
 });

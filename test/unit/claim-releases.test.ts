@@ -35,9 +35,9 @@ describe("ClaimReleases", () => {
     const { attempts, release } = releaseFailing(0);
     releases.owe("owner-2", IN_AN_HOUR(), release);
 
-    expect(await releases.releaseNow("owner-2")).toBe(true);
+    expect(await releases.settleNow("owner-2")).toBe(true);
     expect(releases.size).toBe(0);
-    expect(await releases.releaseNow("owner-2")).toBe(false);
+    expect(await releases.settleNow("owner-2")).toBe(false);
     expect(attempts.count).toBe(1);
   });
 
@@ -46,7 +46,7 @@ describe("ClaimReleases", () => {
     const { release } = releaseFailing(1);
     slow.owe("owner-3", new Date(Date.now() + 7_200_000), release);
 
-    expect(await slow.releaseNow("owner-3")).toBe(false);
+    expect(await slow.settleNow("owner-3")).toBe(false);
     expect(slow.size).toBe(1);
     await slow.stop();
   });

@@ -15,10 +15,32 @@ describe("configuration", () => {
       purchaseTransactions: "auto",
       catalogMaxAgeSeconds: 5,
       responseCacheUrl: undefined,
+      responseCacheTimeoutMs: 100,
       keepAliveTimeoutSeconds: 65,
       purchaseBatching: true,
       purchaseBatchMax: 100,
+      metricsOperations: [],
     });
+  });
+
+  it("lists the operations METRICS_OPERATIONS names, separated by commas", () => {
+    expect(readConfig({ METRICS_OPERATIONS: " ProductPage, ListBooks,RecordPurchase " }).metricsOperations).toEqual([
+      "ProductPage",
+      "ListBooks",
+      "RecordPurchase",
+    ]);
+  });
+
+  it.each<[string, string, RegExp]>([
+    ["a name over 64 characters", `Product${"e".repeat(60)}`, /METRICS_OPERATIONS: "Producte+" is not a GraphQL operation name/],
+    ["a name that is no GraphQL name", "Product-Page", /METRICS_OPERATIONS: "Product-Page" is not a GraphQL operation name/],
+    [
+      "more than 50 names",
+      Array.from({ length: 51 }, (_, index) => `Op${index}`).join(","),
+      /METRICS_OPERATIONS: lists 51 names; at most 50/,
+    ],
+  ])("rejects a METRICS_OPERATIONS with %s", (_case, value, message) => {
+    expect(() => readConfig({ METRICS_OPERATIONS: value })).toThrow(message);
   });
 
   it("writes every purchase alone with PURCHASE_BATCHING=off", () => {
@@ -49,6 +71,12 @@ describe("configuration", () => {
 
   it.each(["localhost:6379", "http://cache:6379"])("rejects a RESPONSE_CACHE_URL of %s", (url) => {
     expect(() => readConfig({ RESPONSE_CACHE_URL: url })).toThrow(/RESPONSE_CACHE_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+  });
+
+  it.each(["0", "1001", "0.5"])("rejects a RESPONSE_CACHE_TIMEOUT_MS of %s", (milliseconds) => {
+    expect(() => readConfig({ RESPONSE_CACHE_TIMEOUT_MS: milliseconds })).toThrow(
+      /RESPONSE_CACHE_TIMEOUT_MS: must be a whole number from 1 to 1000/,
+    );
   });
 
   it.each(["0", "3601"])("rejects a KEEP_ALIVE_TIMEOUT_SECONDS of %s", (seconds) => {

@@ -32,6 +32,16 @@ describe("checking one book's invariants", () => {
     });
   });
 
+  it("reports a count ahead of the stored purchases at error level, with no repair: purchases were lost", () => {
+    const [violation] = checkBook(book({ purchase_count: 9 }), [page(0, 4), page(1, 1)], settings);
+    expect(violation).toMatchObject({
+      kind: "purchase-count-ahead",
+      level: "error",
+      numbers: { stored: 9, embedded: 3, overflow: 5, expected: 8 },
+    });
+    expect(violation!.repair).toBeUndefined();
+  });
+
   it("reports a page whose count differs from its entries, and a page past the page size", () => {
     expect(kinds(book({ purchase_count: 9 }), [page(0, 4, 3), page(1, 2)])).toEqual(["page-count"]);
     expect(kinds(book({ purchase_count: 9 }), [page(0, 5), page(1, 1)])).toEqual(["page-over-size"]);

@@ -1,9 +1,29 @@
 import { parseArgs } from "node:util";
 import { startOfflineServer } from "./index";
 
-const USAGE = "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME]";
+const USAGE =
+  "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--setParameter enableTestCommands=1]";
 
-function parseOptions(): { host: string; port: number; logCommands: boolean; notablescan: boolean; replicaSet?: string } {
+/** The server parameters the command line may set, as mongod's `--setParameter name=value`. */
+function testCommandsEnabled(settings: readonly string[]): boolean {
+  let enabled = false;
+  for (const setting of settings) {
+    const [name, value] = setting.split("=", 2);
+    if (name !== "enableTestCommands") throw new Error(`--setParameter ${setting}: only enableTestCommands can be set here`);
+    if (!["0", "1", "true", "false"].includes(value ?? "")) throw new Error(`--setParameter ${setting}: the value must be 1 or 0`);
+    enabled = value === "1" || value === "true";
+  }
+  return enabled;
+}
+
+function parseOptions(): {
+  host: string;
+  port: number;
+  logCommands: boolean;
+  notablescan: boolean;
+  enableTestCommands: boolean;
+  replicaSet?: string;
+} {
   const { values } = parseArgs({
     options: {
       port: { type: "string", default: "27017" },
@@ -11,6 +31,7 @@ function parseOptions(): { host: string; port: number; logCommands: boolean; not
       "log-commands": { type: "boolean", default: false },
       notablescan: { type: "boolean", default: false },
       replSet: { type: "string" },
+      setParameter: { type: "string", multiple: true, default: [] },
     },
     strict: true,
     allowPositionals: false,
@@ -19,7 +40,13 @@ function parseOptions(): { host: string; port: number; logCommands: boolean; not
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`--port must be an integer from 0 to 65535, got '${values.port}'`);
   }
-  const options = { host: values.host, port, logCommands: values["log-commands"], notablescan: values.notablescan };
+  const options = {
+    host: values.host,
+    port,
+    logCommands: values["log-commands"],
+    notablescan: values.notablescan,
+    enableTestCommands: testCommandsEnabled(values.setParameter),
+  };
   return values.replSet === undefined ? options : { ...options, replicaSet: values.replSet };
 }
 
@@ -33,7 +60,7 @@ async function main(): Promise<void> {
   }
   const server = await startOfflineServer(options);
   process.stdout.write(
-    `offline MongoDB server listening on ${server.uri}${options.replicaSet === undefined ? "" : ` as the primary of replica set ${options.replicaSet}`} (in memory; data is lost on exit)\n`,
+    `offline MongoDB server listening on ${server.uri}${options.replicaSet === undefined ? "" : ` as the primary of replica set ${options.replicaSet}`}${options.enableTestCommands ? ", with test commands (fail points) enabled" : ""} (in memory; data is lost on exit)\n`,
   );
   const shutdown = (): void => {
     void server.stop().then(() => process.exit(0));

@@ -2,40 +2,59 @@ import type { Document } from "bson";
 
 /** mongod's names for the error codes this server can answer with. */
 const CODE_NAMES: Readonly<Record<number, string>> = {
+  1: "InternalError",
   2: "BadValue",
+  6: "HostUnreachable",
+  7: "HostNotFound",
+  8: "UnknownError",
   9: "FailedToParse",
   13: "Unauthorized",
   14: "TypeMismatch",
   20: "IllegalOperation",
+  24: "LockTimeout",
   26: "NamespaceNotFound",
   27: "IndexNotFound",
   28: "PathNotViable",
   40: "ConflictingUpdateOperators",
   43: "CursorNotFound",
   48: "NamespaceExists",
+  50: "MaxTimeMSExpired",
   53: "InvalidIdField",
   54: "NotSingleValueField",
   59: "CommandNotFound",
+  64: "WriteConcernFailed",
   66: "ImmutableField",
   67: "CannotCreateIndex",
   72: "InvalidOptions",
   73: "InvalidNamespace",
+  79: "UnknownReplWriteConcern",
   85: "IndexOptionsConflict",
   86: "IndexKeySpecsConflict",
+  89: "NetworkTimeout",
+  91: "ShutdownInProgress",
+  100: "UnsatisfiableWriteConcern",
   112: "WriteConflict",
   115: "CommandNotSupported",
   171: "CannotIndexParallelArrays",
   175: "QueryPlanKilled",
+  189: "PrimarySteppedDown",
   197: "InvalidIndexSpecificationOption",
   117: "ConflictingOperationInProgress",
   225: "TransactionTooOld",
   238: "NotImplemented",
   251: "NoSuchTransaction",
   256: "TransactionCommitted",
+  262: "ExceededTimeLimit",
   263: "OperationNotSupportedInTransaction",
   291: "NoQueryExecutionPlans",
+  9001: "SocketException",
+  10107: "NotWritablePrimary",
   10334: "BSONObjectTooLarge",
   11000: "DuplicateKey",
+  11600: "InterruptedAtShutdown",
+  11602: "InterruptedDueToReplStateChange",
+  13435: "NotPrimaryNoSecondaryOk",
+  13436: "NotPrimaryOrSecondary",
 };
 
 export function codeNameOf(code: number): string {
@@ -73,6 +92,11 @@ export class TransientTransactionError extends MongoCommandError {
   constructor(code: number, message: string) {
     super(code, message, { errorLabels: ["TransientTransactionError"] });
   }
+}
+
+/** mongod's answer to a command it does not have (or, without test commands enabled, does not offer). */
+export function noSuchCommand(name: string): MongoCommandError {
+  return new MongoCommandError(59, `no such command: '${name}'`);
 }
 
 /** A feature mongod has but this server does not: refused instead of answered approximately. */

@@ -23,6 +23,11 @@ export interface OfflineServerOptions {
   replicaSet?: string;
   /** How long a transaction may stay open before the server aborts it; default 60 s, as mongod's `transactionLifetimeLimitSeconds`. */
   transactionLifetimeMs?: number;
+  /**
+   * mongod's `--setParameter enableTestCommands=1`: offers `configureFailPoint` (the `failCommand` fail point),
+   * which tests use to inject errors, blocked and closed connections. Off by default, as on mongod.
+   */
+  enableTestCommands?: boolean;
 }
 
 export interface RunningOfflineServer {
@@ -33,6 +38,11 @@ export interface RunningOfflineServer {
   stop(): Promise<void>;
   /** Listens again on the same port after `stop()`, with the data it held, as a mongod restarted on its data files. */
   restart(): Promise<void>;
+  /**
+   * Records read or written in the server's record stores since it started, transactions' snapshots
+   * included: a meter for tests of how much of a collection an operation touches.
+   */
+  recordsVisited(): number;
 }
 
 /** Starts an in-memory server that speaks MongoDB's wire protocol, for machines without mongod. */
@@ -47,6 +57,7 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     ...(options.maxIncomingConnections === undefined ? {} : { maxIncomingConnections: options.maxIncomingConnections }),
     ...(options.replicaSet === undefined ? {} : { replicaSet: options.replicaSet }),
     ...(options.transactionLifetimeMs === undefined ? {} : { transactionLifetimeMs: options.transactionLifetimeMs }),
+    enableTestCommands: options.enableTestCommands ?? false,
   });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;
@@ -55,5 +66,6 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     port,
     stop: () => server.stop(),
     restart: async () => void (await server.listen(port)),
+    recordsVisited: () => server.recordsVisited,
   };
 }

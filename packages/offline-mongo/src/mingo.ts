@@ -124,6 +124,9 @@ const CONTEXT = Context.init({
   window: windowOperators,
 });
 
+/** The aggregation stages this server runs (mingo's, less the ones the server refuses before they reach it). */
+export const PIPELINE_STAGES: ReadonlySet<string> = new Set(Object.keys(pipelineOperators));
+
 type CoreOptions = Partial<Options>;
 
 /** mingo's Query with this server's operator set. */

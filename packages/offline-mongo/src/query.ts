@@ -4,6 +4,7 @@ import type { CollectionResolver } from "mingo/types";
 import { compareValues } from "./compare";
 import { MongoCommandError, notSupported } from "./errors";
 import { valueAt, valuesAtPath } from "./paths";
+import { unavailableStage } from "./pipeline-stages";
 import { assertComparable, isDocument, isNumeric, toNumber, toPlain } from "./values";
 
 /** Operators mongod supports that would run client-supplied JavaScript: refused, mingo would run it here. */
@@ -25,6 +26,9 @@ export function translateMingoErrors<T>(run: () => T): T {
     if (error instanceof MongoCommandError || !(error instanceof Error)) throw error;
     const unknown = /unknown (?:query |top level )?operator:? '?(\$[\w$]+)/i.exec(error.message);
     if (unknown) throw new MongoCommandError(2, `unknown operator: ${unknown[1]}`);
+    // A stage inside a sub-pipeline ($facet, $lookup, $unionWith), where no topology allows a change stream.
+    const stage = /unregistered pipeline operator (\$[\w$]+)/.exec(error.message);
+    if (stage?.[1] !== undefined) throw unavailableStage(stage[1], true);
     throw new MongoCommandError(2, error.message);
   }
 }

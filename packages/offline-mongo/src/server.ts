@@ -1,12 +1,14 @@
 import { EJSON, type Document } from "bson";
 import net from "node:net";
-import { runCommand } from "./commands";
+import { aliasesOf, runCommand } from "./commands";
 import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
 import { CursorRegistry } from "./cursors";
-import { MongoCommandError, notSupported } from "./errors";
+import { MongoCommandError } from "./errors";
+import { FailPoints, type CommandCall, type Interference } from "./fail-points";
 import { HeldByTransaction, Transactions } from "./transactions";
 import { sweepExpiredDocuments } from "./ttl";
+import { isDocument } from "./values";
 import { decodeRequest, encodeMsg, encodeReply, MessageFrames, WireProtocolError, type Request } from "./wire";
 
 export interface ServerConfig {
@@ -23,6 +25,21 @@ export interface ServerConfig {
   readonly replicaSet?: string;
   /** How long a transaction may stay open before it is aborted (mongod's `transactionLifetimeLimitSeconds`). */
   readonly transactionLifetimeMs?: number;
+  /** mongod's `enableTestCommands`: `configureFailPoint` and its fail points exist only then. */
+  readonly enableTestCommands?: boolean;
+}
+
+/** Thrown when `failCommand` blocks a command's connection: it runs (or fails) once `ms` have passed. */
+class BlockedByFailPoint extends Error {
+  constructor(readonly ms: number) {
+    super("the connection is blocked by the failCommand fail point");
+  }
+}
+
+/** A connection's commands held while the first of them waits for a transaction to end. */
+interface Parked {
+  messages: Buffer[];
+  timer: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -38,16 +55,27 @@ export class OfflineServer {
   private readonly transactions: Transactions;
   private readonly cursors = new CursorRegistry();
   /** Commands waiting for a transaction to end, per connection, in arrival order: the first is the one that waits. */
-  private readonly parked = new Map<net.Socket, Buffer[]>();
+  private readonly parked = new Map<net.Socket, Parked>();
+  /** When each command that waits with a time limit first began waiting: its limit runs across waits for several transactions. */
+  private readonly waitingSince = new WeakMap<Buffer, number>();
   private member: ReplicaSetMember | undefined;
   private readonly sockets = new Set<net.Socket>();
   private readonly listener = net.createServer((socket) => this.accept(socket));
   private nextConnectionId = 1;
   private nextRequestId = 1;
   private ttlMonitor: NodeJS.Timeout | undefined;
+  private readonly failPoints: FailPoints | undefined;
+  /** Each connection's application name, from its handshake: `failCommand` can be limited to one. */
+  private readonly appNames = new Map<number, string>();
+  /**
+   * What the fail point decided for each message it has seen (null: nothing), so that a command run again
+   * after its connection waited (blocked, or parked behind a transaction) is not counted twice.
+   */
+  private readonly interferences = new WeakMap<Buffer, Interference | null>();
 
   constructor(private readonly config: ServerConfig) {
     this.transactions = new Transactions(config.transactionLifetimeMs);
+    this.failPoints = config.enableTestCommands ? new FailPoints(aliasesOf) : undefined;
     this.listener.maxConnections = config.maxIncomingConnections ?? DEFAULT_MAX_INCOMING_CONNECTIONS;
     this.listener.on("drop", () =>
       process.stderr.write(`[offline-mongo] connection refused because too many open connections: ${this.listener.maxConnections}\n`),
@@ -67,6 +95,11 @@ export class OfflineServer {
         resolve(listening);
       });
     });
+  }
+
+  /** Records read or written so far, in the committed data and every transaction's snapshot (see `RecordMeter`). */
+  get recordsVisited(): number {
+    return this.transactions.live.meter.visited;
   }
 
   stop(): Promise<void> {
@@ -104,7 +137,9 @@ export class OfflineServer {
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {
       this.sockets.delete(socket);
+      clearTimeout(this.parked.get(socket)?.timer);
       this.parked.delete(socket);
+      this.appNames.delete(connectionId);
     });
   }
 
@@ -115,35 +150,50 @@ export class OfflineServer {
   private handle(socket: net.Socket, message: Buffer, connectionId: number): void {
     const waiting = this.parked.get(socket);
     if (waiting !== undefined) {
-      waiting.push(message);
+      waiting.messages.push(message);
       return;
     }
-    const writesBefore = this.transactions.liveWrites;
     try {
       this.answer(socket, message, connectionId);
     } catch (error) {
-      if (!(error instanceof HeldByTransaction)) throw error;
-      // A command that wrote other documents before it reached the held one cannot run again from the start.
-      if (this.transactions.liveWrites !== writesBefore) {
-        this.answer(
-          socket,
-          message,
-          connectionId,
-          notSupported(
-            "a write of several documents that reaches one an open transaction holds after writing others (mongod waits mid-command)",
-          ),
-        );
+      if (error instanceof BlockedByFailPoint) {
+        const parked: Parked = { messages: [message], timer: undefined };
+        this.parked.set(socket, parked);
+        parked.timer = setTimeout(() => this.resume(socket, connectionId, parked), error.ms);
         return;
       }
-      this.parked.set(socket, [message]);
-      error.transaction.onEnd(() => this.resume(socket, connectionId));
+      if (!(error instanceof HeldByTransaction)) throw error;
+      this.park(socket, message, connectionId, error);
     }
   }
 
-  private resume(socket: net.Socket, connectionId: number): void {
-    const waiting = this.parked.get(socket) ?? [];
+  /**
+   * Holds the connection's commands until the transaction ends, or until the waiting command's
+   * `maxTimeMS` (counted from when it first waited) runs out: then it fails with MaxTimeMSExpired.
+   */
+  private park(socket: net.Socket, message: Buffer, connectionId: number, held: HeldByTransaction): void {
+    const parked: Parked = { messages: [message], timer: undefined };
+    this.parked.set(socket, parked);
+    held.transaction.onEnd(() => this.resume(socket, connectionId, parked));
+    if (held.maxTimeMS === undefined) return;
+    const waitingSince = this.waitingSince.get(message) ?? Date.now();
+    this.waitingSince.set(message, waitingSince);
+    parked.timer = setTimeout(
+      () => {
+        const [waiting = message, ...later] = parked.messages;
+        parked.messages = later;
+        this.answer(socket, waiting, connectionId, new MongoCommandError(50, "operation exceeded time limit"));
+        this.resume(socket, connectionId, parked);
+      },
+      waitingSince + held.maxTimeMS - Date.now(),
+    );
+  }
+
+  private resume(socket: net.Socket, connectionId: number, parked: Parked): void {
+    if (this.parked.get(socket) !== parked) return;
+    clearTimeout(parked.timer);
     this.parked.delete(socket);
-    for (const message of waiting) if (!socket.destroyed) this.handle(socket, message, connectionId);
+    for (const message of parked.messages) if (!socket.destroyed) this.handle(socket, message, connectionId);
   }
 
   /** Runs the request and writes its reply; `refusal` answers it with that error instead. */
@@ -162,20 +212,25 @@ export class OfflineServer {
       const reply =
         db === undefined
           ? { $err: "offline server: OP_QUERY is only supported for commands", code: 238, ok: 0 }
-          : this.run(request.query, db, connectionId, refusal);
-      socket.write(encodeReply(requestId, request.header.requestId, reply));
+          : this.run(request.query, db, connectionId, message, refusal);
+      if (reply === undefined) socket.destroy();
+      else socket.write(encodeReply(requestId, request.header.requestId, reply));
       return;
     }
     const db = request.body["$db"];
     const reply =
       typeof db === "string"
-        ? this.run(request.body, db, connectionId, refusal)
+        ? this.run(request.body, db, connectionId, message, refusal)
         : new MongoCommandError(40571, "OP_MSG requests require a $db argument").toReply();
-    if (!request.moreToCome) socket.write(encodeMsg(requestId, request.header.requestId, reply));
+    if (reply === undefined) socket.destroy();
+    else if (!request.moreToCome) socket.write(encodeMsg(requestId, request.header.requestId, reply));
   }
 
-  /** Runs one command and returns its reply; `refusal` (already logged when the command was first tried) answers it instead. */
-  private run(body: Document, db: string, connectionId: number, refusal?: MongoCommandError): Document {
+  /**
+   * Runs one command and returns its reply, or undefined when the fail point closes the connection instead;
+   * `refusal` (already logged when the command was first tried) answers it instead.
+   */
+  private run(body: Document, db: string, connectionId: number, message: Buffer, refusal?: MongoCommandError): Document | undefined {
     if (refusal) return this.withClusterTime(refusal.toReply());
     if (this.config.logCommands) {
       const text = EJSON.stringify(body, { relaxed: true });
@@ -183,18 +238,47 @@ export class OfflineServer {
         `[offline-mongo] conn${connectionId} ${db} ${text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}…` : text}\n`,
       );
     }
-    return this.withClusterTime(
-      runCommand(body, {
-        parameters: this.config.parameters,
-        storage: this.transactions.live,
-        transactions: this.transactions,
-        replicaSet: this.member,
-        inTransaction: false,
-        cursors: this.cursors,
-        db,
-        connectionId,
-      }),
-    );
+    const call: CommandCall = { name: Object.keys(body)[0] ?? "", body, db, appName: this.appNames.get(connectionId) };
+    const interference = this.interferenceWith(call, message);
+    if (interference !== undefined && interference.blockMs > 0) {
+      this.interferences.set(message, { ...interference, blockMs: 0 });
+      throw new BlockedByFailPoint(interference.blockMs);
+    }
+    if (interference?.then === "close") return undefined;
+    if (typeof interference?.then === "object") return this.withClusterTime(interference.then.error);
+    this.rememberAppName(call, connectionId);
+    const reply = runCommand(body, {
+      parameters: this.config.parameters,
+      storage: this.transactions.live,
+      transactions: this.transactions,
+      replicaSet: this.member,
+      inTransaction: false,
+      cursors: this.cursors,
+      failPoints: this.failPoints,
+      db,
+      connectionId,
+    });
+    return this.withClusterTime(this.failPoints?.afterCommand(call, reply, interference !== undefined) ?? reply);
+  }
+
+  /** The fail point's decision for this message: taken once, when the message is first run. */
+  private interferenceWith(call: CommandCall, message: Buffer): Interference | undefined {
+    if (this.failPoints === undefined) return undefined;
+    let decided = this.interferences.get(message);
+    if (decided === undefined) {
+      decided = this.failPoints.beforeCommand(call) ?? null;
+      this.interferences.set(message, decided);
+    }
+    return decided ?? undefined;
+  }
+
+  /** A handshake names the connection's application (`client.application.name`), which `failCommand` can target. */
+  private rememberAppName({ name, body }: CommandCall, connectionId: number): void {
+    if (this.failPoints === undefined || !["hello", "isMaster", "ismaster"].includes(name)) return;
+    const client: unknown = body["client"];
+    const application: unknown = isDocument(client) ? client["application"] : undefined;
+    const appName: unknown = isDocument(application) ? application["name"] : undefined;
+    if (typeof appName === "string") this.appNames.set(connectionId, appName);
   }
 
   /** A replica-set member's replies carry the cluster time, which drivers send back (gossip) and read causally after. */

@@ -95,7 +95,7 @@ export function explainExecution(stage: Stage): Document {
 /** Tests a plain document against the query's full filter. */
 export type DocumentTest = (plain: Document) => boolean;
 
-/** Walks the collection in natural (insertion) order; a JS Map iterator sees later inserts and skips deleted records. */
+/** Walks the collection in natural (insertion) order; the record store's walk sees later inserts and skips deleted records. */
 export class CollectionScan extends Stage {
   readonly name = "COLLSCAN";
   readonly children = [];

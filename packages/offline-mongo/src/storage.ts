@@ -1,37 +1,30 @@
 import { BSON, ObjectId, UUID, type Document } from "bson";
 import { MongoCommandError } from "./errors";
 import { describeIndex, Index, type IndexSpec } from "./indexes";
+import { RecordMeter, RecordStore, type StoredDocument } from "./records";
 import { toPlain } from "./values";
 
 export const MAX_BSON_SIZE = 16 * 1024 * 1024;
 
-/**
- * A stored document. Never mutated after it is stored: updates store a new record under the same
- * id, so cursors holding an old one see a consistent snapshot and a failed update leaves no trace.
- */
-export interface StoredDocument {
-  readonly id: number;
-  /** Exactly the types the client sent (Int32/Double/Long kept apart). */
-  readonly doc: Document;
-  /** The same document with plain JS numbers, for mingo. */
-  readonly plain: Document;
-  /** Its BSON size, summed into the collection's data size. */
-  readonly bytes: number;
-}
+export type { StoredDocument } from "./records";
 
 const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 }, unique: true, sparse: false };
 
 /**
- * Asked before each write to a document, with the document as stored (none for an insert) and as it
- * will be (none for a delete): it throws to stop the write, as transactions' conflicts do (see `transactions.ts`).
+ * Asked before each write, and throws to stop it, as transactions' conflicts and locks do (see `transactions.ts`).
  */
 export interface WriteGuard {
+  /** A write to a document, with the document as stored (none for an insert) and as it will be (none for a delete). */
   beforeWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void;
+  /** A change to the catalog: a collection created or dropped, or one of its indexes built or dropped. */
+  beforeCatalogChange(database: string, name: string, change: CatalogChange): void;
 }
+
+export type CatalogChange = "create" | "drop" | "index";
 
 export class Collection {
   /** Insertion order is natural order; replacing a record keeps its position. */
-  private records = new Map<number, StoredDocument>();
+  private records: RecordStore;
   private indexList: Index[];
   private nextId = 1;
   private bytes = 0;
@@ -39,16 +32,21 @@ export class Collection {
   constructor(
     readonly database: string,
     readonly name: string,
+    meter: RecordMeter,
     private readonly guard: WriteGuard | undefined = undefined,
     readonly uuid = new UUID(),
   ) {
+    this.records = new RecordStore(meter);
     this.indexList = [new Index(ID_INDEX, this.namespace)];
   }
 
-  /** A copy as of now, written through `guard`: a transaction's snapshot. Records are immutable and the index trees copy on write, so it costs a map copy. */
+  /**
+   * A copy as of now, written through `guard`: a transaction's snapshot. Records are immutable, and the
+   * record store and index trees copy on write, so it costs nothing until the copy writes.
+   */
   snapshot(guard: WriteGuard): Collection {
-    const copy = new Collection(this.database, this.name, guard, this.uuid);
-    copy.records = new Map(this.records);
+    const copy = new Collection(this.database, this.name, this.records.meter, guard, this.uuid);
+    copy.records = this.records.clone();
     copy.indexList = this.indexList.map((index) => index.clone());
     copy.nextId = this.nextId;
     copy.bytes = this.bytes;
@@ -76,7 +74,7 @@ export class Collection {
     return [...this.records.values()];
   }
 
-  /** A live iterator in natural order: it sees records inserted after it started and skips deleted ones. */
+  /** A live walk in natural order: it sees records inserted after it started and skips deleted ones. */
   scan(): Iterator<StoredDocument> {
     return this.records.values();
   }
@@ -106,7 +104,7 @@ export class Collection {
     this.guard?.beforeWrite(this, undefined, doc);
     this.checkIndexes(doc, undefined);
     const record: StoredDocument = { id: this.nextId++, doc, plain: toPlain(doc) as Document, bytes: size };
-    this.records.set(record.id, record);
+    this.records.set(record);
     this.bytes += size;
     this.indexList.forEach((index) => index.add(record.id, doc));
     return record;
@@ -119,7 +117,7 @@ export class Collection {
     this.checkIndexes(doc, old.id);
     const record: StoredDocument = { id: old.id, doc, plain: toPlain(doc) as Document, bytes: size };
     this.bytes += size - old.bytes;
-    this.records.set(old.id, record);
+    this.records.set(record);
     this.indexList.forEach((index) => index.update(old.id, old.doc, doc));
     return record;
   }
@@ -139,6 +137,7 @@ export class Collection {
 
   /** Builds the index over existing documents first, so a failing build leaves nothing behind. */
   addIndex(spec: IndexSpec): void {
+    this.guard?.beforeCatalogChange(this.database, this.name, "index");
     const index = new Index(spec, this.namespace);
     for (const record of this.records.values()) {
       index.validate(record.doc);
@@ -150,7 +149,9 @@ export class Collection {
 
   dropIndex(name: string): void {
     const position = this.indexList.findIndex((index) => index.spec.name === name);
-    if (position > 0) this.indexList.splice(position, 1);
+    if (position <= 0) return;
+    this.guard?.beforeCatalogChange(this.database, this.name, "index");
+    this.indexList.splice(position, 1);
   }
 
   describeIndexes(): Document[] {
@@ -182,12 +183,19 @@ export function validateCollectionName(name: string): void {
 export class Storage {
   private readonly databases = new Map<string, Database>();
 
-  /** `guard` is asked before every write to every collection of this storage. */
-  constructor(private readonly guard: WriteGuard | undefined = undefined) {}
+  /** Collections created in this storage since it was taken as a snapshot (by namespace); always empty in the committed data. */
+  readonly created = new Set<string>();
 
-  /** Every collection as of now, written through `guard`: a transaction's view of the data. */
+  /** `guard` is asked before every write to every collection of this storage; `meter` counts the records they visit. */
+  constructor(
+    private readonly guard: WriteGuard | undefined = undefined,
+    readonly meter = new RecordMeter(),
+    private readonly isSnapshot = false,
+  ) {}
+
+  /** Every collection as of now, written through `guard`: a transaction's view of the data, costing one tree root per collection. */
   snapshot(guard: WriteGuard): Storage {
-    const copy = new Storage(guard);
+    const copy = new Storage(guard, this.meter, true);
     for (const [name, database] of this.databases) {
       const clone = copy.database(name);
       for (const [collectionName, collection] of database.collections) clone.collections.set(collectionName, collection.snapshot(guard));
@@ -214,13 +222,26 @@ export class Storage {
     const database = this.database(db);
     let collection = database.collections.get(name);
     if (!collection) {
-      collection = new Collection(db, name, this.guard);
+      this.guard?.beforeCatalogChange(db, name, "create");
+      collection = new Collection(db, name, this.meter, this.guard);
       database.collections.set(name, collection);
+      if (this.isSnapshot) this.created.add(collection.namespace);
     }
     return collection;
   }
 
+  /** Removes the collection and returns it, if it exists. */
+  dropCollection(db: string, name: string): Collection | undefined {
+    const collection = this.existingCollection(db, name);
+    if (collection === undefined) return undefined;
+    this.guard?.beforeCatalogChange(db, name, "drop");
+    this.databases.get(db)?.collections.delete(name);
+    return collection;
+  }
+
+  /** Every collection's drop is asked of the guard before any is dropped. */
   dropDatabase(name: string): void {
+    for (const collection of this.databases.get(name)?.collections.keys() ?? []) this.guard?.beforeCatalogChange(name, collection, "drop");
     this.databases.delete(name);
   }
 

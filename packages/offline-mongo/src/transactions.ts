@@ -1,6 +1,6 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
 import { MongoCommandError, TransientTransactionError } from "./errors";
-import { Storage, type Collection, type StoredDocument, type WriteGuard } from "./storage";
+import { Storage, type CatalogChange, type Collection, type StoredDocument, type WriteGuard } from "./storage";
 import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
 
 /** mongod's default `transactionLifetimeLimitSeconds`: a transaction still open after it is aborted. */
@@ -22,17 +22,20 @@ function wasAborted(transaction: Transaction): TransientTransactionError {
 }
 
 /**
- * Thrown by a write outside any transaction that reaches a document (or unique key) an open transaction
- * has written: mongod makes such a write wait until the transaction ends, so the server parks the
- * command and runs it again then (see `OfflineServer`).
+ * Thrown by a command outside any transaction that reaches a document (or unique key) an open transaction
+ * has written, or drops or re-indexes a collection it writes in: mongod makes such a command wait until
+ * the transaction ends, so the server parks the command and runs it again then (see `OfflineServer`).
  */
 export class HeldByTransaction extends Error {
+  /** The waiting command's own `maxTimeMS`, past which it fails with MaxTimeMSExpired (50) instead. */
+  maxTimeMS: number | undefined;
+
   constructor(readonly transaction: Transaction) {
     super("the document is held by an open transaction");
   }
 }
 
-/** The commands mongod runs inside a multi-document transaction; any other is refused there (263). */
+/** The commands mongod runs inside a multi-document transaction (4.4+); any other is refused there (263). */
 const TRANSACTION_COMMANDS = new Set([
   "find",
   "getMore",
@@ -44,20 +47,26 @@ const TRANSACTION_COMMANDS = new Set([
   "delete",
   "findAndModify",
   "findandmodify",
+  "create",
+  "createIndexes",
   "commitTransaction",
   "abortTransaction",
 ]);
 
-/** The commands a `txnNumber` without `autocommit` makes retryable writes. */
-const RETRYABLE_WRITES = new Set(["insert", "update", "delete", "findAndModify", "findandmodify"]);
+/** The write commands: retryable with a `txnNumber` without `autocommit`, and the ones that may wait for a transaction. */
+const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "findandmodify"]);
 
 const TRANSACTION_READ_CONCERNS = new Set(["snapshot", "majority", "local"]);
+
+/** The commands that change the catalog, which mongod runs in a transaction only with read concern "local" (or none). */
+const CATALOG_COMMANDS = new Set(["create", "createIndexes"]);
 
 type TransactionState = "in progress" | "committed" | "aborted";
 
 /**
- * One multi-document transaction: a snapshot of every collection as of its first command, written
- * privately, and the documents and unique keys it has written, which no one else may write until it ends.
+ * One multi-document transaction: a snapshot of the committed data as of its first command, which it
+ * writes privately (copy on write), and its write set: the documents, unique keys and new collections it
+ * has written, which no one else may write until it ends.
  */
 export class Transaction {
   state: TransactionState = "in progress";
@@ -66,6 +75,8 @@ export class Transaction {
   readonly snapshotAt: number;
   /** Each document written, by its lock key, in the order first written: what a commit applies. */
   readonly writes = new Map<string, { database: string; collection: string; id: unknown }>();
+  /** The namespaces it has written in: their collections cannot be dropped or re-indexed until it ends. */
+  readonly namespaces = new Set<string>();
   /** The lock keys it holds: its documents and the unique index keys they held or hold. */
   readonly held = new Set<string>();
   private readonly waiters: (() => void)[] = [];
@@ -73,6 +84,8 @@ export class Transaction {
 
   constructor(
     readonly txnNumber: number,
+    /** The read concern level its first command gave, if any. */
+    readonly readConcernLevel: string | undefined,
     live: Storage,
     snapshotAt: number,
     guard: (transaction: Transaction) => WriteGuard,
@@ -106,12 +119,12 @@ interface Session {
 
 /**
  * Sessions, retryable writes and transactions of a replica-set member. Isolation is by snapshot: a
- * transaction reads and writes its own copy of the data as of its first command, and its writes reach
- * the shared data at commit, all within one command. Conflicts are found when they happen, as
- * WiredTiger finds them: writing a document (or a unique key) that another open transaction has
- * written, or that was committed after the snapshot, fails with WriteConflict (112,
- * TransientTransactionError) and aborts the transaction; a write outside transactions that reaches such
- * a document waits until the transaction ends.
+ * transaction reads and writes a copy-on-write snapshot of the committed data as of its first command,
+ * and commit applies its write set (only the documents it wrote) to the committed data within one
+ * command. Conflicts are found when they happen, as WiredTiger finds them: writing a document (or a
+ * unique key) that another open transaction holds, or that was committed after the snapshot, fails with
+ * WriteConflict (112, TransientTransactionError) and aborts the transaction; a write outside
+ * transactions that reaches such a document waits until the transaction ends, then applies.
  */
 export class Transactions {
   readonly live: Storage;
@@ -121,31 +134,73 @@ export class Transactions {
   private readonly lastWritten = new Map<string, number>();
   private readonly locks = new Map<string, Transaction>();
   private readonly sessions = new Map<string, Session>();
-  private openTransactions = 0;
+  private readonly open = new Set<Transaction>();
   private committing = false;
-  /** Every write to the shared data, so a parked command can tell whether it wrote anything before it had to wait. */
-  liveWrites = 0;
 
   constructor(private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS) {
-    this.live = new Storage({ beforeWrite: (collection, before, after) => this.beforeLiveWrite(collection, before, after) });
+    this.live = new Storage({
+      beforeWrite: (collection, before, after) => this.beforeLiveWrite(collection, before, after),
+      beforeCatalogChange: (database, name, change) => this.beforeLiveCatalogChange(database, name, change),
+    });
   }
 
   /** Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is. */
   run(name: string, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
     const txnNumber = body["txnNumber"];
+    const outside = (): Document => this.runOutside(name, body, execute);
     if (txnNumber === undefined) {
       if (name === "commitTransaction" || name === "abortTransaction")
         throw new MongoCommandError(50768, `${name} must be run within a transaction`);
-      return execute(this.live, false);
+      return outside();
     }
     const session = this.sessionOf(body["lsid"]);
     const number = isNumeric(txnNumber) ? toNumber(txnNumber) : NaN;
-    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, session, number, () => execute(this.live, false));
+    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, session, number, outside);
     if (body["autocommit"] !== false) throw new MongoCommandError(72, "Specifying autocommit=true is not allowed.");
     const transaction = this.transactionFor(session, number, body);
     if (name === "commitTransaction") return this.commit(transaction);
     if (name === "abortTransaction") return this.abortByClient(transaction);
     return this.runStatement(name, body, transaction, () => execute(transaction.storage, true));
+  }
+
+  /**
+   * A command outside transactions. While a transaction holds documents, a write is first rehearsed on a
+   * throwaway snapshot: if it would meet a held document or key, it waits before writing anything (so a
+   * batch never stops halfway), then runs whole on the committed data once the transaction has ended.
+   * mongod instead writes up to the held document and waits there; a client sees the same outcomes.
+   */
+  private runOutside(name: string, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
+    try {
+      if (this.locks.size > 0 && WRITE_COMMANDS.has(name)) rehearse(() => execute(this.live.snapshot(this.heldCheck), false));
+      return execute(this.live, false);
+    } catch (error) {
+      if (error instanceof HeldByTransaction) error.maxTimeMS = timeLimitOf(body);
+      throw error;
+    }
+  }
+
+  /** Stops a write outside transactions at the first document, key or collection an open transaction holds. */
+  private readonly heldCheck: WriteGuard = {
+    beforeWrite: (collection, before, after) => {
+      const holder = this.holderOf(collection, before, after);
+      if (holder !== undefined) throw new HeldByTransaction(holder);
+    },
+    // A collection a transaction writes in is locked against drops and index builds (mongod's MODE_IX against
+    // MODE_X); creating one never waits: a transaction that created the same collection fails at commit instead.
+    beforeCatalogChange: (database, name, change) => {
+      if (change === "create") return;
+      const holder = [...this.open].find((transaction) => transaction.namespaces.has(`${database}.${name}`));
+      if (holder !== undefined) throw new HeldByTransaction(holder);
+    },
+  };
+
+  /** The open transaction holding the document written, or one of the unique keys it removes or adds. */
+  private holderOf(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): Transaction | undefined {
+    for (const key of [documentKey(collection, before, after), ...uniqueKeys(collection, before, after)]) {
+      const holder = this.locks.get(key);
+      if (holder !== undefined) return holder;
+    }
+    return undefined;
   }
 
   /** `endSessions`: their open transactions are aborted, as mongod does. */
@@ -179,7 +234,7 @@ export class Transactions {
   }
 
   private runRetryableWrite(name: string, session: Session, txnNumber: number, execute: () => Document): Document {
-    if (!RETRYABLE_WRITES.has(name)) {
+    if (!WRITE_COMMANDS.has(name)) {
       throw new MongoCommandError(
         50768,
         `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
@@ -194,6 +249,8 @@ export class Transactions {
     if (session.transaction?.state === "in progress") this.abort(session.transaction);
     session.txnNumber = txnNumber;
     session.transaction = undefined;
+    // The previous write's reply goes now: a write parked behind a transaction runs again from here, and must not find it.
+    session.retryableReply = undefined;
     const reply = execute();
     if (reply["ok"] === 1) session.retryableReply = reply;
     return reply;
@@ -204,17 +261,18 @@ export class Transactions {
       if (txnNumber < session.txnNumber) throw tooOld(txnNumber, session.txnNumber);
       if (txnNumber === session.txnNumber)
         throw new MongoCommandError(117, `Cannot start transaction ${txnNumber} on session: it is already in use`);
-      checkTransactionReadConcern(body["readConcern"]);
+      const readConcernLevel = transactionReadConcernLevel(body["readConcern"]);
       if (session.transaction?.state === "in progress") this.abort(session.transaction);
       const transaction = new Transaction(
         txnNumber,
+        readConcernLevel,
         this.live,
         this.sequence,
         (t) => this.guardOf(t),
         this.lifetimeMs,
         (t) => this.abort(t),
       );
-      this.openTransactions += 1;
+      this.open.add(transaction);
       session.txnNumber = txnNumber;
       session.transaction = transaction;
       session.retryableReply = undefined;
@@ -234,6 +292,11 @@ export class Transactions {
     if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
     try {
       if (!TRANSACTION_COMMANDS.has(name)) throw new MongoCommandError(263, `Cannot run '${name}' in a multi-document transaction.`);
+      if (CATALOG_COMMANDS.has(name) && (transaction.readConcernLevel ?? "local") !== "local")
+        throw new MongoCommandError(
+          72,
+          `Cannot run '${name}' in a multi-document transaction with readConcern level '${transaction.readConcernLevel}': only 'local' is allowed`,
+        );
       if (body["writeConcern"] !== undefined) throw new MongoCommandError(72, "Cannot set write concern after starting a transaction.");
       const reply = execute();
       // A write error ends the transaction, as on mongod: nothing of it will commit.
@@ -248,12 +311,15 @@ export class Transactions {
   private commit(transaction: Transaction): Document {
     if (transaction.state === "committed") return { ok: 1 };
     if (transaction.state === "aborted") throw wasAborted(transaction);
-    const changes = [...transaction.writes.values()].map(({ database, collection, id }) => {
-      const live = this.live.collection(database, collection);
-      return { live, current: live.findById(id), final: transaction.storage.existingCollection(database, collection)?.findById(id) };
-    });
+    // A collection it created that has been created since, outside or by another transaction: mongod fails the commit so.
+    for (const namespace of transaction.storage.created) if (this.liveCollection(namespace) !== undefined) throw this.conflict(transaction);
     this.committing = true;
     try {
+      for (const namespace of transaction.storage.created) this.createLive(transaction.storage, namespace);
+      const changes = [...transaction.writes.values()].map(({ database, collection, id }) => {
+        const live = this.live.collection(database, collection);
+        return { live, current: live.findById(id), final: transaction.storage.existingCollection(database, collection)?.findById(id) };
+      });
       // Deletes first, then updates, then inserts, so that a unique key the transaction moved is free where it lands.
       for (const { live, current, final } of changes) if (current && !final) live.remove(current);
       for (const { live, current, final } of changes) if (current && final) live.replace(current, final.doc);
@@ -263,6 +329,7 @@ export class Transactions {
     }
     this.sequence += 1;
     for (const key of transaction.writes.keys()) this.lastWritten.set(key, this.sequence);
+    for (const namespace of transaction.storage.created) this.lastWritten.set(lockKeyOfNamespace(namespace), this.sequence);
     this.release(transaction, "committed");
     return { ok: 1 };
   }
@@ -280,30 +347,54 @@ export class Transactions {
 
   private release(transaction: Transaction, state: "committed" | "aborted"): void {
     for (const key of transaction.held) if (this.locks.get(key) === transaction) this.locks.delete(key);
-    this.openTransactions -= 1;
-    if (this.openTransactions === 0) this.lastWritten.clear();
+    this.open.delete(transaction);
+    if (this.open.size === 0) this.lastWritten.clear();
     transaction.end(state);
   }
 
   /** A write to the shared data outside any transaction (or a commit applying one). */
   private beforeLiveWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void {
-    if (this.committing) return;
-    if (this.openTransactions > 0) {
-      const document = documentKey(collection, before, after);
-      for (const key of [document, ...uniqueKeys(collection, before, after)]) {
-        const holder = this.locks.get(key);
-        if (holder !== undefined) throw new HeldByTransaction(holder);
-      }
-      this.sequence += 1;
-      this.lastWritten.set(document, this.sequence);
-    }
-    this.liveWrites += 1;
+    if (this.committing || this.open.size === 0) return;
+    this.heldCheck.beforeWrite(collection, before, after);
+    this.written(documentKey(collection, before, after));
+  }
+
+  /** A collection created or dropped, or an index built or dropped, in the shared data: it waits for the transactions writing there. */
+  private beforeLiveCatalogChange(database: string, name: string, change: CatalogChange): void {
+    if (this.committing || this.open.size === 0) return;
+    this.heldCheck.beforeCatalogChange(database, name, change);
+    if (change !== "index") this.written(lockKeyOfNamespace(`${database}.${name}`));
+  }
+
+  /** Marks a lock key written now, so that transactions whose snapshot is older conflict on it. */
+  private written(key: string): void {
+    this.sequence += 1;
+    this.lastWritten.set(key, this.sequence);
+  }
+
+  private liveCollection(namespace: string): Collection | undefined {
+    const [database = "", name = ""] = splitNamespace(namespace);
+    return this.live.existingCollection(database, name);
+  }
+
+  /** Creates in the shared data a collection a transaction created, with the indexes it built on it. */
+  private createLive(snapshot: Storage, namespace: string): void {
+    const [database = "", name = ""] = splitNamespace(namespace);
+    const live = this.live.collection(database, name);
+    for (const index of snapshot.existingCollection(database, name)?.indexes.slice(1) ?? []) live.addIndex(index.spec);
   }
 
   /** A transaction's write to its snapshot: refused if another open transaction or a later commit has the document or the key. */
   private guardOf(transaction: Transaction): WriteGuard {
     return {
+      // Creating a collection conflicts only at commit, with one created meanwhile (see `commit`), as on mongod.
+      beforeCatalogChange: () => undefined,
       beforeWrite: (collection, before, after) => {
+        // A collection dropped or created outside since the snapshot: mongod's catalog conflict.
+        const namespaceKey = lockKeyOfNamespace(collection.namespace);
+        if (!transaction.storage.created.has(collection.namespace) && (this.lastWritten.get(namespaceKey) ?? 0) > transaction.snapshotAt)
+          throw this.conflict(transaction);
+        transaction.namespaces.add(collection.namespace);
         const document = documentKey(collection, before, after);
         const keys = uniqueKeys(collection, before, after);
         for (const key of [document, ...keys]) {
@@ -346,9 +437,19 @@ function documentKey(collection: Collection, before: StoredDocument | undefined,
   return lockKeyOfDocument(collection.namespace, (after ?? before?.doc)?.["_id"]);
 }
 
-// Documents and unique keys share one lock table; the NUL-separated kinds keep their keys apart.
+// Documents, unique keys and collections share the lock and last-written tables; NUL-separated kinds keep their keys apart.
 function lockKeyOfDocument(namespace: string, id: unknown): string {
   return `${namespace}\u0000d\u0000${canonicalKey(id)}`;
+}
+
+function lockKeyOfNamespace(namespace: string): string {
+  return `${namespace}\u0000n`;
+}
+
+/** `db.collection` into its database and collection names (collection names may hold dots, database names may not). */
+function splitNamespace(namespace: string): string[] {
+  const dot = namespace.indexOf(".");
+  return [namespace.slice(0, dot), namespace.slice(dot + 1)];
 }
 
 /** The lock keys of the unique index entries (other than `_id`'s) the write removes or adds. */
@@ -362,6 +463,21 @@ function uniqueKeys(collection: Collection, before: StoredDocument | undefined, 
   return [...keys];
 }
 
+/** Runs a write whose only purpose is to learn whether it would wait: any other error is the real run's to answer. */
+function rehearse(write: () => Document): void {
+  try {
+    write();
+  } catch (error) {
+    if (error instanceof HeldByTransaction) throw error;
+  }
+}
+
+/** A command's `maxTimeMS`, if it has one (0 means none, as on mongod). */
+function timeLimitOf(body: Document): number | undefined {
+  const limit = isNumeric(body["maxTimeMS"]) ? toNumber(body["maxTimeMS"]) : 0;
+  return limit > 0 ? limit : undefined;
+}
+
 function sessionKey(id: unknown): string | undefined {
   return id instanceof Binary ? Buffer.from(id.buffer).toString("hex") : undefined;
 }
@@ -373,12 +489,14 @@ function tooOld(txnNumber: number, current: number): MongoCommandError {
   );
 }
 
-function checkTransactionReadConcern(readConcern: unknown): void {
-  if (!isDocument(readConcern) || readConcern["level"] === undefined) return;
+/** The level of a transaction's read concern, refused unless mongod runs transactions at it. */
+function transactionReadConcernLevel(readConcern: unknown): string | undefined {
+  if (!isDocument(readConcern) || readConcern["level"] === undefined) return undefined;
   const level = String(readConcern["level"]);
   if (!TRANSACTION_READ_CONCERNS.has(level))
     throw new MongoCommandError(
       72,
       `The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order to run in a transaction`,
     );
+  return level;
 }

@@ -83,3 +83,41 @@ describe("the counts of $limit, $skip and $sample, read as mongod reads them", (
     expect(await ids([{ $match: { _id: 1 } }])).toEqual([1]);
   });
 });
+
+describe("a stage that is not run here", () => {
+  it("answers a change stream on a standalone with mongod's 40573", async () => {
+    await expect(
+      target.db
+        .collection("books")
+        .aggregate([{ $changeStream: {} }])
+        .toArray(),
+    ).rejects.toMatchObject({
+      code: 40573,
+      message: "The $changeStream stage is only supported on replica sets",
+    });
+  });
+
+  it.each(["$listSearchIndexes", "$search", "$vectorSearch"])(
+    "answers %s as a mongod without Atlas Search does (6047401)",
+    async (stage) => {
+      await expect(
+        target.db
+          .collection("books")
+          .aggregate([{ [stage]: {} }])
+          .toArray(),
+      ).rejects.toMatchObject({
+        code: 6047401,
+        message: `${stage} stage is only allowed on MongoDB Atlas`,
+      });
+    },
+  );
+
+  it("answers a stage name mongod does not know with its 40324, inside a $facet too", async () => {
+    for (const pipeline of [[{ $matchh: {} }], [{ $facet: { typo: [{ $matchh: {} }] } }]]) {
+      await expect(target.db.collection("books").aggregate(pipeline).toArray()).rejects.toMatchObject({
+        code: 40324,
+        message: "Unrecognized pipeline stage name: '$matchh'",
+      });
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { MongoClient, type Collection, type Db, type Document, type Filter, type UpdateFilter } from "mongodb";
+import { MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter, type UpdateFilter } from "mongodb";
 import { startOfflineServer, type OfflineServerOptions } from "../src";
 
 interface TestServer {
@@ -22,9 +22,16 @@ export function uniqueDbName(file: string): string {
   return `offline_test_${file}_${process.pid}_${Date.now().toString(36)}`;
 }
 
-/** A client of the one server at `uri`; `discover` lets the driver find a replica set's members from it instead. */
-export function newClient(uri: string, { discover = false } = {}): MongoClient {
-  return new MongoClient(uri, { serverSelectionTimeoutMS: 5000, ...(discover ? {} : { directConnection: true }) });
+/**
+ * A client of the one server at `uri`; `discover` lets the driver find a replica set's members from it instead;
+ * `appName` names the application in its handshake.
+ */
+export function newClient(uri: string, { discover = false, appName }: { discover?: boolean; appName?: string } = {}): MongoClient {
+  return new MongoClient(uri, {
+    serverSelectionTimeoutMS: 5000,
+    ...(discover ? {} : { directConnection: true }),
+    ...(appName === undefined ? {} : { appName }),
+  });
 }
 
 /** Read options that keep int32, int64 and double values as their BSON classes instead of JS numbers. */
@@ -104,4 +111,14 @@ export function untypedUpdate(update: Document): UpdateFilter<Document> {
 /** The same for filters the driver's typings do not foresee (e.g. `$type` with a list of aliases). */
 export function untypedFilter(filter: Document): Filter<Document> {
   return filter;
+}
+
+/** The server error `promise` fails with; succeeding, or failing otherwise, fails the test. */
+export async function serverError(promise: Promise<unknown>): Promise<MongoServerError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof MongoServerError)) throw new Error(`expected a server error, got ${String(error)}`);
+  return error;
 }

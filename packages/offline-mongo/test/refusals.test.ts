@@ -1,5 +1,6 @@
 import { Decimal128 } from "mongodb";
-import { untypedFilter, useTestDatabase } from "./connect";
+import { startOfflineServer } from "../src";
+import { newClient, untypedFilter, useTestDatabase } from "./connect";
 
 // These test the stand-in's own refusals, which by definition are not mongod's behaviour: never run them against MONGODB_URI.
 const target = useTestDatabase("refusals", { alwaysOffline: true });
@@ -11,6 +12,41 @@ test("refuses $out rather than ignoring it", async () => {
     code: 238,
     message: expect.stringMatching(/^offline server: .*\$out/),
   });
+});
+
+test.each(["$collStats", "$indexStats", "$currentOp", "$geoNear"])(
+  "refuses %s, a stage mongod runs and the stand-in does not, with NotImplemented (238) rather than an unknown-stage error",
+  async (stage) => {
+    await expect(
+      target
+        .freshCollection("stages")
+        .aggregate([{ [stage]: {} }])
+        .toArray(),
+    ).rejects.toMatchObject({
+      code: 238,
+      message: `offline server: the ${stage} aggregation stage is not supported`,
+    });
+  },
+);
+
+test("refuses a change stream on its replica set with NotImplemented (238), where mongod would open one", async () => {
+  const server = await startOfflineServer({ replicaSet: "rs0" });
+  const client = newClient(server.uri, { discover: true });
+  try {
+    await expect(
+      client
+        .db("refusals")
+        .collection("watched")
+        .aggregate([{ $changeStream: {} }])
+        .toArray(),
+    ).rejects.toMatchObject({
+      code: 238,
+      message: "offline server: the $changeStream aggregation stage is not supported",
+    });
+  } finally {
+    await client.close();
+    await server.stop();
+  }
 });
 
 test("refuses a collation rather than ignoring it", async () => {

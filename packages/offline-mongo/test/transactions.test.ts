@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Long, MongoServerError, type ClientSession, type Collection } from "mongodb";
-import { useTestDatabase } from "./connect";
+import { Long, type ClientSession, type Collection } from "mongodb";
+import { serverError, useTestDatabase } from "./connect";
 
 // A replica set: MONGODB_REPLICA_SET_URI when set, else the stand-in as a one-member set.
 const target = useTestDatabase("transactions", { offlineServer: { replicaSet: "rs0" } });
@@ -11,15 +11,6 @@ async function openTransaction(work: (session: ClientSession) => Promise<void>):
   session.startTransaction();
   await work(session);
   return session;
-}
-
-async function serverError(promise: Promise<unknown>): Promise<MongoServerError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof MongoServerError)) throw new Error(`expected a server error, got ${String(error)}`);
-  return error;
 }
 
 /** What these tests store: counters by number, and pages keyed by book and page number. */
@@ -87,6 +78,25 @@ describe("a transaction", () => {
     await session.commitTransaction();
     await session.endSession();
     expect(await counterOf(collection, 1)).toBe(5);
+  });
+
+  it("reads through an index its own writes and what was there at its start, not what others commit later", async () => {
+    const collection = await collectionWith({ _id: 1, book: "b", page: 0 });
+    await collection.createIndex({ book: 1, page: 1 });
+    const session = await openTransaction(async (s) => {
+      await collection.insertOne({ _id: 2, book: "b", page: 1 }, { session: s });
+      await collection.updateOne({ _id: 1 }, { $set: { page: 5 } }, { session: s });
+    });
+    await collection.insertOne({ _id: 3, book: "b", page: 2 });
+    const pages = async () =>
+      (await collection.find({ book: "b" }, { session, hint: { book: 1, page: 1 } }).toArray()).map((doc) => [doc._id, doc.page]);
+    expect(await pages()).toEqual([
+      [2, 1],
+      [1, 5],
+    ]);
+    await session.commitTransaction();
+    await session.endSession();
+    expect((await collection.find({ book: "b" }).sort({ page: 1 }).toArray()).map((doc) => doc._id)).toEqual([2, 3, 1]);
   });
 
   it("fails with a transient WriteConflict when it writes a document another open transaction has written, and is over", async () => {
@@ -184,6 +194,29 @@ describe("a retryable write", () => {
     expect(again).toMatchObject({ ok: 1, n: first["n"] });
     expect(await collection.countDocuments()).toBe(1);
     expect((await serverError(target.db.command({ ...insert, txnNumber: Long.fromNumber(999_999) }, { session }))).code).toBe(225);
+    await session.endSession();
+  });
+
+  it("that waited for a transaction holding its document is applied once it ends, not answered with its session's previous write", async () => {
+    // Taken first, so that it is the pooled session the test above numbered, and the writes below get fresh ones.
+    const session = target.client.startSession();
+    const collection = await collectionWith({ _id: 1, n: 0 }, { _id: 2, n: 0 });
+    const increment = (id: number, txnNumber: number) =>
+      target.db.command(
+        { update: collection.collectionName, updates: [{ q: { _id: id }, u: { $inc: { n: 1 } } }], txnNumber: Long.fromNumber(txnNumber) },
+        { session },
+      );
+    await increment(2, 2_000_000);
+    const holder = await openTransaction((held) =>
+      collection.updateOne({ _id: 1 }, { $set: { n: 100 } }, { session: held }).then(() => {}),
+    );
+    const waiting = increment(1, 2_000_001);
+    await sleep(100);
+    await holder.abortTransaction();
+    await holder.endSession();
+
+    expect(await waiting).toMatchObject({ ok: 1, n: 1, nModified: 1 });
+    expect(await counterOf(collection, 1)).toBe(1);
     await session.endSession();
   });
 });

@@ -2,14 +2,15 @@ import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server"
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-armor-types";
 import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
-import { getComplexity, simpleEstimator, type ComplexityEstimator } from "graphql-query-complexity";
+import { getComplexity, type ComplexityEstimator, type ComplexityEstimatorArgs } from "graphql-query-complexity";
+import { SALES_STATS_COMMANDS } from "../../sales/stats";
 import { memoizeByOperation } from "../operation-memo";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
 
 /**
  * What one request may ask for, checked before any resolver runs. The storefront's heaviest
  * operation (ListBooks with every `first` at its maximum of 100) has depth 7, no alias or
- * directive, about 60 tokens and a cost of about 30,000; README "Limits" explains each value.
+ * directive, about 60 tokens and a cost of about 32,400; README "Limits" explains each value.
  */
 export const REQUEST_LIMITS = {
   maxDepth: 10,
@@ -80,18 +81,50 @@ export function armorProtection(production: boolean) {
 }
 
 /**
- * Every field costs 1, and a list field costs its selection once per item it may return (`nodes`: once
- * per id; a router's `_entities`: once per representation).
+ * What one database command a field sends for its parent weighs: 500 fields. The cost limit (100,000)
+ * then lets one request send at most 200 such commands, however its parents are multiplied (`_entities`,
+ * `nodes`, lists, aliases), while the storefront's heaviest page (two commands) stays under a third of it.
  */
-const listSizeEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
+export const COMMAND_COST = 500;
+
+type Arguments = ComplexityEstimatorArgs["args"];
+
+/**
+ * The fields that send commands of their own for each parent they are selected on, and how many at most.
+ * Fields read through the request's loaders (`book`, `node`, `nodes`, `_entities`, `customersPurchased`,
+ * `purchasedBy`, `alsoBought`'s sample) are not listed: one command per batch serves every parent. A
+ * connection's `totalCount` is weighed on the field returning the connection, whose selection is paid for
+ * once per item: weighed there, it would be counted `first` times over.
+ */
+const COMMANDS_PER_PARENT: Readonly<Record<string, Readonly<Record<string, (args: Arguments) => number>>>> = {
+  // The window, and the catalog's count (one metadata read).
+  Query: { books: () => 2, salesStats: () => SALES_STATS_COMMANDS },
+  // Its aggregation is per book; none for `first: 0`.
+  Book: { alsoBought: (args) => (args["first"] === 0 ? 0 : 1) },
+  // Two queries for the window (with `first: 0`, only if its pageInfo asks whether books follow), two `distinct` for its count.
+  Customer: { booksPurchased: () => 4 },
+};
+
+/**
+ * Every field costs 1, and its own commands COMMAND_COST each; a list field costs its selection once per
+ * item it may return (`nodes`: once per id; a router's `_entities`: once per representation), so a field
+ * under a list is paid for once per parent.
+ */
+const databaseWorkEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
+  const commands = COMMANDS_PER_PARENT[type.name]?.[field.name]?.(args) ?? 0;
+  return commands * COMMAND_COST + 1 + itemsOf(field, args) * childComplexity;
+};
+
+/** How many items a field may return, each paying for its selection: 1 for a field that is no list. */
+function itemsOf(field: ComplexityEstimatorArgs["field"], args: Arguments): number {
   const named = args["ids"] ?? args["representations"];
-  if (Array.isArray(named)) return 1 + named.length * childComplexity;
+  if (Array.isArray(named)) return named.length;
   const sizeArguments = field.args.filter((argument) => LIST_SIZE_ARGUMENTS.includes(argument.name));
-  if (sizeArguments.length === 0) return undefined;
+  if (sizeArguments.length === 0) return 1;
   const size: unknown = sizeArguments.map((argument) => args[argument.name]).find((value) => value != null);
   // An explicit null gets the default window size from the resolvers; a negative size is refused by them.
-  return 1 + Math.max(0, typeof size === "number" ? size : DEFAULT_WINDOW_SIZE) * childComplexity;
-};
+  return Math.max(0, typeof size === "number" ? size : DEFAULT_WINDOW_SIZE);
+}
 
 /** The cost of running `operation` of `document` with `variables`, or undefined when the variables are invalid. */
 export function operationCost(
@@ -102,13 +135,19 @@ export function operationCost(
 ): number | undefined {
   // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
   if (getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors) return undefined;
-  return getComplexity({
-    schema,
-    query: document,
-    operationName: operation.name?.value,
-    variables,
-    estimators: [listSizeEstimator, simpleEstimator({ defaultComplexity: 1 })],
-  });
+  try {
+    return getComplexity({
+      schema,
+      query: document,
+      operationName: operation.name?.value,
+      variables,
+      estimators: [databaseWorkEstimator],
+    });
+  } catch (error) {
+    // An argument its variables leave invalid (`@include(if: null)`): inputCheckPlugin refuses it with BAD_USER_INPUT.
+    if (error instanceof GraphQLError) return undefined;
+    throw error;
+  }
 }
 
 /** Refuses an operation whose cost, weighed with its variables, is over `maxCost`; weighed once per query text, operation and variable values. */

@@ -1,6 +1,7 @@
 import type { BookResolvers } from "../__generated__/resolvers-types";
 import { formatBookId, parseBookId } from "../../sales/book-ids";
 import { retrieveBuyersWindow } from "../../sales/book-buyers";
+import type { BookId } from "../../sales/documents";
 import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
 import { parseCustomerCursor } from "../cursors";
 import { bookGlobalId, bookIdFromEither, customerIdFromEither } from "../global-ids";
@@ -29,8 +30,9 @@ export const Book: BookResolvers = {
   purchasedBy: (book, { customerId }, { loaders }) =>
     loaders.purchasedBy.load({ bookId: book._id, customerId: customerIdFromEither(customerId), hasExtras: book.has_extras }),
 
-  alsoBought: async (book, { first }, { db, loaders }) => {
-    const recommended = await retrieveAlsoBought(db, book._id, first ?? DEFAULT_RECOMMENDATIONS);
+  alsoBought: async (book, { first }, { db, loaders, share }) => {
+    const sampleOf = (id: BookId) => loaders.alsoBoughtSample.load(id);
+    const recommended = await retrieveAlsoBought(db, book._id, first ?? DEFAULT_RECOMMENDATIONS, { sampleOf, share });
     const loaded = await Promise.all(
       recommended.map(async ({ _id, sharedBuyers }) => ({ book: await loaders.book.load(_id), sharedBuyers })),
     );

@@ -5,5 +5,6 @@ export const BookConnection: BookConnectionResolvers = {
   // Counted only when a client asks for it, as the list that made the connection says (see its `count`).
   totalCount: ({ count }) => count(),
   edges: ({ books, cursorOf }) => books.map((book) => ({ cursor: cursorOf(book), node: book })),
-  pageInfo: ({ books, hasNextPage, hasPreviousPage, cursorOf }) => pageInfo(books.map(cursorOf), hasNextPage, hasPreviousPage),
+  pageInfo: async ({ books, hasNextPage, hasPreviousPage, cursorOf }) =>
+    pageInfo(books.map(cursorOf), typeof hasNextPage === "boolean" ? hasNextPage : await hasNextPage(), hasPreviousPage),
 };

@@ -1,5 +1,7 @@
 import type { CustomerResolvers } from "../__generated__/resolvers-types";
 import { parseCustomerId } from "../../sales/book-ids";
+import { checkWindowSize } from "../../sales/books";
+import type { BookDocument } from "../../sales/documents";
 import { countBooksPurchased, retrieveBooksPurchased } from "../../sales/purchase-history";
 import { existingBooks } from "../../sales/loaders";
 import { bookCursor, parseBookCursor } from "../cursors";
@@ -14,18 +16,22 @@ export const Customer: CustomerResolvers = {
   globalId: (customer) => customerGlobalId(customer.id),
 
   // Needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
-  booksPurchased: async (customer, { first, after }, { db, loaders }) => {
+  booksPurchased: async (customer, { first, after }, { db, loaders, share }) => {
     const afterId = parseBookCursor(after);
-    const window = await retrieveBooksPurchased(db, customer.id, afterId, first ?? DEFAULT_WINDOW_SIZE);
-    // A book missing from `sales` while its extra_sales pages remain is reconcile's to report, not a purchase to show.
-    const books = await existingBooks(loaders, window.bookIds);
-    return {
-      books,
-      hasNextPage: window.hasNextPage,
+    const size = first ?? DEFAULT_WINDOW_SIZE;
+    checkWindowSize(size);
+    // Two queries side by side, each per customer: one window cannot serve another customer's.
+    const read = () => share.use(2, () => retrieveBooksPurchased(db, customer.id, afterId, size));
+    const page = {
       hasPreviousPage: afterId !== null,
-      cursorOf: (book) => bookCursor(book._id),
-      count: () => countBooksPurchased(db, customer.id),
+      cursorOf: (book: BookDocument) => bookCursor(book._id),
+      count: () => share.use(2, () => countBooksPurchased(db, customer.id)),
     };
+    // An empty page reads nothing, unless its pageInfo is asked whether books follow.
+    if (size === 0) return { ...page, books: [], hasNextPage: async () => (await read()).hasNextPage };
+    const window = await read();
+    // A book missing from `sales` while its extra_sales pages remain is reconcile's to report, not a purchase to show.
+    return { ...page, books: await existingBooks(loaders, window.bookIds), hasNextPage: window.hasNextPage };
   },
 };
 

@@ -4,6 +4,7 @@ import type { BookId, EXTRA_SALES, SALES } from "../../sales/documents";
 
 export type ViolationKind =
   | "purchase-count"
+  | "purchase-count-ahead"
   | "page-count"
   | "page-over-size"
   | "page-not-full"
@@ -41,6 +42,8 @@ export interface IndexCreation {
 
 export interface Violation {
   kind: ViolationKind;
+  /** "error" for what says data was lost, which no repair may paper over; every other violation is a warning. */
+  level?: "error";
   /** The book at fault; absent for what concerns the whole database (a missing index). */
   bookId?: string;
   message: string;

@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { arraySource, type ResultSource } from "../cursors";
-import { Aggregator } from "../mingo";
+import { Aggregator, PIPELINE_STAGES } from "../mingo";
+import { unavailableStage } from "../pipeline-stages";
 import { MongoCommandError, notSupported } from "../errors";
 import type { QueryExecution } from "../planner";
 import { mingoOptions, rejectScripts, translateMingoErrors } from "../query";
@@ -25,13 +26,14 @@ const WRITING_STAGES = ["$out", "$merge"];
 
 export const AGGREGATE_FIELDS = ["pipeline", "cursor", "explain", "allowDiskUse", "hint", "collation", "let", "bypassDocumentValidation"];
 
-function validatePipeline(pipeline: unknown): Document[] {
+function validatePipeline(pipeline: unknown, context: CommandContext): Document[] {
   if (!Array.isArray(pipeline) || !pipeline.every(isDocument)) {
     throw new MongoCommandError(14, "'pipeline' option must be specified as an array");
   }
   for (const stage of pipeline) {
     const name = Object.keys(stage)[0] ?? "";
     if (WRITING_STAGES.includes(name)) throw notSupported(`the ${name} aggregation stage`);
+    if (!PIPELINE_STAGES.has(name)) throw unavailableStage(name, context.replicaSet !== undefined);
   }
   rejectScripts(pipeline);
   assertComparable(pipeline, "an aggregation pipeline");
@@ -122,7 +124,7 @@ export function planAggregate(
   if (typeof body["aggregate"] !== "string") throw notSupported("database-level aggregation ({aggregate: 1})");
   const name = collectionName(body, "aggregate");
   refuseOptions(body, "aggregate", ["collation", "let"]);
-  const pipeline = validatePipeline(body["pipeline"]);
+  const pipeline = validatePipeline(body["pipeline"], context);
   const { selection, rest } = pushDown(pipeline);
   const execution = planRead(context, name, "aggregate", { ...selection, hint: body["hint"] });
   const source = (): ResultSource => {

@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import type { CursorRegistry } from "../cursors";
+import type { FailPoints } from "../fail-points";
 import type { Storage } from "../storage";
 import type { Transactions } from "../transactions";
 
@@ -28,6 +29,8 @@ export interface CommandContext {
   /** True for a statement of a multi-document transaction. */
   readonly inTransaction: boolean;
   readonly cursors: CursorRegistry;
+  /** Set when the server was started with test commands enabled: `configureFailPoint` exists only then, as on mongod. */
+  readonly failPoints: FailPoints | undefined;
   /** The database the command runs against (`$db`). */
   readonly db: string;
   readonly connectionId: number;

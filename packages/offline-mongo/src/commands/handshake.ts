@@ -38,13 +38,16 @@ function replicaSetFields({ name, me }: ReplicaSetMember): Document {
   return { setName: name, setVersion: 1, hosts: [me], primary: me, me, secondary: false, electionId: ELECTION_ID };
 }
 
-const hello: CommandDefinition = {
-  names: ["hello", "isMaster", "ismaster"],
-  fields: "any",
-  run(body, context) {
-    return helloReply(Object.keys(body)[0] ?? "hello", body, context);
-  },
-};
+/** Two commands on mongod (`isMaster` has the alias `ismaster`), which `failCommand` tells apart. */
+function handshake(names: readonly string[]): CommandDefinition {
+  return {
+    names,
+    fields: "any",
+    run(body, context) {
+      return helloReply(Object.keys(body)[0] ?? "hello", body, context);
+    },
+  };
+}
 
 const ping: CommandDefinition = { names: ["ping"], fields: [], run: () => ({ ok: 1 }) };
 
@@ -74,4 +77,10 @@ const endSessions: CommandDefinition = {
   },
 };
 
-export const handshakeCommands: readonly CommandDefinition[] = [hello, ping, buildInfo, endSessions];
+export const handshakeCommands: readonly CommandDefinition[] = [
+  handshake(["hello"]),
+  handshake(["isMaster", "ismaster"]),
+  ping,
+  buildInfo,
+  endSessions,
+];

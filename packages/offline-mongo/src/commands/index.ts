@@ -1,6 +1,7 @@
 import type { Document } from "bson";
-import { MongoCommandError } from "../errors";
+import { MongoCommandError, noSuchCommand } from "../errors";
 import { HeldByTransaction } from "../transactions";
+import { checkWriteConcern, writeConcernErrorOf } from "../write-concern";
 import { aggregateCommands } from "./aggregate";
 import type { CommandContext, CommandDefinition } from "./context";
 import { explainCommands } from "./explain";
@@ -10,6 +11,7 @@ import { indexCommands } from "./indexes";
 import { namespaceCommands } from "./namespaces";
 import { parameterCommands } from "./parameters";
 import { readCommands } from "./read";
+import { testCommands } from "./test-commands";
 import { transactionCommands } from "./transactions";
 import { writeCommands } from "./write";
 
@@ -26,8 +28,14 @@ const COMMANDS = new Map<string, CommandDefinition>(
     ...namespaceCommands,
     ...parameterCommands,
     ...transactionCommands,
+    ...testCommands,
   ].flatMap((definition) => definition.names.map((name) => [name, definition] as const)),
 );
+
+/** Every name of the command `name` names (itself and its aliases); none for an unknown command. */
+export function aliasesOf(name: string): readonly string[] {
+  return COMMANDS.get(name)?.names ?? [];
+}
 
 /**
  * Runs one command synchronously and returns its reply, errors included as `{ok: 0, ...}`; on a replica-set
@@ -38,9 +46,15 @@ export function runCommand(body: Document, context: CommandContext): Document {
   const name = Object.keys(body)[0] ?? "";
   try {
     const definition = COMMANDS.get(name);
-    if (!definition) throw new MongoCommandError(59, `no such command: '${name}'`);
-    checkGenericFields(name, body, definition.fields, context.replicaSet !== undefined);
-    return context.transactions.run(name, body, (storage, inTransaction) => definition.run(body, { ...context, storage, inTransaction }));
+    if (!definition) throw noSuchCommand(name);
+    const replicaSetMember = context.replicaSet !== undefined;
+    checkGenericFields(name, body, definition.fields, replicaSetMember);
+    checkWriteConcern(name, body, replicaSetMember);
+    const reply = context.transactions.run(name, body, (storage, inTransaction) =>
+      definition.run(body, { ...context, storage, inTransaction }),
+    );
+    const writeConcernError = reply["ok"] === 1 ? writeConcernErrorOf(name, body, replicaSetMember) : undefined;
+    return writeConcernError === undefined ? reply : { ...reply, writeConcernError };
   } catch (error) {
     if (error instanceof HeldByTransaction) throw error;
     if (error instanceof MongoCommandError) return error.toReply();

@@ -36,13 +36,32 @@ function alreadyExists(collection: Collection, spec: IndexSpec): boolean {
   return false;
 }
 
+/**
+ * mongod (4.4+) builds indexes inside a transaction only on a collection the transaction creates, while it
+ * is empty; on any other collection it only answers for indexes that already exist.
+ */
+function checkBuildInTransaction(context: CommandContext, name: string, specs: readonly IndexSpec[]): void {
+  const existing = context.storage.existingCollection(context.db, name);
+  if (existing === undefined) return;
+  const ns = namespace(context, name);
+  if (!context.storage.created.has(ns)) {
+    if (specs.every((spec) => alreadyExists(existing, spec))) return;
+    throw new MongoCommandError(263, `Cannot create new indexes on existing collection ${ns} in a multi-document transaction.`);
+  }
+  if (existing.size > 0)
+    throw new MongoCommandError(263, `Cannot create new indexes on non-empty collection ${ns} in a multi-document transaction.`);
+}
+
 const createIndexes: CommandDefinition = {
   names: ["createIndexes"],
   fields: ["indexes", "commitQuorum"],
   run(body, context) {
     const name = collectionName(body, "createIndexes");
     const specs = documentList("createIndexes", "indexes", body["indexes"]).map(parseIndexSpec);
-    const createdCollectionAutomatically = context.storage.existingCollection(context.db, name) === undefined;
+    if (context.inTransaction) checkBuildInTransaction(context, name, specs);
+    // In a transaction mongod counts a collection the transaction created as created by the build.
+    const createdCollectionAutomatically =
+      context.storage.existingCollection(context.db, name) === undefined || context.storage.created.has(namespace(context, name));
     const collection = context.storage.collection(context.db, name);
     const before = collection.indexes.length;
     for (const spec of specs) if (!alreadyExists(collection, spec)) collection.addIndex(spec);

@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import { arraySource } from "../cursors";
 import { Query } from "../mingo";
 import { mingoOptions, translateMingoErrors } from "../query";
+import { MongoCommandError } from "../errors";
 import { validateCollectionName } from "../storage";
 import { documentArg, isTruthy, toPlain } from "../values";
 import { collectionName, refuseFlags, refuseOptions } from "./common";
@@ -41,7 +42,9 @@ const create: CommandDefinition = {
     refuseOptions(body, "create", UNSUPPORTED_CREATE_OPTIONS);
     validateCollectionName(name);
     // Since 7.0 mongod answers ok to a create whose options match the existing collection's (SERVER-60064);
-    // every collection here has the default options, since any other is refused above.
+    // every collection here has the default options, since any other is refused above. Not in a transaction.
+    if (context.inTransaction && context.storage.existingCollection(context.db, name) !== undefined)
+      throw new MongoCommandError(48, `Collection already exists. NS: ${context.db}.${name}`);
     context.storage.collection(context.db, name);
     return { ok: 1 };
   },
@@ -52,11 +55,9 @@ const drop: CommandDefinition = {
   fields: [],
   run(body, context) {
     const name = collectionName(body, "drop");
-    const database = context.storage.database(context.db);
-    const collection = database.collections.get(name);
+    const collection = context.storage.dropCollection(context.db, name);
     // Since 7.0 mongod answers ok for a collection that does not exist.
     if (!collection) return { ok: 1 };
-    database.collections.delete(name);
     context.cursors.killReaders((namespace) => namespace === collection.namespace);
     return { nIndexesWas: collection.indexes.length, ns: collection.namespace, ok: 1 };
   },

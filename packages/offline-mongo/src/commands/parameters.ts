@@ -7,7 +7,7 @@ import { isGenericField } from "./fields";
 /** The server parameters this server implements; setting or reading any other is refused by name. */
 const PARAMETERS: ReadonlyArray<keyof ServerParameters> = ["notablescan"];
 
-function requireAdmin(command: string, context: CommandContext): void {
+export function requireAdmin(command: string, context: CommandContext): void {
   if (context.db !== "admin") throw new MongoCommandError(13, `${command} may only be run against the admin database.`);
 }
 

@@ -69,13 +69,15 @@ const update: CommandDefinition = {
       // mongod creates an upsert's collection before planning it, so a hint naming a missing index fails even then.
       if (isTruthy(statement["upsert"])) context.storage.collection(context.db, name);
       const records = select(context, name, "update", { filter, limit: multi ? 0 : 1, hint: statement["hint"] });
-      const collection = context.storage.collection(context.db, name);
       if (records.length === 0 && isTruthy(statement["upsert"])) {
-        const record = upsertRecord(collection, spec, options);
+        const record = upsertRecord(context.storage.collection(context.db, name), spec, options);
         upserted.push({ index, _id: record.doc["_id"] });
         n++;
         return;
       }
+      // Only an upsert creates the collection: records were found in it, or there is nothing to update.
+      const collection = context.storage.existingCollection(context.db, name);
+      if (collection === undefined) return;
       for (const record of records) {
         n++;
         if (updateRecord(collection, record, spec, options).modified) nModified++;
@@ -128,17 +130,16 @@ const findAndModify: CommandDefinition = {
     }
     const spec = parseUpdate(body["update"], false);
     const options = { filter, arrayFilters: documentList(command, "arrayFilters", body["arrayFilters"] ?? []) };
-    const collection = context.storage.collection(context.db, name);
     if (record === undefined) {
       if (!isTruthy(body["upsert"])) return { lastErrorObject: { n: 0, updatedExisting: false }, value: null, ok: 1 };
-      const created = upsertRecord(collection, spec, options);
+      const created = upsertRecord(context.storage.collection(context.db, name), spec, options);
       return {
         lastErrorObject: { n: 1, updatedExisting: false, upserted: created.doc["_id"] },
         value: isTruthy(body["new"]) ? project(created.doc) : null,
         ok: 1,
       };
     }
-    const updated = updateRecord(collection, record, spec, options).record;
+    const updated = updateRecord(context.storage.collection(context.db, name), record, spec, options).record;
     return { lastErrorObject: { n: 1, updatedExisting: true }, value: project(isTruthy(body["new"]) ? updated.doc : record.doc), ok: 1 };
   },
 };

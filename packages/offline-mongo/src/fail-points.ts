@@ -1,0 +1,193 @@
+import { Int32, type Document } from "bson";
+import { codeNameOf, MongoCommandError, notSupported } from "./errors";
+import { isDocument, isNumeric, toNumber } from "./values";
+import { WRITE_CONCERN_COMMANDS } from "./write-concern";
+
+/** A client's command as `failCommand` sees it. */
+export interface CommandCall {
+  /** The command's name as sent (its first field). */
+  readonly name: string;
+  readonly body: Document;
+  readonly db: string;
+  /** The application name its connection gave in its handshake (`client.application.name`). */
+  readonly appName: string | undefined;
+}
+
+/**
+ * What `failCommand` does to a command before it runs: hold its connection for `blockMs`, then close the
+ * connection without a reply, answer `error` instead of running it, or run it.
+ */
+export interface Interference {
+  readonly blockMs: number;
+  readonly then: "close" | "run" | { readonly error: Document };
+}
+
+type Mode = { readonly kind: "off" | "alwaysOn" } | { readonly kind: "times" | "skip"; left: number };
+
+const FAILED_BY_FAIL_POINT = "Failing command via 'failCommand' failpoint";
+
+/** Codes mongod labels RetryableWriteError on a retryable write or a commit or abort (`ErrorCodes::isRetriableError`). */
+const RETRIABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
+/** Codes mongod labels TransientTransactionError inside a transaction whatever the command (`isTransientTransactionError`). */
+const TRANSIENT_CODES = new Set([24, 112, 246, 267]);
+const NO_SUCH_TRANSACTION = 251;
+const COMMIT_OR_ABORT = new Set(["commitTransaction", "abortTransaction"]);
+
+/** The `data` fields mongod's `failCommand` has that would change what it fails here, and this server does not implement. */
+const UNSUPPORTED_DATA = ["threadName", "tassert"];
+
+/**
+ * mongod's `failCommand` fail point (`configureFailPoint`, with test commands enabled): fails, blocks or cuts
+ * the connection of the client commands it names, as MongoDB's drivers are tested against it. Only commands
+ * from clients reach it; the server's own work (the TTL monitor) never does, as mongod never fails its
+ * internal clients.
+ */
+export class FailPoints {
+  private mode: Mode = { kind: "off" };
+  private data: Document = {};
+  /** Times the fail point has fired since the server started: what `configureFailPoint` answers as `count`. */
+  private timesEntered = 0;
+
+  /** `aliasesOf(name)`: every name of the command `name` names, so that failing `hello` fails `isMaster` too. */
+  constructor(private readonly aliasesOf: (name: string) => readonly string[]) {}
+
+  /** `{configureFailPoint: "failCommand", mode, data}`; answers the times entered so far, as mongod. */
+  configure(body: Document): Document {
+    const name = body["configureFailPoint"];
+    if (name !== "failCommand") throw notSupported(`the fail point '${String(name)}'`);
+    const mode = parseMode(body["mode"]);
+    const data = body["data"] ?? {};
+    if (!isDocument(data)) throw new MongoCommandError(14, "'data' must be a document");
+    for (const field of UNSUPPORTED_DATA) if (field in data) throw notSupported(`failCommand's '${field}'`);
+    this.mode = mode;
+    this.data = data;
+    return { count: new Int32(this.timesEntered), ok: 1 };
+  }
+
+  /** `waitForFailPoint` answered at once when the fail point has been entered `timesEntered` times already. */
+  entered(times: number): boolean {
+    return this.timesEntered >= times;
+  }
+
+  /** What the fail point does to `call` before it runs, or undefined when it leaves it alone (and uncounted). */
+  beforeCommand(call: CommandCall): Interference | undefined {
+    const closeConnection = this.data["closeConnection"] === true;
+    const blockConnection = this.data["blockConnection"] === true;
+    const errorCode = this.data["errorCode"];
+    const failsIt = isNumeric(errorCode) && Number.isInteger(toNumber(errorCode));
+    if (!(closeConnection || blockConnection || failsIt) || !this.matches(call) || !this.enter()) return undefined;
+    const blockTimeMS = this.data["blockTimeMS"];
+    const blockMs = blockConnection && isNumeric(blockTimeMS) ? toNumber(blockTimeMS) : 0;
+    if (blockConnection && !(isNumeric(blockTimeMS) && blockMs >= 0)) {
+      return { blockMs: 0, then: { error: this.errorReply(call, 72, "must specify 'blockTimeMS' when 'blockConnection' is true") } };
+    }
+    if (closeConnection) return { blockMs, then: "close" };
+    if (!failsIt) return { blockMs, then: "run" };
+    const extra = this.data["errorExtraInfo"];
+    return {
+      blockMs,
+      then: { error: { ...this.errorReply(call, toNumber(errorCode), FAILED_BY_FAIL_POINT), ...(isDocument(extra) ? extra : {}) } },
+    };
+  }
+
+  /**
+   * The reply as the fail point leaves it once `call` ran: its `writeConcernError` (a command that takes a
+   * write concern, counted apart from `beforeCommand`), and `errorLabels` replaced by the fail point's own
+   * when it acted on the command and the reply is an error.
+   */
+  afterCommand(call: CommandCall, reply: Document, interfered: boolean): Document {
+    const writeConcernError = this.data["writeConcernError"];
+    const failsConcern = isDocument(writeConcernError) && waitsForWriteConcern(call) && this.matches(call) && this.enter();
+    const answered = failsConcern ? { ...reply, writeConcernError } : reply;
+    const isError = answered["ok"] !== 1 || answered["writeConcernError"] !== undefined;
+    if (!(interfered || failsConcern) || !isError) return answered;
+    const override = this.labelsOverride();
+    if (override !== undefined) return withLabels(answered, override);
+    const concernCode = failsConcern ? writeConcernError["code"] : undefined;
+    const retriable = isNumeric(concernCode) && RETRIABLE_CODES.has(toNumber(concernCode));
+    return retriable && isRetryableWriteOrEnd(call) ? withLabels(answered, ["RetryableWriteError"]) : answered;
+  }
+
+  private errorReply(call: CommandCall, code: number, errmsg: string): Document {
+    const reply = { ok: 0, errmsg, code, codeName: codeNameOf(code) };
+    return withLabels(reply, this.labelsOverride() ?? defaultLabels(call, code));
+  }
+
+  private labelsOverride(): string[] | undefined {
+    const labels: unknown = this.data["errorLabels"];
+    return Array.isArray(labels) ? labels.map(String) : undefined;
+  }
+
+  /** mongod's `shouldActivateFailCommandFailPoint`: never `configureFailPoint` itself; the app and namespace when named. */
+  private matches(call: CommandCall): boolean {
+    if (this.mode.kind === "off" || call.name === "configureFailPoint") return false;
+    const appName = this.data["appName"];
+    if (typeof appName === "string" && call.appName !== appName) return false;
+    const namespace = this.data["namespace"];
+    if (typeof namespace === "string" && `${call.db}.${String(call.body[call.name])}` !== namespace) return false;
+    if (this.data["failAllCommands"] === true) return true;
+    const names = this.data["failCommands"];
+    if (!Array.isArray(names)) return false;
+    const aliases = this.aliasesOf(call.name);
+    return names.some((listed) => typeof listed === "string" && (listed === call.name || aliases.includes(listed)));
+  }
+
+  /** Whether the mode lets the fail point fire this time, counting it when it does. */
+  private enter(): boolean {
+    const mode = this.mode;
+    if (mode.kind === "off") return false;
+    if (mode.kind === "skip" && mode.left > 0) {
+      mode.left -= 1;
+      return false;
+    }
+    if (mode.kind === "times") {
+      mode.left -= 1;
+      if (mode.left === 0) this.mode = { kind: "off" };
+    }
+    this.timesEntered += 1;
+    return true;
+  }
+}
+
+function withLabels(reply: Document, labels: readonly string[]): Document {
+  const { errorLabels: _replaced, ...rest } = reply;
+  return labels.length > 0 ? { ...rest, errorLabels: labels } : rest;
+}
+
+/** The labels mongod's `ErrorLabelBuilder` gives an error of `code` when the fail point names none. */
+function defaultLabels(call: CommandCall, code: number): string[] {
+  const inTransaction = call.body["txnNumber"] !== undefined && call.body["autocommit"] !== undefined;
+  const transient =
+    TRANSIENT_CODES.has(code) || code === NO_SUCH_TRANSACTION || (!COMMIT_OR_ABORT.has(call.name) && RETRIABLE_CODES.has(code));
+  if (inTransaction && transient) return ["TransientTransactionError"];
+  return isRetryableWriteOrEnd(call) && RETRIABLE_CODES.has(code) ? ["RetryableWriteError"] : [];
+}
+
+/** A command mongod waits for a write concern after: one that takes one, and in a transaction only its commit or abort. */
+function waitsForWriteConcern(call: CommandCall): boolean {
+  const inTransaction = call.body["autocommit"] !== undefined;
+  return WRITE_CONCERN_COMMANDS.has(call.name) && (!inTransaction || COMMIT_OR_ABORT.has(call.name));
+}
+
+/** A retryable write (a `txnNumber` outside a transaction), or the commit or abort of a transaction. */
+function isRetryableWriteOrEnd(call: CommandCall): boolean {
+  if (call.body["txnNumber"] === undefined) return false;
+  return call.body["autocommit"] === undefined || COMMIT_OR_ABORT.has(call.name);
+}
+
+function parseMode(mode: unknown): Mode {
+  if (mode === undefined) throw new MongoCommandError(20, "When setting a failpoint, you must supply a 'mode'");
+  if (mode === "off" || mode === "alwaysOn") return { kind: mode };
+  if (typeof mode === "string") throw new MongoCommandError(2, `unknown mode: ${mode}`);
+  if (!isDocument(mode)) throw new MongoCommandError(14, "'mode' must be a string or an object");
+  for (const kind of ["times", "skip"] as const) {
+    const value = mode[kind];
+    if (value === undefined) continue;
+    const n = isNumeric(value) ? toNumber(value) : NaN;
+    if (!Number.isInteger(n)) throw new MongoCommandError(14, `'${kind}' option to 'mode' must be an integer`);
+    if (n < 0) throw new MongoCommandError(2, `'${kind}' option to 'mode' must be positive`);
+    return kind === "times" && n === 0 ? { kind: "off" } : { kind, left: n };
+  }
+  if ("activationProbability" in mode) throw notSupported("the fail point mode 'activationProbability'");
+  throw new MongoCommandError(2, "'mode' must be 'off', 'alwaysOn', or an object with 'times' or 'skip'");
+}

@@ -1,0 +1,102 @@
+import { Int32, type Document } from "bson";
+import { MongoCommandError, notSupported } from "./errors";
+import { isDocument, isNumeric, toNumber } from "./values";
+
+/** The commands of this server that take a write concern, by every name they answer to. */
+export const WRITE_CONCERN_COMMANDS: ReadonlySet<string> = new Set([
+  "insert",
+  "update",
+  "delete",
+  "findAndModify",
+  "findandmodify",
+  "create",
+  "drop",
+  "dropDatabase",
+  "createIndexes",
+  "dropIndexes",
+  "deleteIndexes",
+  "commitTransaction",
+  "abortTransaction",
+]);
+
+/** mongod's bound on a numeric `w` (the most voting members a replica set can have). */
+const MAX_W = 50;
+
+interface WriteConcern {
+  readonly w: number | string;
+  readonly j: boolean | undefined;
+  readonly wtimeout: number;
+}
+
+/**
+ * A write concern as mongod parses it (`extractWriteConcern`), or undefined when the command names none.
+ * A standalone refuses what only replication could satisfy before running anything (2 BadValue), as
+ * mongod's `validateWriteConcern` does.
+ */
+export function checkWriteConcern(name: string, body: Document, replicaSetMember: boolean): void {
+  if (!WRITE_CONCERN_COMMANDS.has(name)) return;
+  const concern = parseWriteConcern(body["writeConcern"]);
+  if (concern === undefined || replicaSetMember) return;
+  if (typeof concern.w === "number" && concern.w > 1) {
+    throw new MongoCommandError(2, "cannot use 'w' > 1 when a host is not replicated");
+  }
+  if (typeof concern.w === "string" && concern.w !== "majority") {
+    throw new MongoCommandError(2, `cannot use non-majority 'w' mode "${concern.w}" when a host is not a member of a replica set`);
+  }
+}
+
+/**
+ * The `writeConcernError` a one-member replica set reports once the write is done: more members than it has
+ * (100 UnsatisfiableWriteConcern) or a tag its configuration does not define (79 UnknownReplWriteConcern).
+ * The write itself stands, as on mongod.
+ */
+export function writeConcernErrorOf(name: string, body: Document, replicaSetMember: boolean): Document | undefined {
+  if (!replicaSetMember || !WRITE_CONCERN_COMMANDS.has(name)) return undefined;
+  const concern = parseWriteConcern(body["writeConcern"]);
+  if (concern === undefined) return undefined;
+  const errInfo = { writeConcern: usedWriteConcern(concern) };
+  if (typeof concern.w === "number" && concern.w > 1) {
+    return { code: 100, codeName: "UnsatisfiableWriteConcern", errmsg: "Not enough data-bearing nodes", errInfo };
+  }
+  if (typeof concern.w === "string" && concern.w !== "majority") {
+    const errmsg = `No write concern mode named '${concern.w}' found in replica set configuration`;
+    return { code: 79, codeName: "UnknownReplWriteConcern", errmsg, errInfo };
+  }
+  return undefined;
+}
+
+/** The write concern as mongod echoes it in `errInfo.writeConcern` (`WriteConcernOptions::toBSON`). */
+function usedWriteConcern({ w, j, wtimeout }: WriteConcern): Document {
+  return {
+    w: typeof w === "number" ? new Int32(w) : w,
+    ...(j === undefined ? {} : { j }),
+    wtimeout: new Int32(wtimeout),
+    provenance: "clientSupplied",
+  };
+}
+
+function parseWriteConcern(value: unknown): WriteConcern | undefined {
+  if (value === undefined) return undefined;
+  if (!isDocument(value)) throw new MongoCommandError(14, "BSON field 'writeConcern' is the wrong type, expected type 'object'");
+  const j = value["j"];
+  const wtimeout = value["wtimeout"];
+  return {
+    w: parseW(value["w"]),
+    j: typeof j === "boolean" ? j : undefined,
+    wtimeout: isNumeric(wtimeout) ? toNumber(wtimeout) : 0,
+  };
+}
+
+function parseW(w: unknown): number | string {
+  if (w === undefined) return 1;
+  if (typeof w === "string") return w;
+  if (isDocument(w)) throw notSupported("a write concern of tag counts ('w' as an object)");
+  const n = isNumeric(w) ? toNumber(w) : NaN;
+  if (!Number.isInteger(n) || n < 0 || n > MAX_W) {
+    throw new MongoCommandError(
+      9,
+      `w has to be a non-negative number and not greater than ${MAX_W}; found: ${String(isNumeric(w) ? n : w)}`,
+    );
+  }
+  return n;
+}

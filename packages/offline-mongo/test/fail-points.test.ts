@@ -1,0 +1,248 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { MongoNetworkError, MongoServerError, MongoWriteConcernError, type Collection, type Document } from "mongodb";
+import { startOfflineServer } from "../src";
+import { newClient, useTestDatabase, type TestDatabase } from "./connect";
+
+/** A fresh collection of documents numbered by `_id`. */
+function numbered(database: TestDatabase): Collection<{ _id: number; n?: number }> {
+  return database.db.collection(database.freshCollection().collectionName);
+}
+
+// A replica set with test commands enabled: MONGODB_REPLICA_SET_URI (a mongod started with
+// --setParameter enableTestCommands=1) when set, else the stand-in as a one-member set.
+const target = useTestDatabase("fail_points", { offlineServer: { replicaSet: "rs0", enableTestCommands: true } });
+
+const execFileAsync = promisify(execFile);
+const FAILED = "Failing command via 'failCommand' failpoint";
+
+function configure(mode: Document | string, data: Document = {}): Promise<Document> {
+  return target.client.db("admin").command({ configureFailPoint: "failCommand", mode, data });
+}
+
+afterEach(() => configure("off"));
+
+async function outcome(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => "ok",
+    (error: unknown) => error,
+  );
+}
+
+const ping = () => outcome(target.db.command({ ping: 1 }));
+
+/**
+ * Pings from a client named `appName` in a process of its own, and returns "ok" or the error's code: under jest
+ * the driver sends an empty handshake `client` document (driver 7.9 reads the OS through a dynamic `import()`,
+ * which jest's CommonJS sandbox rejects without --experimental-vm-modules, and the driver swallows the error),
+ * so no client inside jest can name its application to the server.
+ */
+async function pingAs(appName: string): Promise<string> {
+  const script = `const { MongoClient } = require("mongodb");
+    const client = new MongoClient(process.argv[1], { appName: process.argv[2], serverSelectionTimeoutMS: 5000 });
+    client.db("admin").command({ ping: 1 })
+      .then(() => "ok", (error) => String(error.code))
+      .then((answer) => { process.stdout.write(answer); return client.close(); });`;
+  const { stdout } = await execFileAsync(process.execPath, ["-e", script, target.uri, appName], { cwd: __dirname });
+  return stdout;
+}
+
+describe("failCommand", () => {
+  it("fails a listed command with errorCode and mongod's message, and answers the times it fired so far as count", async () => {
+    const before = await configure("alwaysOn", { failCommands: ["ping"], errorCode: 8 });
+    expect(await ping()).toMatchObject({ code: 8, codeName: "UnknownError", message: FAILED });
+    expect(await ping()).toMatchObject({ code: 8 });
+    const after = await configure("off");
+    expect(after["count"] - before["count"]).toBe(2);
+    expect(await ping()).toBe("ok");
+  });
+
+  it("leaves unlisted commands alone, hello and isMaster included; isMaster fails under its alias ismaster too", async () => {
+    await configure("alwaysOn", { failCommands: ["ping"], errorCode: 2 });
+    for (const command of [{ hello: 1 }, { isMaster: 1 }, { buildInfo: 1 }, { find: "c" }]) {
+      expect(await outcome(target.db.command(command))).toBe("ok");
+    }
+    await configure("alwaysOn", { failCommands: ["isMaster"], errorCode: 2 });
+    expect(await outcome(target.db.command({ ismaster: 1 }))).toMatchObject({ code: 2 });
+    expect(await outcome(target.db.command({ hello: 1 }))).toBe("ok");
+  });
+
+  it("with mode times fails that many listed commands and turns itself off; unlisted commands do not count", async () => {
+    await configure({ times: 2 }, { failCommands: ["ping"], errorCode: 2 });
+    expect(await outcome(target.db.command({ hello: 1 }))).toBe("ok");
+    expect([await ping(), await ping(), await ping()]).toEqual([
+      expect.objectContaining({ code: 2 }),
+      expect.objectContaining({ code: 2 }),
+      "ok",
+    ]);
+  });
+
+  it("with mode skip lets that many listed commands through first; unlisted commands do not count", async () => {
+    await configure({ skip: 2 }, { failCommands: ["ping"], errorCode: 2 });
+    expect(await outcome(target.db.command({ buildInfo: 1 }))).toBe("ok");
+    expect([await ping(), await ping(), await ping()]).toEqual(["ok", "ok", expect.objectContaining({ code: 2 })]);
+  });
+
+  it("never fails configureFailPoint itself", async () => {
+    await configure("alwaysOn", { failCommands: ["configureFailPoint"], errorCode: 2 });
+    expect(await outcome(configure("off"))).toBe("ok");
+  });
+
+  it("gives the error the errorLabels it names, and none for an empty list", async () => {
+    await configure({ times: 1 }, { failCommands: ["ping"], errorCode: 2, errorLabels: ["Foo", "Bar"] });
+    expect(await ping()).toMatchObject({ code: 2, errorLabels: ["Foo", "Bar"] });
+    await configure({ times: 1 }, { failCommands: ["ping"], errorCode: 2, errorLabels: [] });
+    const unlabelled = await ping();
+    expect(unlabelled).toBeInstanceOf(MongoServerError);
+    expect((unlabelled as MongoServerError).errorLabels).toEqual([]);
+  });
+
+  it("labels a WriteConflict inside a transaction TransientTransactionError, unless errorLabels says otherwise", async () => {
+    const collection = numbered(target);
+    await collection.insertOne({ _id: 1 });
+    for (const [errorLabels, expected] of [
+      [undefined, ["TransientTransactionError"]],
+      [[], []],
+    ] as const) {
+      await configure({ times: 1 }, { failCommands: ["update"], errorCode: 112, ...(errorLabels ? { errorLabels } : {}) });
+      const session = target.client.startSession();
+      session.startTransaction();
+      const error = await outcome(collection.updateOne({ _id: 1 }, { $set: { x: 1 } }, { session }));
+      await session.abortTransaction();
+      await session.endSession();
+      expect(error).toMatchObject({ code: 112 });
+      expect((error as MongoServerError).errorLabels).toEqual(expected);
+    }
+  });
+
+  it("labels a retriable error of a retryable write RetryableWriteError, so the driver retries it once", async () => {
+    const collection = numbered(target);
+    await configure({ times: 2 }, { failCommands: ["insert"], errorCode: 262 });
+    const error = await outcome(collection.insertOne({ _id: 1 }));
+    expect(error).toMatchObject({ code: 262, codeName: "ExceededTimeLimit" });
+    expect((error as MongoServerError).errorLabels).toContain("RetryableWriteError");
+    expect(await collection.countDocuments()).toBe(0);
+
+    await configure({ times: 1 }, { failCommands: ["insert"], errorCode: 262 });
+    await collection.insertOne({ _id: 2 });
+    expect(await collection.find().toArray()).toEqual([{ _id: 2 }]);
+  });
+
+  it("closes the connection instead of answering: the driver sees a network error", async () => {
+    await configure({ times: 1 }, { failCommands: ["ping"], closeConnection: true });
+    expect(await ping()).toBeInstanceOf(MongoNetworkError);
+    expect(await ping()).toBe("ok");
+  });
+
+  it("closes the connection of a retryable write, which the driver retries once: the document is stored once", async () => {
+    const collection = numbered(target);
+    await configure({ times: 1 }, { failCommands: ["update"], closeConnection: true });
+    await collection.updateOne({ _id: 1 }, { $inc: { n: 1 } }, { upsert: true });
+    expect(await collection.find().toArray()).toEqual([{ _id: 1, n: 1 }]);
+  });
+
+  it("blocks the listed command's connection for blockTimeMS, then runs it, while other connections carry on", async () => {
+    const other = newClient(target.uri, { discover: true });
+    try {
+      await other.db("admin").command({ ping: 1 });
+      await configure({ times: 1 }, { failCommands: ["insert"], blockConnection: true, blockTimeMS: 1_500 });
+      const collection = numbered(target);
+      const started = Date.now();
+      const blocked = collection.insertOne({ _id: 1 }).then(() => Date.now() - started);
+      // Let the blocked insert reach the server before the other client's command.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await other.db(target.db.databaseName).collection<{ _id: number }>(collection.collectionName).insertOne({ _id: 2 });
+      const otherDone = Date.now() - started;
+      const blockedFor = await blocked;
+      expect(blockedFor).toBeGreaterThanOrEqual(1_500);
+      expect(otherDone).toBeLessThan(blockedFor);
+      expect(await collection.countDocuments()).toBe(2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("fails a blocking command that names no blockTimeMS with 72 InvalidOptions", async () => {
+    await configure({ times: 1 }, { failCommands: ["ping"], blockConnection: true });
+    expect(await ping()).toMatchObject({ code: 72, message: "must specify 'blockTimeMS' when 'blockConnection' is true" });
+  });
+
+  it("adds its writeConcernError to a listed write, which still applies; commands without a write concern do not count", async () => {
+    const collection = numbered(target);
+    const writeConcernError = { code: 91, errmsg: "Replication is being shut down" };
+    await configure({ times: 1 }, { failCommands: ["ping", "insert"], writeConcernError });
+    expect(await ping()).toBe("ok");
+    const error = await outcome(target.db.command({ insert: collection.collectionName, documents: [{ _id: 1 }] }));
+    expect(error).toBeInstanceOf(MongoWriteConcernError);
+    const reply = (error as MongoWriteConcernError).result;
+    expect(reply).toMatchObject({ ok: 1, n: 1, writeConcernError });
+    // Not a retryable write (no txnNumber through runCommand): no RetryableWriteError label from the server.
+    expect(reply["errorLabels"]).toBeUndefined();
+    expect(await collection.countDocuments()).toBe(1);
+    expect(await target.db.command({ insert: collection.collectionName, documents: [{ _id: 2 }] })).not.toHaveProperty("writeConcernError");
+  });
+
+  it("adds its writeConcernError to a transaction's commit, not to its statements, which wait for no write concern", async () => {
+    const collection = numbered(target);
+    const writeConcernError = { code: 64, codeName: "WriteConcernFailed", errmsg: "waiting for replication timed out" };
+    await configure({ times: 1 }, { failCommands: ["insert", "commitTransaction"], writeConcernError });
+    const error = await target.client.withSession(async (session) => {
+      session.startTransaction();
+      await collection.insertOne({ _id: 1 }, { session });
+      return outcome(session.commitTransaction());
+    });
+    expect(error).toBeInstanceOf(MongoWriteConcernError);
+    expect((error as MongoWriteConcernError).result).toMatchObject({ ok: 1, writeConcernError });
+    expect(await collection.countDocuments()).toBe(1);
+  });
+
+  it("labels a retryable write's retriable writeConcernError RetryableWriteError, which the driver retries once", async () => {
+    const collection = numbered(target);
+    await configure({ times: 1 }, { failCommands: ["insert"], writeConcernError: { code: 91, errmsg: "shutting down" } });
+    await collection.insertOne({ _id: 1 });
+    expect(await collection.find().toArray()).toEqual([{ _id: 1 }]);
+  });
+
+  it("fails only the connections of the application appName names", async () => {
+    await configure("alwaysOn", { failCommands: ["ping"], errorCode: 2, appName: "storefront" });
+    expect(await pingAs("storefront")).toBe("2");
+    expect(await pingAs("back-office")).toBe("ok");
+    expect(await ping()).toBe("ok");
+  });
+
+  it("fails only commands on the namespace it names", async () => {
+    const named = numbered(target);
+    const other = numbered(target);
+    await configure("alwaysOn", { failCommands: ["find"], errorCode: 2, namespace: named.namespace });
+    expect(await outcome(named.findOne({}))).toMatchObject({ code: 2 });
+    expect(await outcome(other.findOne({}))).toBe("ok");
+  });
+
+  it("answers waitForFailPoint at once once the fail point was entered that many times", async () => {
+    const { count } = await configure({ times: 1 }, { failCommands: ["ping"], errorCode: 2 });
+    await ping();
+    await expect(
+      target.client.db("admin").command({ waitForFailPoint: "failCommand", timesEntered: count + 1, maxTimeMS: 10_000 }),
+    ).resolves.toMatchObject({ ok: 1 });
+  });
+
+  it("is configured on the admin database only (13 Unauthorized elsewhere)", async () => {
+    await expect(target.db.command({ configureFailPoint: "failCommand", mode: "off" })).rejects.toMatchObject({ code: 13 });
+  });
+});
+
+describe("configureFailPoint on a server without test commands", () => {
+  it("does not exist (59 CommandNotFound), as on a mongod started without enableTestCommands", async () => {
+    const server = await startOfflineServer();
+    const client = newClient(server.uri);
+    try {
+      await expect(
+        client.db("admin").command({ configureFailPoint: "failCommand", mode: "alwaysOn", data: { failCommands: ["ping"], errorCode: 2 } }),
+      ).rejects.toMatchObject({ code: 59, codeName: "CommandNotFound" });
+      await expect(client.db("admin").command({ ping: 1 })).resolves.toMatchObject({ ok: 1 });
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
+});

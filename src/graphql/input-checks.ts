@@ -1,0 +1,137 @@
+import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
+import {
+  getArgumentValues,
+  getDirectiveValues,
+  getVariableValues,
+  GraphQLError,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isUnionType,
+  Kind,
+  visit,
+  BREAK,
+  type ASTNode,
+  type FragmentSpreadNode,
+  type InlineFragmentNode,
+  type DocumentNode,
+  type FieldNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValidationRule,
+} from "graphql";
+import { memoizeByOperation } from "./operation-memo";
+
+/**
+ * graphql-js 16 leaves an operation whose root type the schema lacks (a `subscription` here) to execution,
+ * which fails it as an internal error; the GraphQL spec (Operation Type Existence) and graphql-js 17 refuse
+ * it in validation, as this rule does.
+ */
+export const OperationTypeExistenceRule: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (context.getSchema().getRootType(node.operation)) return;
+    context.reportError(new GraphQLError(`This API serves no ${node.operation} operations; send a query or a mutation.`, { nodes: node }));
+  },
+});
+
+/** A refusal of input execution would otherwise trip over, before any resolver runs: a 400 with BAD_USER_INPUT. */
+class MalformedInputError extends GraphQLError {
+  constructor(message: string, node: ASTNode, argumentName?: string) {
+    super(message, {
+      nodes: node,
+      extensions: { code: "BAD_USER_INPUT", ...(argumentName ? { argumentName } : {}), http: { status: 400 } },
+    });
+  }
+}
+
+/** The keys federation.graphql declares for every entity: a representation names its entity by one of them, as a string. */
+const ENTITY_KEYS = ["id", "databaseId"] as const;
+
+/**
+ * Refuses, before any resolver runs, what graphql-js and @apollo/subgraph would otherwise pass on or fail as
+ * internal errors: `@skip`/`@include` given a null `if` (a nullable variable with a default, sent as null,
+ * is null, as the spec says), and `_entities` representations that are not an object naming an entity type
+ * and one of its keys as a string. Checked once per query text, operation and variable values.
+ */
+export function inputCheckPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
+  const problemOf = memoizeByOperation(({ schema, document, request }, operation) =>
+    inputProblem(schema, document, operation, request.variables ?? {}),
+  );
+  const listener: GraphQLRequestListener<TContext> = {
+    async didResolveOperation(requestContext) {
+      const { operation } = requestContext;
+      const problem = operation && problemOf(requestContext, operation);
+      if (problem) throw problem;
+    },
+  };
+  const ready = Promise.resolve(listener);
+  return { requestDidStart: () => ready };
+}
+
+function inputProblem(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): MalformedInputError | undefined {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+  // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
+  if (coerced.errors) return undefined;
+  const fragments = document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
+  let problem: MalformedInputError | undefined;
+  for (const definition of [operation, ...fragments]) {
+    visit(definition, {
+      enter(node) {
+        if (node.kind !== Kind.FIELD && node.kind !== Kind.INLINE_FRAGMENT && node.kind !== Kind.FRAGMENT_SPREAD) return undefined;
+        problem = conditionProblem(node, coerced.coerced);
+        if (!problem && node.kind === Kind.FIELD && node.name.value === "_entities") {
+          problem = representationsProblem(schema, node, coerced.coerced);
+        }
+        return problem ? BREAK : undefined;
+      },
+    });
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** `@skip(if:)` and `@include(if:)` take a Boolean!: a null there fails graphql-js's execution with no code. */
+function conditionProblem(
+  node: FieldNode | InlineFragmentNode | FragmentSpreadNode,
+  variables: Record<string, unknown>,
+): MalformedInputError | undefined {
+  for (const directive of [GraphQLSkipDirective, GraphQLIncludeDirective]) {
+    try {
+      getDirectiveValues(directive, node, variables);
+    } catch (error) {
+      return new MalformedInputError((error as Error).message, node);
+    }
+  }
+  return undefined;
+}
+
+function representationsProblem(
+  schema: GraphQLSchema,
+  node: FieldNode,
+  variables: Record<string, unknown>,
+): MalformedInputError | undefined {
+  const field = schema.getQueryType()?.getFields()["_entities"];
+  const entity = schema.getType("_Entity");
+  if (!field || !isUnionType(entity)) return undefined;
+  const entityTypes = entity.getTypes().map((type) => type.name);
+  const { representations } = getArgumentValues(field, node, variables) as { representations: unknown[] };
+  const index = representations.findIndex((representation) => !isEntityKey(representation, entityTypes));
+  if (index === -1) return undefined;
+  return new MalformedInputError(
+    `representations[${index}] must be an object with a __typename of ${entityTypes.join(" or ")} and its ${ENTITY_KEYS.join(" or ")} as a string.`,
+    node,
+    "representations",
+  );
+}
+
+function isEntityKey(representation: unknown, entityTypes: readonly string[]): boolean {
+  if (typeof representation !== "object" || representation === null || Array.isArray(representation)) return false;
+  const fields = representation as Record<string, unknown>;
+  if (typeof fields["__typename"] !== "string" || !entityTypes.includes(fields["__typename"])) return false;
+  const keys = ENTITY_KEYS.filter((key) => fields[key] !== undefined);
+  return keys.length > 0 && keys.every((key) => typeof fields[key] === "string");
+}

@@ -1,0 +1,173 @@
+import { MongoClient, type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent } from "mongodb";
+import type { RunningServer } from "../../src/graphql/server";
+import { currentRequestContext, REQUEST_ID_HEADER } from "../../src/observability/request-context";
+import { requestPoolShare } from "../../src/sales/pool-share";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+import { errorCodes, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
+
+// What one request may cost the database (issue 27, item 3): the cost limit weighs the commands a field
+// sends per parent, `first: 0` sends none, and one request holds at most its share of the pool.
+
+const BOOKS = 60;
+/** A pool this small makes a request's share its least, 5 connections: holding more would show. */
+const POOL_SIZE = 10;
+const SHARE = 5;
+const reader = tokenSpec("router", ["purchases:read"]);
+const asReader = { "content-type": "application/json", authorization: bearer(reader) };
+
+let database: TestDatabase;
+let client: MongoClient;
+let server: RunningServer;
+beforeAll(async () => {
+  database = await openTestDatabase();
+  // Every book's buyers also bought book "1", so that every alsoBought has an aggregation to run and a book to return.
+  for (let id = 1; id <= BOOKS; id += 1) await seedBook(database.db, String(id), customers(3, id % 5));
+  client = await MongoClient.connect(process.env.TEST_MONGODB_URI!, { maxPoolSize: POOL_SIZE, monitorCommands: true });
+  client.on("commandStarted", (event) => started(event));
+  client.on("commandSucceeded", (event) => finished(event));
+  client.on("commandFailed", (event) => finished(event));
+  // Far above what the amplifier takes alone, for a busy 2-core machine: counts are asserted here, not times.
+  const requestTimeoutMs = 120_000;
+  server = await startTestHttpServer(client.db(database.db.databaseName), { apiTokens: configuredTokens(reader), requestTimeoutMs });
+});
+afterAll(async () => {
+  await server.stop();
+  await client.close();
+  await database.close();
+});
+
+/** Commands each request (by its x-request-id) sent, and the most it had in flight at once, from the driver's own events. */
+const requests = new Map<string, { sent: string[]; inFlight: number; peak: number }>();
+const owners = new Map<number, string>();
+let onStarted: (requestId: string) => void = () => {};
+
+function started(event: CommandStartedEvent): void {
+  const requestId = currentRequestContext()?.requestId;
+  if (requestId === undefined) return;
+  const request = requests.get(requestId) ?? { sent: [], inFlight: 0, peak: 0 };
+  requests.set(requestId, request);
+  owners.set(event.requestId, requestId);
+  request.sent.push(event.commandName);
+  request.inFlight += 1;
+  request.peak = Math.max(request.peak, request.inFlight);
+  onStarted(requestId);
+}
+
+function finished(event: CommandSucceededEvent | CommandFailedEvent): void {
+  const request = requests.get(owners.get(event.requestId) ?? "");
+  if (request) request.inFlight -= 1;
+}
+
+let sequence = 0;
+/** Sends `query` as the reader, under a request id of its own; answers with what it sent to the database. */
+async function sendCounted(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = asReader) {
+  const requestId = `cost-${(sequence += 1)}`;
+  const answer = await send(server.url, { query, variables }, { headers: { ...headers, [REQUEST_ID_HEADER]: requestId } });
+  return { answer, ...(requests.get(requestId) ?? { sent: [], peak: 0 }), requestId };
+}
+
+const ALSO_BOUGHT = `query AlsoBought($representations: [_Any!]!) {
+  _entities(representations: $representations) { ... on Book { alsoBought(first: 1) { sharedBuyers book { title } } } }
+}`;
+const representations = (count: number, from = 1) =>
+  Array.from({ length: count }, (_, index) => ({ __typename: "Book", databaseId: String(from + (index % BOOKS)) }));
+
+function expectAnsweredInFull(answer: HttpAnswer): void {
+  expect(answer.status).toBe(200);
+  expect(answer.json?.errors).toBeUndefined();
+}
+
+describe("the cost limit weighs the database commands a field sends per parent", () => {
+  it("refuses alsoBought on 2,000 _entities representations with QUERY_TOO_COMPLEX, sending nothing", async () => {
+    const { answer, sent } = await sendCounted(ALSO_BOUGHT, { representations: representations(2_000) });
+
+    expect([answer.status, errorCodes(answer)]).toEqual([400, ["QUERY_TOO_COMPLEX"]]);
+    expect(sent).toEqual([]);
+  });
+
+  it("refuses alsoBought on 200 nodes, and on 15 aliases of nodes, with QUERY_TOO_COMPLEX", async () => {
+    const ids = Array.from({ length: 100 }, (_, index) => Buffer.from(`Book:${index + 1}`).toString("base64"));
+    const field = (alias: string) => `${alias}: nodes(ids: $ids) { ... on Book { alsoBought(first: 1) { sharedBuyers } } }`;
+    const twice = await sendCounted(`query ($ids: [ID!]!) { ${field("a")} ${field("b")} }`, { ids });
+    const fifteen = await sendCounted(
+      `query ($ids: [ID!]!) { ${Array.from({ length: 15 }, (_, index) => field(`n${index}`)).join(" ")} }`,
+      {
+        ids: ids.slice(0, 20),
+      },
+    );
+
+    expect([twice.answer.status, errorCodes(twice.answer), twice.sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
+    expect([fifteen.answer.status, errorCodes(fifteen.answer), fifteen.sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
+  });
+
+  it(`answers alsoBought on ${BOOKS} representations with one query for every sample and one aggregation per book`, async () => {
+    const { answer, sent } = await sendCounted(ALSO_BOUGHT, { representations: representations(BOOKS) });
+
+    expectAnsweredInFull(answer);
+    const entities = (answer.json?.data as { _entities: { alsoBought: unknown[] }[] })._entities;
+    expect(entities.every((entity) => entity.alsoBought.length === 1)).toBe(true);
+    // The books and their samples, one find each; one aggregation per book; the recommended books (1 to 5), each loaded once.
+    const count = (name: string) => sent.filter((sentName) => sentName === name).length;
+    expect(count("aggregate")).toBe(BOOKS);
+    expect(count("find")).toBeLessThanOrEqual(2 + 5);
+    expect(sent).toHaveLength(count("aggregate") + count("find"));
+  });
+});
+
+describe("first: 0", () => {
+  it("sends no command for a customer's booksPurchased, by customer(id:) or as an entity", async () => {
+    const direct = await sendCounted(`{ customer(id: "user01") { booksPurchased(first: 0) { edges { cursor } } } }`);
+    const entity = await sendCounted(
+      `query ($representations: [_Any!]!) { _entities(representations: $representations) { ... on Customer { booksPurchased(first: 0) { edges { cursor } } } } }`,
+      { representations: [{ __typename: "Customer", id: "user01" }] },
+    );
+
+    expect([direct.answer.json, direct.sent]).toEqual([{ data: { customer: { booksPurchased: { edges: [] } } } }, []]);
+    expect([entity.answer.json, entity.sent]).toEqual([{ data: { _entities: [{ booksPurchased: { edges: [] } }] } }, []]);
+  });
+
+  it("still says whether books follow when pageInfo asks, counting from the cursor", async () => {
+    const { answer } = await sendCounted(`{ customer(id: "user01") { booksPurchased(first: 0) { pageInfo { hasNextPage } } } }`);
+    const none = await sendCounted(`{ customer(id: "nobody") { booksPurchased(first: 0) { pageInfo { hasNextPage } } } }`);
+
+    expect(answer.json).toEqual({ data: { customer: { booksPurchased: { pageInfo: { hasNextPage: true } } } } });
+    expect(none.answer.json).toEqual({ data: { customer: { booksPurchased: { pageInfo: { hasNextPage: false } } } } });
+  });
+
+  it("sends nothing for alsoBought beyond reading the book itself", async () => {
+    const { answer, sent } = await sendCounted(`{ book(id: "1") { alsoBought(first: 0) { sharedBuyers } } }`);
+
+    expect([answer.json, sent]).toEqual([{ data: { book: { alsoBought: [] } } }, ["find"]]);
+  });
+});
+
+describe("one request's share of the connection pool", () => {
+  it(`is ${SHARE} connections of a pool of ${POOL_SIZE}: a tenth, at least the widest read's five`, () => {
+    expect(requestPoolShare(client.db(database.db.databaseName))).toBe(SHARE);
+  });
+
+  it("holds an allowed amplifying request to its share while an anonymous public query answers", async () => {
+    let publicQuery: ReturnType<typeof sendCounted> | undefined;
+    onStarted = (requestId) => {
+      // Sent from within the amplifier's first command: while the amplifier runs.
+      if (requestId !== "cost-amplifier" || publicQuery) return;
+      publicQuery = sendCounted(`{ books(first: 5) { edges { node { title } } } }`, {}, { "content-type": "application/json" });
+    };
+    const amplified = await send(
+      server.url,
+      { query: ALSO_BOUGHT, variables: { representations: representations(BOOKS) } },
+      { headers: { ...asReader, [REQUEST_ID_HEADER]: "cost-amplifier" } },
+    );
+    onStarted = () => {};
+    expect(publicQuery).toBeDefined();
+    const other = await publicQuery!;
+
+    expectAnsweredInFull(amplified);
+    expect(requests.get("cost-amplifier")?.sent.length).toBeGreaterThan(BOOKS);
+    expect(requests.get("cost-amplifier")?.peak).toBeLessThanOrEqual(SHARE);
+    expectAnsweredInFull(other.answer);
+    expect(other.answer.json?.data).toMatchObject({ books: { edges: expect.arrayContaining([{ node: { title: "Seeded 1" } }]) } });
+  });
+});
