@@ -201,7 +201,7 @@ export function renderVersusBare({ database, node, rounds, secondsPerLoad, rows 
 
 function renderScale({ rows, hotBooks, indexCost }: ScaleResults): string {
   const scale = part(
-    "Catalog size: five typical requests on catalogs of each size",
+    "Catalog size: eight typical requests on catalogs of each size",
     "Over HTTP, one request at a time. Commands / bytes sent / bytes received per request (medians); keys and documents " +
       'examined from `explain("executionStats")` of every read the request sent (a write\'s filter explained as the find that locates its document).',
     table(rows, [
