@@ -5,7 +5,7 @@ import { extraSalesCollection, salesCollection } from "../src/sales/documents";
 import { insertBooksWithPurchases, type BookWithPurchases } from "../src/maintenance/bulk";
 import { customerId, customerIds } from "./catalog";
 import { summarize, type OperationFigures } from "./figures";
-import { BOOK_BUYERS, graphql, LIST_BOOKS, load, post, RECORD_PURCHASE, withServer } from "./http";
+import { BOOK_BUYERS, BROWSE_BOOKS, graphql, LIST_BOOKS, load, post, RECORD_PURCHASE, withServer } from "./http";
 import { bookViolations } from "./invariants";
 import type { CommandMonitor } from "./monitor";
 import type { Plan } from "./plan";
@@ -67,7 +67,16 @@ export interface ScaleResults {
   violations: string[];
 }
 
-export const SCALE_SCENARIOS = ["storefront listing", "book page", "deep buyers page", "embedded purchase", "overflow purchase"] as const;
+export const SCALE_SCENARIOS = [
+  "storefront listing",
+  "bestsellers page",
+  "author page",
+  "search",
+  "book page",
+  "deep buyers page",
+  "embedded purchase",
+  "overflow purchase",
+] as const;
 type ScenarioName = (typeof SCALE_SCENARIOS)[number];
 
 export function scaleSteps(plan: Plan["scale"]): number {
@@ -80,7 +89,7 @@ const KEYED_CATALOG = 102;
 type OpenDatabase = (suffix: string) => Promise<{ db: Db; monitor: CommandMonitor; close(): Promise<void> }>;
 
 /**
- * The API's five typical requests on catalogs of each size, each seeded in this run: the outlier is
+ * The API's eight typical requests on catalogs of each size, each seeded in this run: the outlier is
  * the last book, every other book holds SHELF_PURCHASES purchases. Then 64 clients buying the outlier at once,
  * with the API writing each purchase alone and then sharing the writes of concurrent ones; and the
  * same with a purchaseId on every purchase, on a replica set (`openReplicaSet`), where each is a transaction.
@@ -170,14 +179,34 @@ function* catalog(books: number): Generator<BookWithPurchases> {
   yield { book: benchBook(books), customers: customerIds("outlier-", OUTLIER_PURCHASES) };
 }
 
-/** Titles of one length, so that books differ in bytes only by their purchases. */
-const benchBook = (id: number) => ({ id, title: "Bench book", author: "Bench" });
+/** Books 1 to SEARCHED_BOOKS hold this word in their title: the search finds as many at every catalog size. */
+const SEARCHED_WORD = "amulet";
+const SEARCHED_BOOKS = 10;
+/** Each author writes this many consecutive books, so that an author's page lists as many at every catalog size. */
+const BOOKS_PER_AUTHOR = 5;
+
+/** Titles and authors of one length, so that books differ in bytes only by their purchases. */
+const benchBook = (id: number) => ({
+  id,
+  title: `Bench ${id <= SEARCHED_BOOKS ? SEARCHED_WORD : "volume"}`,
+  author: `Author ${String(Math.ceil(id / BOOKS_PER_AUTHOR)).padStart(7, "0")}`,
+});
 
 /** The body of request number `index` of a scenario; purchases use a new customer (and, embedded, a book with room) each time. */
 function requestBody(scenario: ScenarioName, books: number, index: number): string {
   switch (scenario) {
     case "storefront listing":
       return graphql(LIST_BOOKS, LISTING);
+    case "bestsellers page":
+      return graphql(BROWSE_BOOKS, { first: LISTING.first, orderBy: { field: "PURCHASE_COUNT", direction: "DESC" } });
+    case "author page":
+      return graphql(BROWSE_BOOKS, {
+        first: LISTING.first,
+        filter: { author: benchBook(1).author },
+        orderBy: { field: "PURCHASE_COUNT", direction: "DESC" },
+      });
+    case "search":
+      return graphql(BROWSE_BOOKS, { first: LISTING.first, search: SEARCHED_WORD });
     case "book page":
       return graphql(BOOK_BUYERS, { id: String(books), first: BUYERS_PAGE });
     case "deep buyers page":

@@ -30,6 +30,7 @@ const operation = (name: string) => readFileSync(join(__dirname, "..", "examples
 export const LIST_BOOKS = operation("ListBooks");
 export const BOOK_BUYERS = operation("BookBuyers");
 export const RECORD_PURCHASE = operation("RecordPurchase");
+export const BROWSE_BOOKS = operation("BrowseBooks");
 
 export interface HttpRow {
   scenario: string;

@@ -23,7 +23,7 @@ export interface Plan {
   /** The API against the bare Apollo server: loads of `seconds` each, alternating between the two for `rounds` rounds. */
   versusBare: { connections: number; warmupSeconds: number; seconds: number; rounds: number };
   scale: {
-    /** Books in the catalogs the five typical requests are measured on, each seeded in the run. */
+    /** Books in the catalogs the eight typical requests are measured on, each seeded in the run. */
     catalogSizes: number[];
     warmup: number;
     repetitions: number;

@@ -181,10 +181,10 @@ function renderThroughput({ database, rows }: ThroughputResults): string {
   );
 }
 
-export function renderVersusBare({ database, rounds, secondsPerLoad, rows }: VersusBareResults): string {
+export function renderVersusBare({ database, node, rounds, secondsPerLoad, rows }: VersusBareResults): string {
   return part(
     "The API against a bare Apollo Server 5 + Express + driver server",
-    `Each in a process of its own, on the same database (${database}); ${rounds} rounds of ${secondsPerLoad} s of load on each, ` +
+    `Each in a process of its own on Node ${node}, on the same database (${database}); ${rounds} rounds of ${secondsPerLoad} s of load on each, ` +
       "alternating which goes first. Bare: one resolver per field, no limits, no access checks, no logs, no metrics (`bench/bare-api-process.ts`).",
     table(rows, [
       ["request", (row) => `\`${row.scenario}\``],
@@ -201,7 +201,7 @@ export function renderVersusBare({ database, rounds, secondsPerLoad, rows }: Ver
 
 function renderScale({ rows, hotBooks, indexCost }: ScaleResults): string {
   const scale = part(
-    "Catalog size: five typical requests on catalogs of each size",
+    "Catalog size: eight typical requests on catalogs of each size",
     "Over HTTP, one request at a time. Commands / bytes sent / bytes received per request (medians); keys and documents " +
       'examined from `explain("executionStats")` of every read the request sent (a write\'s filter explained as the find that locates its document).',
     table(rows, [

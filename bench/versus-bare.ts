@@ -33,6 +33,8 @@ export interface VersusBareRow {
 
 export interface VersusBareResults {
   database: string;
+  /** The Node version both servers ran on (they are children of the bench, started with its own `node`). */
+  node: string;
   rounds: number;
   secondsPerLoad: number;
   rows: VersusBareRow[];
@@ -65,7 +67,7 @@ export async function benchmarkVersusBare(
       try {
         const rows: VersusBareRow[] = [];
         for (const scenario of VERSUS_BARE_SCENARIOS) rows.push(await compare(ours, bare, scenario, plan, progress));
-        return { database: shelf.description, rounds: plan.rounds, secondsPerLoad: plan.seconds, rows };
+        return { database: shelf.description, node: process.version, rounds: plan.rounds, secondsPerLoad: plan.seconds, rows };
       } finally {
         await bare.stop();
       }

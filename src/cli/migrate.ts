@@ -39,6 +39,7 @@ export function formatMigrationReport(report: MigrationReport): string {
   const figures: [string, string | number][] = [
     ["books checked", `${report.booksChecked} of ${report.booksTotal}`],
     [`books ${would}converted`, report.booksConverted],
+    [`search words ${would}set`, report.searchWordsSet],
     [`purchases ${would}moved`, report.purchasesMoved],
     [`legacy documents ${would}removed`, report.legacyDocumentsRemoved],
   ];

@@ -1,6 +1,7 @@
 import { BSON, ObjectId } from "mongodb";
 import { cursorToOffset, offsetToCursor } from "graphql-relay";
 import { isAcceptableIdLength } from "../sales/book-ids";
+import { browseScope, isOrderKey, orderKeyOf, type CatalogBook, type CatalogBrowse, type CatalogPosition } from "../sales/catalog";
 import type { BookId } from "../sales/documents";
 import { InvalidInputError } from "../sales/errors";
 
@@ -25,18 +26,54 @@ export function parseCustomerCursor(cursor: string | null | undefined, argument 
 
 /** A book's cursor carries its `_id` with its BSON type, so that paging by `_id` works across id types. */
 export function bookCursor(id: BookId): string {
-  return Buffer.from(BSON.EJSON.stringify({ id }, { relaxed: false })).toString("base64url");
+  return encode({ id });
 }
 
 export function parseBookCursor(cursor: string | null | undefined, argument = "after"): BookId | null {
   if (cursor == null) return null;
-  let id: unknown;
-  try {
-    ({ id } = BSON.EJSON.parse(Buffer.from(cursor, "base64url").toString("utf8"), { relaxed: true }) as { id?: unknown });
-  } catch {
-    throw malformed(argument);
+  return checkedId(decode(cursor, argument).id, argument);
+}
+
+/**
+ * A book's cursor in a browse of the catalog: the browse's scope (order, filter and search), the book's
+ * order key and its id with their BSON types. Opaque to clients, and checked against the browse it is used in.
+ */
+export function catalogCursor(browse: CatalogBrowse, book: CatalogBook): string {
+  const key = orderKeyOf(book, browse.field);
+  return encode({ scope: browseScope(browse), ...(key === undefined ? {} : { key }), id: book._id });
+}
+
+/** The position a catalog cursor names, or null when there is none; a cursor of another browse is refused. */
+export function parseCatalogCursor(cursor: string | null | undefined, browse: CatalogBrowse, argument: string): CatalogPosition | null {
+  if (cursor == null) return null;
+  const { scope, key, id } = decode(cursor, argument);
+  if (typeof scope !== "string") throw malformed(argument);
+  if (scope !== browseScope(browse)) {
+    throw new InvalidInputError(
+      `${argument} is a cursor of another orderBy, filter or search; pass the cursors of a list only with the arguments that listed it.`,
+      argument,
+    );
   }
-  // A string id is held to the limits of any id a client sends, however it arrives.
+  if (!isOrderKey(browse.field, key)) throw malformed(argument);
+  return { key: key as CatalogPosition["key"], id: checkedId(id, argument) };
+}
+
+function encode(value: Record<string, unknown>): string {
+  return Buffer.from(BSON.EJSON.stringify(value, { relaxed: false })).toString("base64url");
+}
+
+function decode(cursor: string, argument: string): Record<string, unknown> {
+  try {
+    const value: unknown = BSON.EJSON.parse(Buffer.from(cursor, "base64url").toString("utf8"), { relaxed: true });
+    if (typeof value === "object" && value !== null) return value as Record<string, unknown>;
+  } catch {
+    // Falls through to the same refusal as a cursor that parses to something else.
+  }
+  throw malformed(argument);
+}
+
+/** A string id is held to the limits of any id a client sends, however it arrives. */
+function checkedId(id: unknown, argument: string): BookId {
   if (typeof id === "string" && isAcceptableIdLength(id)) return id;
   if ((typeof id === "number" && Number.isFinite(id)) || id instanceof ObjectId) return id;
   throw malformed(argument);

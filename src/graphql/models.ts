@@ -7,8 +7,16 @@ export interface BookConnectionModel {
   /** Asked for only when `pageInfo` is selected, where finding it out sends commands (an empty page's). */
   hasNextPage: boolean | (() => Promise<boolean>);
   hasPreviousPage: boolean;
-  /** Set for a customer's purchase history, whose count is of that customer's books rather than of the catalog. */
-  purchasedBy?: string;
+  /** Each book's cursor in this list: `Query.books`' carry its browse and order key, a customer's only the book id. */
+  cursorOf: (book: BookDocument) => string;
+  /** Counts the list when totalCount is asked for. */
+  count: () => Promise<number>;
+}
+
+/** One book of a BookConnection with its cursor in that list. */
+export interface BookEdgeModel {
+  cursor: string;
+  node: BookDocument;
 }
 
 /** What `Book.customersPurchased` hands to the CustomerConnection resolvers. */

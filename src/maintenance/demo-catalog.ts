@@ -21,6 +21,8 @@ export const CATALOG_LIMITS = { books: 10_000_000, maxPurchases: 10_000_000 } as
 export const DEMO_CATALOG: CatalogSpec = { seed: 1972, books: 3000, outliers: 5, maxPurchases: 50_000 };
 
 const CUSTOMER_POPULATION = 100_000;
+/** Each generated author writes 1 to this many books, so that an author's page lists a few. */
+const MAX_BOOKS_PER_AUTHOR = 6;
 /** The long tail's own ceiling: a best-seller that is not one of the designated outliers. */
 const LONG_TAIL_MAX = 5_000;
 
@@ -59,7 +61,14 @@ export function* generateCatalog(spec: CatalogSpec): Generator<BookWithPurchases
   checkCatalogSpec(spec);
   const faker = new Faker({ locale: en, seed: spec.seed });
   const outlierEvery = spec.outliers > 0 ? Math.floor(spec.books / spec.outliers) : Infinity;
+  let author = { name: "", booksLeft: 0 };
   for (let index = 0; index < spec.books; index += 1) {
+    if (author.booksLeft === 0)
+      author = {
+        name: `${faker.person.firstName()} ${faker.person.lastName()}`,
+        booksLeft: faker.number.int({ min: 1, max: MAX_BOOKS_PER_AUTHOR }),
+      };
+    author.booksLeft -= 1;
     const outlierRank = index % outlierEvery === 0 ? index / outlierEvery : -1;
     const purchases =
       outlierRank >= 0 && outlierRank < spec.outliers
@@ -68,13 +77,34 @@ export function* generateCatalog(spec: CatalogSpec): Generator<BookWithPurchases
     yield {
       book: {
         id: new ObjectId(faker.database.mongodbObjectId()),
-        title: faker.book.title(),
-        author: faker.book.author(),
+        title: inventedTitle(faker),
+        author: author.name,
         year: faker.number.int({ min: 1850, max: 2026 }),
       },
       customers: Array.from({ length: purchases }, () => `customer-${faker.number.int({ min: 1, max: CUSTOMER_POPULATION })}`),
     };
   }
+}
+
+/**
+ * A title made up for the catalog, never a real book's: faker's real titles paired with real authors
+ * gave "Crime and Punishment by Franz Kafka". An invented author with invented titles reads as a real shelf.
+ */
+function inventedTitle(faker: Faker): string {
+  const noun = () => capitalized(faker.word.noun());
+  const adjective = () => capitalized(faker.word.adjective());
+  const shapes = [
+    () => `The ${adjective()} ${noun()}`,
+    () => `${noun()} of the ${noun()}`,
+    () => `A ${noun()} in ${faker.location.city()}`,
+    () => `The ${noun()}'s ${noun()}`,
+    () => `${adjective()} ${noun()}`,
+  ];
+  return faker.helpers.arrayElement(shapes)();
+}
+
+function capitalized(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
 /** A Pareto-like draw: half the books sell at most one copy, one in a hundred sells more than 75. */

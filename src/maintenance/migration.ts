@@ -1,7 +1,9 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db, Filter } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { bookIdKey, formatBookId } from "../sales/book-ids";
 import { SALES, extraSalesCollection, hasValidPageSize, type BookId, type BookDocument } from "../sales/documents";
+import { searchWordsOf } from "../sales/search-words";
 import { layOutPurchases, type LaidOutBook } from "./layout";
 import { stillHolds } from "./guards";
 import {
@@ -56,7 +58,14 @@ export function planBookMigration(book: StoredBook, state: LegacyState, settings
   const customers = [...embedded, ...extras];
   const pageSize = settings.extraSalesPageSize;
   const target = layOutPurchases(
-    { ...book, customers_purchased: [], has_extras: false, purchase_count: 0, extra_page_size: pageSize },
+    {
+      ...book,
+      search_words: storedWordsOf(book),
+      customers_purchased: [],
+      has_extras: false,
+      purchase_count: 0,
+      extra_page_size: pageSize,
+    },
     customers,
     settings,
   );
@@ -113,6 +122,8 @@ export interface MigrationProgress {
   booksChecked: number;
   booksTotal: number;
   booksConverted: number;
+  /** Books already bounded whose search words were missing or stale (written before the search existed, or by another writer), now set. */
+  searchWordsSet: number;
   purchasesMoved: number;
   legacyDocumentsRemoved: number;
 }
@@ -151,6 +162,7 @@ export async function migrateCatalog(db: Db, settings: OutlierSettings, options:
     booksChecked: 0,
     booksTotal: await books(db).estimatedDocumentCount(),
     booksConverted: 0,
+    searchWordsSet: 0,
     purchasesMoved: 0,
     legacyDocumentsRemoved: 0,
     needsAttention: [],
@@ -164,10 +176,34 @@ export async function migrateCatalog(db: Db, settings: OutlierSettings, options:
     const outcome = await migrateBook(db, book, legacyBookIds.has(bookIdKey(book._id)), settings, report.dryRun, write);
     legacyBookIds.delete(bookIdKey(book._id));
     recordOutcome(report, book._id, outcome);
+    // A converted book got its words with its commit; a skipped one is left exactly as it was.
+    const bounded = outcome.action === "none" || outcome.action === "remove-copied-legacy";
+    if (bounded && (await setSearchWords(db, book, report.dryRun))) report.searchWordsSet += 1;
     options.onProgress?.(progressOf(report));
   }
   report.orphanLegacyDocuments = [...legacyBookIds.values()];
   return report;
+}
+
+/** The words the search index holds for a book (none when its title or author is not text). */
+function storedWordsOf(book: StoredBook): string[] {
+  return typeof book.title === "string" && typeof book.author === "string" ? searchWordsOf(book) : [];
+}
+
+/**
+ * Sets a book's search words when they are missing or no longer those of its title and author, guarded
+ * on both as read so that a concurrent rename is not overwritten with stale words. True when it set them
+ * (or, in a dry run, would).
+ */
+async function setSearchWords(db: Db, book: StoredBook, dryRun: boolean): Promise<boolean> {
+  const words = storedWordsOf(book);
+  if (isDeepStrictEqual(book.search_words, words)) return false;
+  if (dryRun) return true;
+  const { matchedCount } = await books(db).updateOne(
+    { _id: book._id, title: book.title, author: book.author },
+    { $set: { search_words: words } },
+  );
+  return matchedCount === 1;
 }
 
 /** The plan that was carried out (or, in a dry run, would be). */
@@ -206,10 +242,11 @@ function progressOf({
   booksChecked,
   booksTotal,
   booksConverted,
+  searchWordsSet,
   purchasesMoved,
   legacyDocumentsRemoved,
 }: MigrationReport): MigrationProgress {
-  return { booksChecked, booksTotal, booksConverted, purchasesMoved, legacyDocumentsRemoved };
+  return { booksChecked, booksTotal, booksConverted, searchWordsSet, purchasesMoved, legacyDocumentsRemoved };
 }
 
 type Writer = <T>(step: MigrationStep, run: () => Promise<T>) => Promise<T>;
@@ -243,9 +280,11 @@ async function convertBook(
       extraSalesCollection(db).replaceOne({ book_id: page.book_id, page: page.page }, page, { upsert: true }),
     );
   }
-  const { customers_purchased, has_extras, purchase_count, extra_page_size } = plan.target.book;
+  const { customers_purchased, has_extras, purchase_count, extra_page_size, search_words } = plan.target.book;
   const { matchedCount } = await write({ kind: "commit-book", bookId: book._id }, () =>
-    books(db).updateOne(unchangedSince(book), { $set: { customers_purchased, has_extras, purchase_count, extra_page_size } }),
+    books(db).updateOne(unchangedSince(book), {
+      $set: { customers_purchased, has_extras, purchase_count, extra_page_size, search_words },
+    }),
   );
   if (matchedCount === 0) return "changed";
   // A crash here leaves the legacy documents marked; the next run sees a bounded book and removes them.

@@ -1,10 +1,10 @@
-import { ObjectId, type Db, type Filter } from "mongodb";
+import { ObjectId, type Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError } from "../db/errors";
 import { salesCollection, type BookId, type BookDocument } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookAlreadyExistsError, InvalidInputError } from "./errors";
-import { idsBeyond } from "./id-order";
+import { searchWordsOf } from "./search-words";
 
 export const MAX_TITLE_LENGTH = 500;
 export const MAX_AUTHOR_LENGTH = 200;
@@ -28,6 +28,7 @@ export function emptySalesDocument(book: NewBook & { id: BookId }, settings: Pic
     title: book.title,
     author: book.author,
     ...(book.year == null ? {} : { year: book.year }),
+    search_words: searchWordsOf(book),
     customers_purchased: [],
     has_extras: false,
     purchase_count: 0,
@@ -62,47 +63,30 @@ export function checkWindowSize(size: number, argument = "first"): void {
   }
 }
 
-/** A find projection that sends back a book with only the first buyers of its embedded array, or all of it when undefined; see `embeddedBuyersProjection`. */
-export type BookProjection = { customers_purchased: { $slice: number } } | undefined;
+/**
+ * A find projection that sends back a book without its search words (the search's index is their only
+ * reader) and with only the first buyers of its embedded array, or all of it; see `embeddedBuyersProjection`.
+ */
+export type BookProjection = { search_words: 0; customers_purchased?: { $slice: number } };
 
 /**
- * Every field of a book but the embedded buyers, of which only the first `embeddedBuyers` (all of
- * them when the array is shorter). The other fields are a few small scalars; the array is most of a
- * book's bytes. A book read this way answers any window of buyers ending before `embeddedBuyers`:
- * when the array comes back shorter than asked, it is the whole array, so where the extra sales start
- * is still known; when it comes back full, the window lies inside it. `Infinity` reads the whole array.
+ * Every field of a book but its search words and the embedded buyers, of which only the first
+ * `embeddedBuyers` (all of them when the array is shorter). The other fields are a few small scalars;
+ * the array is most of a book's bytes. A book read this way answers any window of buyers ending before
+ * `embeddedBuyers`: when the array comes back shorter than asked, it is the whole array, so where the
+ * extra sales start is still known; when it comes back full, the window lies inside it. `Infinity`
+ * reads the whole array.
  */
 export function embeddedBuyersProjection(embeddedBuyers: number): BookProjection {
   // A window counted from the end (`last`) needs the whole array, however long a legacy book's is.
-  if (!Number.isFinite(embeddedBuyers)) return undefined;
-  return { customers_purchased: { $slice: embeddedBuyers } };
+  if (!Number.isFinite(embeddedBuyers)) return { search_words: 0 };
+  return { search_words: 0, customers_purchased: { $slice: embeddedBuyers } };
 }
 
 export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<BookDocument[]> {
   return salesCollection(db)
     .find({ _id: { $in: [...ids] } })
     .toArray();
-}
-
-export interface BooksWindow {
-  books: BookDocument[];
-  hasNextPage: boolean;
-}
-
-/**
- * Books in `_id` order after `afterId`, read with one query that fetches one extra book to learn if more follow,
- * each with only its first `embeddedBuyers` embedded buyers (see `embeddedBuyersProjection`).
- */
-export async function retrieveBooksWindow(db: Db, afterId: BookId | null, first: number, embeddedBuyers: number): Promise<BooksWindow> {
-  checkWindowSize(first);
-  const filter = afterId === null ? {} : idsAfter(afterId);
-  const projection = embeddedBuyersProjection(embeddedBuyers);
-  const books = await salesCollection(db)
-    .find(filter, { projection })
-    .sort({ _id: 1 })
-    .limit(first + 1)
-    .toArray();
-  return { books: books.slice(0, first), hasNextPage: books.length > first };
 }
 
 /**
@@ -112,27 +96,4 @@ export async function retrieveBooksWindow(db: Db, afterId: BookId | null, first:
  */
 export async function countBooks(db: Db): Promise<number> {
   return salesCollection(db).estimatedDocumentCount();
-}
-
-/** The ids after `id` in `_id` order, whatever their BSON types. */
-function idsAfter(id: BookId): Filter<BookDocument> {
-  return idsBeyond("_id", id, "after");
-}
-
-/** Books in `_id` order before `beforeId` (or the catalog's last ones), read backward with one query that fetches one extra book to learn if more precede. */
-export async function retrieveBooksWindowBefore(
-  db: Db,
-  beforeId: BookId | null,
-  last: number,
-  embeddedBuyers: number,
-): Promise<BooksWindow & { hasPreviousPage: boolean }> {
-  checkWindowSize(last, "last");
-  const filter = beforeId === null ? {} : idsBeyond("_id", beforeId, "before");
-  const projection = embeddedBuyersProjection(embeddedBuyers);
-  const books = await salesCollection(db)
-    .find(filter, { projection })
-    .sort({ _id: -1 })
-    .limit(last + 1)
-    .toArray();
-  return { books: books.slice(0, last).reverse(), hasPreviousPage: books.length > last, hasNextPage: beforeId !== null };
 }

@@ -14,6 +14,8 @@ export interface BookDocument {
   author: string;
   /** Year of publication; absent when unknown. */
   year?: number | null;
+  /** The distinct normalized words of title and author (see `searchWordsOf`), for the search index; absent on books written before it, until `npm run migrate`. */
+  search_words?: string[];
   /** Customer ids of the book's first purchases, in purchase order; frozen once `has_extras` is set. */
   customers_purchased: string[];
   /** True once purchases go on into `extra_sales`; never unset. */

@@ -1,4 +1,4 @@
-import type { Document, ObjectId } from "mongodb";
+import { ObjectId, type Document } from "mongodb";
 import type { BookId } from "./documents";
 
 /** The BSON types a book id may have, in the order MongoDB sorts them: numbers, then strings, then ObjectIds. */
@@ -21,6 +21,24 @@ export function idsBeyond(field: string, id: BookId, direction: "after" | "befor
   const sameType = { [field]: { [direction === "after" ? "$gt" : "$lt"]: id } };
   if (otherTypes.length === 0) return sameType;
   return { $or: [sameType, ...otherTypes.map((type) => ({ [field]: { $type: type } }))] };
+}
+
+/** A predicate matching every id of one type, as an index range (type-bracketed as mongod's bounds are). */
+const WHOLE_TYPE: Record<IdType, Document> = {
+  number: { $gte: -Infinity },
+  string: { $gte: "" },
+  objectId: { $gte: new ObjectId("000000000000000000000000") },
+};
+
+/**
+ * The ids after (or before) `id` in MongoDB's order as predicates of plain index ranges, in walking
+ * order: the later ids of its own type, then every id of each type beyond it. Unlike `idsBeyond`'s
+ * `$or`, each is one interval of an index, so a query on one reads no key before its start.
+ */
+export function idRangesBeyond(id: BookId, direction: "after" | "before"): Document[] {
+  const rank = TYPE_ORDER.indexOf(typeOf(id));
+  const otherTypes = direction === "after" ? TYPE_ORDER.slice(rank + 1) : TYPE_ORDER.slice(0, rank).reverse();
+  return [{ [direction === "after" ? "$gt" : "$lt"]: id }, ...otherTypes.map((type) => WHOLE_TYPE[type])];
 }
 
 /**

@@ -14,6 +14,11 @@ export const UNIQUE_PAGE_KEY: Record<string, 1 | -1> = { book_id: 1, page: 1 };
 /** The largest books first, ties by id: the order of salesStats' list and of the index that serves it. */
 export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
 
+/** An author's books, in id order: the author filter's index (see `hintOf` in catalog.ts). */
+export const AUTHOR_INDEX = "author_1__id_1";
+/** Every book under each word of its title and author: the search's index (see `search-words.ts`). */
+export const SEARCH_INDEX = "search_words_1__id_1";
+
 /**
  * The indexes the pattern relies on.
  * `(book_id, page)` is unique so that two requests racing to open the same page cannot both succeed,
@@ -27,6 +32,10 @@ export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
  * bought") by customer id, each key followed by the book's id so that a customer's books come in book
  * id order and one book's check is a point lookup. They hold one key per stored purchase, and each
  * purchase adds one key to one of them: the cost every write pays for these reads.
+ * The catalog's browse (catalog.ts) has one index per order, ties by id: `(title, _id)`, `(year, _id)` and
+ * the largest-books index for PURCHASE_COUNT; `(author, _id)` for an author's books; and the multikey
+ * `(search_words, _id)`, one key per distinct word of a book's title and author, for the search. Only
+ * addBook, seed and migrate write those fields, so purchases pay nothing for them.
  * `purchase_requests` expires each claim at its own `expires_at` (expireAfterSeconds 0), so a changed
  * PURCHASE_ID_LIFETIME_HOURS applies to new claims without ever changing the index (which would need collMod).
  */
@@ -35,6 +44,10 @@ export function salesIndexes(): RequiredIndex[] {
     { collection: EXTRA_SALES, name: UNIQUE_PAGE_INDEX, key: UNIQUE_PAGE_KEY, unique: true },
     { collection: SALES, name: "has_extras_1", key: { has_extras: 1 } },
     { collection: SALES, name: "purchase_count_-1__id_1", key: LARGEST_FIRST },
+    { collection: SALES, name: "title_1__id_1", key: { title: 1, _id: 1 } },
+    { collection: SALES, name: "year_1__id_1", key: { year: 1, _id: 1 } },
+    { collection: SALES, name: AUTHOR_INDEX, key: { author: 1, _id: 1 } },
+    { collection: SALES, name: SEARCH_INDEX, key: { search_words: 1, _id: 1 } },
     { collection: SALES, name: "customers_purchased_1__id_1", key: { customers_purchased: 1, _id: 1 } },
     { collection: EXTRA_SALES, name: "customers_purchased_extra_1_book_id_1", key: { customers_purchased_extra: 1, book_id: 1 } },
     { collection: PURCHASE_REQUESTS, name: "expires_at_1", key: { expires_at: 1 }, expireAfterSeconds: 0 },

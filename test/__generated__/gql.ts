@@ -15,7 +15,9 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  */
 type Documents = {
     "\n  query BookId($id: ID!) {\n    book(id: $id) {\n      id: databaseId\n    }\n  }\n": typeof types.BookIdDocument,
+    "\n  query BestsellersPage($after: String) {\n    books(first: 3, after: $after, orderBy: { field: PURCHASE_COUNT, direction: DESC }) {\n      ...BookPage\n    }\n  }\n": typeof types.BestsellersPageDocument,
     "\n  query BooksWindow($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      ...BookPage\n    }\n  }\n": typeof types.BooksWindowDocument,
+    "\n  query BrowseCatalog($first: Int, $after: String, $last: Int, $before: String, $orderBy: BookOrder, $filter: BookFilter, $search: String) {\n    books(first: $first, after: $after, last: $last, before: $before, orderBy: $orderBy, filter: $filter, search: $search) {\n      totalCount\n      ...BookPage\n    }\n  }\n": typeof types.BrowseCatalogDocument,
     "\n  query NewestBuyersCost($id: ID!) {\n    book(id: $id) {\n      customersPurchased(last: 20) {\n        edges {\n          node {\n            id: databaseId\n          }\n        }\n      }\n    }\n  }\n": typeof types.NewestBuyersCostDocument,
     "\n  query DeepBuyersCost($id: ID!, $after: String) {\n    book(id: $id) {\n      customersPurchased(first: 20, after: $after) {\n        edges {\n          node {\n            id: databaseId\n          }\n        }\n      }\n    }\n  }\n": typeof types.DeepBuyersCostDocument,
     "\n  query BoughtCost($id: ID!) {\n    book(id: $id) {\n      purchasedBy(customerId: \"nobody\")\n    }\n  }\n": typeof types.BoughtCostDocument,
@@ -43,7 +45,9 @@ type Documents = {
 };
 const documents: Documents = {
     "\n  query BookId($id: ID!) {\n    book(id: $id) {\n      id: databaseId\n    }\n  }\n": types.BookIdDocument,
+    "\n  query BestsellersPage($after: String) {\n    books(first: 3, after: $after, orderBy: { field: PURCHASE_COUNT, direction: DESC }) {\n      ...BookPage\n    }\n  }\n": types.BestsellersPageDocument,
     "\n  query BooksWindow($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      ...BookPage\n    }\n  }\n": types.BooksWindowDocument,
+    "\n  query BrowseCatalog($first: Int, $after: String, $last: Int, $before: String, $orderBy: BookOrder, $filter: BookFilter, $search: String) {\n    books(first: $first, after: $after, last: $last, before: $before, orderBy: $orderBy, filter: $filter, search: $search) {\n      totalCount\n      ...BookPage\n    }\n  }\n": types.BrowseCatalogDocument,
     "\n  query NewestBuyersCost($id: ID!) {\n    book(id: $id) {\n      customersPurchased(last: 20) {\n        edges {\n          node {\n            id: databaseId\n          }\n        }\n      }\n    }\n  }\n": types.NewestBuyersCostDocument,
     "\n  query DeepBuyersCost($id: ID!, $after: String) {\n    book(id: $id) {\n      customersPurchased(first: 20, after: $after) {\n        edges {\n          node {\n            id: databaseId\n          }\n        }\n      }\n    }\n  }\n": types.DeepBuyersCostDocument,
     "\n  query BoughtCost($id: ID!) {\n    book(id: $id) {\n      purchasedBy(customerId: \"nobody\")\n    }\n  }\n": types.BoughtCostDocument,
@@ -91,7 +95,15 @@ export function graphql(source: "\n  query BookId($id: ID!) {\n    book(id: $id)
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query BestsellersPage($after: String) {\n    books(first: 3, after: $after, orderBy: { field: PURCHASE_COUNT, direction: DESC }) {\n      ...BookPage\n    }\n  }\n"): (typeof documents)["\n  query BestsellersPage($after: String) {\n    books(first: 3, after: $after, orderBy: { field: PURCHASE_COUNT, direction: DESC }) {\n      ...BookPage\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query BooksWindow($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      ...BookPage\n    }\n  }\n"): (typeof documents)["\n  query BooksWindow($first: Int, $after: String) {\n    books(first: $first, after: $after) {\n      totalCount\n      ...BookPage\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query BrowseCatalog($first: Int, $after: String, $last: Int, $before: String, $orderBy: BookOrder, $filter: BookFilter, $search: String) {\n    books(first: $first, after: $after, last: $last, before: $before, orderBy: $orderBy, filter: $filter, search: $search) {\n      totalCount\n      ...BookPage\n    }\n  }\n"): (typeof documents)["\n  query BrowseCatalog($first: Int, $after: String, $last: Int, $before: String, $orderBy: BookOrder, $filter: BookFilter, $search: String) {\n    books(first: $first, after: $after, last: $last, before: $before, orderBy: $orderBy, filter: $filter, search: $search) {\n      totalCount\n      ...BookPage\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

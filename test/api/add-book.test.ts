@@ -29,6 +29,7 @@ describe("addBook", () => {
       title: "Invisible Cities",
       author: "Italo Calvino",
       year: 1972,
+      search_words: ["invisible", "cities", "italo", "calvino"],
       customers_purchased: [],
       has_extras: false,
       purchase_count: 0,

@@ -1,7 +1,6 @@
-import { bookCursor } from "../../src/graphql/cursors";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
-import { customers, seedBook, storedPurchases } from "../support/factories";
+import { customers, idOrderCursor, seedBook, storedPurchases } from "../support/factories";
 import { errorCodes, getUrl, send, type HttpAnswer, startTestHttpServer } from "../support/http";
 
 let database: TestDatabase;
@@ -75,7 +74,7 @@ const cases: [string, BadRequest][] = [
     {
       body: {
         query: `query ($after: String) { books(after: $after) { totalCount } }`,
-        variables: { after: bookCursor("b".repeat(50_000)) },
+        variables: { after: idOrderCursor("b".repeat(50_000)) },
       },
       code: "BAD_USER_INPUT",
     },

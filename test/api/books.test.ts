@@ -1,8 +1,8 @@
 import { graphql } from "../__generated__";
 import type { BooksWindowQuery } from "../__generated__/graphql";
 import { openTestApi, type TestApi } from "../support/api";
-import { addBook, customers, seedBook } from "../support/factories";
-import { bookCursor, customerCursor } from "../../src/graphql/cursors";
+import { addBook, customers, idOrderCursor, seedBook } from "../support/factories";
+import { customerCursor } from "../../src/graphql/cursors";
 
 const asEdge = (id: string) => ({ node: { id } });
 
@@ -74,7 +74,7 @@ describe("Query.books", () => {
     await api.execute(
       `query ($after: String) { books(first: 1, after: $after) { edges { node { id: databaseId title purchaseCount } } } }`,
       {
-        after: bookCursor(2),
+        after: idOrderCursor(2),
       },
     );
     const [books] = api.commands.received();
@@ -97,7 +97,7 @@ describe("Query.books", () => {
       `query ($after: String, $buyersAfter: String) { books(first: 1, after: $after) { edges { node {
          ...Buyers wide: customersPurchased(first: 5, after: $buyersAfter) { edges { node { id: databaseId } } } } } } }
        fragment Buyers on Book { customersPurchased(first: 2) { edges { node { id: databaseId } } } }`,
-      { after: bookCursor(3), buyersAfter: customerCursor(2) },
+      { after: idOrderCursor(3), buyersAfter: customerCursor(2) },
     );
     expect(result.data?.books).toEqual({
       edges: [{ node: { customersPurchased: { edges: customers(2).map(asEdge) }, wide: { edges: customers(5, 3).map(asEdge) } } }],

@@ -169,6 +169,49 @@ describe("queries by GET", () => {
     expect(byHash.cacheControl).toBe("max-age=600, public");
   });
 
+  it("serves every order and a search of the catalog by persisted query hash, publicly cacheable", async () => {
+    const query = `query Browse($orderBy: BookOrder, $search: String, $filter: BookFilter) {
+      books(first: 10, orderBy: $orderBy, search: $search, filter: $filter) { edges { node { id: databaseId } } }
+    }`;
+    const extensions = { persistedQuery: { version: 1, sha256Hash: createHash("sha256").update(query).digest("hex") } };
+    const get = (request: Parameters<typeof getUrl>[1]) => send(getUrl(cached.url, request), undefined, { method: "GET", headers: {} });
+    expect((await get({ query, variables: {}, extensions })).status).toBe(200);
+
+    const ids = (answer: HttpAnswer) =>
+      (answer.json?.data as { books: { edges: { node: { id: string } }[] } }).books.edges.map((edge) => edge.node.id);
+    // Other tests here buy book 3, so the purchase counts are checked by the order they give, not by fixed ids.
+    const counts = async (orderBy: { field: string; direction: string }) => {
+      const answer = await post(cached, `query ($orderBy: BookOrder) { books(orderBy: $orderBy) { edges { node { purchaseCount } } } }`, {
+        orderBy,
+      });
+      return (answer.json?.data as { books: { edges: { node: { purchaseCount: number } }[] } }).books.edges.map(
+        (edge) => edge.node.purchaseCount,
+      );
+    };
+    const browses = [
+      ...["ID", "TITLE", "YEAR"].flatMap((field) => [
+        [{ orderBy: { field, direction: "ASC" } }, ["1", "2", "3"]],
+        [{ orderBy: { field, direction: "DESC" } }, ["3", "2", "1"]],
+      ]),
+      [{ search: "seeded 2" }, ["2"]],
+      [{ search: "seed", orderBy: { field: "TITLE", direction: "DESC" } }, ["3", "2", "1"]],
+      [{ filter: { author: "A" } }, ["1", "2", "3"]],
+    ] as const;
+    for (const [variables, expected] of browses) {
+      const answer = await get({ variables, extensions });
+      expect(answer.json?.errors).toBeUndefined();
+      expect(ids(answer)).toEqual(expected);
+      expect(answer.cacheControl).toBe("max-age=600, public");
+    }
+    for (const direction of ["ASC", "DESC"]) {
+      const answer = await get({ variables: { orderBy: { field: "PURCHASE_COUNT", direction } }, extensions });
+      expect(answer.cacheControl).toBe("max-age=600, public");
+      expect(ids(answer)).toHaveLength(3);
+      const shown = await counts({ field: "PURCHASE_COUNT", direction });
+      expect(shown).toEqual([...shown].sort((a, b) => (direction === "ASC" ? a - b : b - a)));
+    }
+  });
+
   it("refuses a mutation by GET with a coded error, and records nothing", async () => {
     const url = getUrl(cached.url, { query: RECORD, variables: { input: { bookId: "3", customerId: "by-get" } } });
     const answer = await send(url, undefined, { method: "GET", headers: { authorization: bearer(checkout) } });

@@ -1,12 +1,11 @@
 import { ensureSalesIndexes, UNIQUE_PAGE_INDEX } from "../../src/sales/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection } from "../../src/sales/documents";
-import { PurchaseInProgressError } from "../../src/sales/errors";
-import { TransactionTimeLimitError } from "../../src/db/errors";
 import { createServerPurchases } from "../../src/sales/server-purchases";
-import { PURCHASE_ID_TIMING, recordPurchaseRequest, type PurchaseOutcome, type PurchaseRequest } from "../../src/sales/purchase-requests";
+import { PURCHASE_ID_TIMING, recordPurchaseRequest, type PurchaseRequest } from "../../src/sales/purchase-requests";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, invariantViolations, storedPurchases } from "../support/factories";
+import { untilAnswered } from "../support/until-answered";
 
 // Pages of 40 and 200 racers: the racers cross five page boundaries, and a batch of up to 100 splits across them.
 const settings = { outlierThreshold: 5, extraSalesPageSize: 40 };
@@ -35,21 +34,6 @@ describe.each([
 
   const record = (request: PurchaseRequest, { options }: ServerPurchases) =>
     recordPurchaseRequest(database.db, request, settings, PURCHASE_ID_TIMING, options);
-
-  /**
-   * Sends `request` until it is answered, as a client does with PURCHASE_IN_PROGRESS and with
-   * DATABASE_UNAVAILABLE from a transaction given up at its time limit (a busy machine's lone
-   * transactions on one book can meet conflicts that long): both ask for a retry with the same purchaseId.
-   */
-  async function recordUntilAnswered(request: PurchaseRequest, server: ServerPurchases): Promise<PurchaseOutcome> {
-    for (;;) {
-      try {
-        return await record(request, server);
-      } catch (error) {
-        if (!(error instanceof PurchaseInProgressError || error instanceof TransactionTimeLimitError)) throw error;
-      }
-    }
-  }
 
   /** An outlier whose open page holds EXTRAS_BEFORE purchases, recorded one at a time through `server`, which so knows it is an outlier. */
   async function outlier(bookId: string, server: ServerPurchases): Promise<string[]> {
@@ -95,7 +79,7 @@ describe.each([
 
       // Each request twice in a row: both copies often share a batch, and a copy arriving later finds the first one's claim.
       const outcomes = await Promise.all(
-        requests.flatMap((request) => [request, request]).map((request) => recordUntilAnswered(request, server)),
+        requests.flatMap((request) => [request, request]).map((request) => untilAnswered(() => record(request, server))),
       );
 
       expect(outcomes.filter((outcome) => !outcome.replayed)).toHaveLength(requests.length);
@@ -123,7 +107,7 @@ describe.each([
       if (batching) expect(server.batchSizes.length).toBeLessThan(requests.length);
       expect(await storedPurchases(database.db, bookId)).toEqual(before);
 
-      const retried = await Promise.all(requests.map((request) => recordUntilAnswered(request, server)));
+      const retried = await Promise.all(requests.map((request) => untilAnswered(() => record(request, server))));
 
       expect(retried.filter((outcome) => outcome.replayed)).toEqual([]);
       const stored = await storedPurchases(database.db, bookId);
@@ -139,7 +123,7 @@ describe.each([
         const requests = customers(60, 0, "commit-").map((customerId, line) => ({ bookId, customerId, purchaseId: `c-${line}` }));
         database.commands.reset();
 
-        await Promise.all(requests.map((request) => recordUntilAnswered(request, server)));
+        await Promise.all(requests.map((request) => untilAnswered(() => record(request, server))));
 
         const commits = database.commands.names().filter((name) => name === "commitTransaction").length;
         if (batching) {
@@ -159,7 +143,7 @@ describe.each([
         const requests = customers(60, 0, "cold-").map((customerId, line) => ({ bookId, customerId, purchaseId: `cold-${line}` }));
         database.commands.reset();
 
-        await Promise.all(requests.map((request) => recordUntilAnswered(request, server)));
+        await Promise.all(requests.map((request) => untilAnswered(() => record(request, server))));
 
         const commits = database.commands.names().filter((name) => name === "commitTransaction").length;
         if (batching) expect(commits).toBeLessThan(requests.length);

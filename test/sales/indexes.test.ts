@@ -9,9 +9,18 @@ afterAll(() => database.close());
 const indexNames = async (collection: string) => (await database.db.collection(collection).indexes()).map((index) => index.name).sort();
 
 describe("ensureSalesIndexes", () => {
-  it("creates the unique page index, the outlier flag index, the largest-books index, the customers' multikey indexes and the purchaseId expiry index", async () => {
+  it("creates the unique page index, the outlier flag index, the catalog's order, author and search indexes, the customers' multikey indexes and the purchaseId expiry index", async () => {
     expect(await indexNames("extra_sales")).toEqual(["_id_", "book_id_1_page_1", "customers_purchased_extra_1_book_id_1"]);
-    expect(await indexNames("sales")).toEqual(["_id_", "customers_purchased_1__id_1", "has_extras_1", "purchase_count_-1__id_1"]);
+    expect(await indexNames("sales")).toEqual([
+      "_id_",
+      "author_1__id_1",
+      "customers_purchased_1__id_1",
+      "has_extras_1",
+      "purchase_count_-1__id_1",
+      "search_words_1__id_1",
+      "title_1__id_1",
+      "year_1__id_1",
+    ]);
     expect(await indexNames("purchase_requests")).toEqual(["_id_", "expires_at_1"]);
   });
 

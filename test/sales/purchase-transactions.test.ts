@@ -16,6 +16,7 @@ import { recordPurchase } from "../../src/sales/purchases";
 import { openTestDatabase, RUN_AND_REPLICA_SET, type TestDatabase } from "../support/database";
 import { errorCodes, postOperation, startTestHttpServer } from "../support/http";
 import { customers, invariantViolations, storedBook, storedPurchases } from "../support/factories";
+import { untilAnswered } from "../support/until-answered";
 
 /**
  * Which path a keyed purchase takes on each deployment, and what each promises. Every test runs twice:
@@ -172,7 +173,9 @@ describe.each(RUN_AND_REPLICA_SET)("keyed purchases on $deployment", ({ replicaS
 
       const outcomes = await Promise.all(
         buyers.flatMap((buyer) =>
-          clients.map(({ db, knownOutliers }) => recordPurchaseRequest(db, keyed("racing", buyer), settings, undefined, { knownOutliers })),
+          clients.map(({ db, knownOutliers }) =>
+            untilAnswered(() => recordPurchaseRequest(db, keyed("racing", buyer), settings, undefined, { knownOutliers })),
+          ),
         ),
       );
 

@@ -1,7 +1,9 @@
 import type { Db } from "mongodb";
 import { parseBookId } from "../../src/sales/book-ids";
 import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
-import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
+import { catalogCursor } from "../../src/graphql/cursors";
+import { catalogBrowseOf } from "../../src/sales/catalog";
+import { extraSalesCollection, salesCollection, type BookId } from "../../src/sales/documents";
 import { findBookViolations } from "../../src/maintenance/reconcile/scan";
 import { TEST_SETTINGS, type TestApi } from "./api";
 import type { OutlierSettings } from "../../src/config";
@@ -61,6 +63,11 @@ export async function seedBook(db: Db, id: string, purchases: string[], settings
     [{ book: { id: parseBookId(id), title: `Seeded ${id}`, author: "A" }, customers: purchases }],
     settings,
   );
+}
+
+/** The cursor `Query.books` gives the book with this id in its default order (by id, no filter or search). */
+export function idOrderCursor(id: BookId): string {
+  return catalogCursor(catalogBrowseOf({ field: "ID", direction: "ASC" }), { _id: id, title: "", purchase_count: 0 });
 }
 
 const CUSTOMERS_PAGE = graphql(`

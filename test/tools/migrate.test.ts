@@ -81,7 +81,8 @@ describe("npm run migrate", () => {
 
     const migrated = await storedBook(database.db, "legacy");
     const bounded = await storedBook(database.db, "bounded");
-    expect({ ...migrated.book, _id: "bounded", title: "Bounded bounded" }).toStrictEqual(bounded.book);
+    const renamed = { _id: "bounded", title: "Bounded bounded", search_words: ["bounded", "an", "author"] };
+    expect({ ...migrated.book, ...renamed }).toStrictEqual(bounded.book);
     expect(migrated.pages.map((page) => ({ ...page, book_id: "bounded" }))).toStrictEqual(bounded.pages);
   });
 
@@ -123,6 +124,24 @@ describe("npm run migrate", () => {
 
     expect(report).toMatchObject({ booksChecked: 2, booksConverted: 0, purchasesMoved: 0, needsAttention: [] });
     expect(await snapshot(database.db)).toEqual(before);
+  });
+
+  it("gives the search its words for bounded books written without them or renamed since, and only those", async () => {
+    await insertBoundedBook(database.db, "current", customers(3));
+    await insertBoundedBook(database.db, "older", customers(3));
+    await insertBoundedBook(database.db, "renamed", customers(3));
+    await salesCollection(database.db).updateOne({ _id: "older" }, { $unset: { search_words: "" } });
+    await salesCollection(database.db).updateOne({ _id: "renamed" }, { $set: { title: "Brontë's Œuvre" } });
+
+    expect(await migrate({ dryRun: true })).toMatchObject({ searchWordsSet: 2 });
+    expect((await storedBook(database.db, "older")).book?.search_words).toBeUndefined();
+    expect(await migrate()).toMatchObject({ booksConverted: 0, searchWordsSet: 2, needsAttention: [] });
+
+    const wordsOf = async (id: string) => (await storedBook(database.db, id)).book?.search_words;
+    expect(await wordsOf("current")).toEqual(["bounded", "current", "an", "author"]);
+    expect(await wordsOf("older")).toEqual(["bounded", "older", "an", "author"]);
+    expect(await wordsOf("renamed")).toEqual(["bronte", "s", "oeuvre", "an", "author"]);
+    expect(await migrate()).toMatchObject({ searchWordsSet: 0 });
   });
 
   it("reports and leaves alone what it cannot place in order: two legacy documents, or legacy overflow of a bounded book", async () => {

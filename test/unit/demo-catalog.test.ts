@@ -15,6 +15,16 @@ describe("generating a catalog", () => {
     expect(other!.book.id).not.toEqual(first!.book.id);
   });
 
+  it("gives each invented author a few invented titles in a row, never a real book's", () => {
+    const books = [...generateCatalog(spec())].map(({ book }) => book);
+    const booksPerAuthor = new Map<string, number>();
+    for (const { author } of books) booksPerAuthor.set(author, (booksPerAuthor.get(author) ?? 0) + 1);
+    expect(Math.max(...booksPerAuthor.values())).toBeLessThanOrEqual(12);
+    expect(booksPerAuthor.size).toBeLessThan(books.length / 2);
+    expect(books.map((book) => book.title)).not.toContain("Crime and Punishment");
+    expect(books.every((book) => /^[A-Z]/.test(book.title))).toBe(true);
+  });
+
   it("yields as many books as asked", () => {
     expect(purchasesPerBook(spec())).toHaveLength(400);
   });

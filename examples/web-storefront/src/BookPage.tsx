@@ -1,99 +1,111 @@
-import { useLazyQuery, useMutation, useQuery } from "@apollo/client/react";
+import { useMutation, useQuery } from "@apollo/client/react";
 import { useState } from "react";
 import { ErrorNotice } from "./ErrorNotice";
 import { NO_SUCH_BOOK } from "./errors";
-import { BOOK_PAGE, BUY, NEWEST_BUYERS } from "./operations";
+import { authorHref, bookHref } from "./links";
+import { BOOK_PAGE, BUY } from "./operations";
+import { useWindows } from "./windows";
 
-const BUYERS_PER_WINDOW = 100;
-const NEWEST = 10;
+const BUYERS_PER_WINDOW = 10;
 
-/** A book: its buyers a window at a time (embedded and overflow alike), the newest ones, what they also bought, and "Buy". */
+/** A book: its count first, "Buy", what its buyers also bought, and its recent buyers a window at a time. */
 export function BookPage({ id }: { id: string }) {
-  const { data, error, loading, fetchMore } = useQuery(BOOK_PAGE, { variables: { id, buyers: BUYERS_PER_WINDOW } });
+  const buyers = useWindows();
+  const variables = { id, buyers: BUYERS_PER_WINDOW, before: buyers.cursor };
+  const { data, previousData, error, refetch } = useQuery(BOOK_PAGE, { variables });
+  const shown = data ?? previousData;
   if (error) return <ErrorNotice error={error} />;
-  if (!data) return <p>Loading the book…</p>;
-  const { book } = data;
+  if (!shown) return <p className="quiet">Loading the book…</p>;
+  const { book } = shown;
   if (!book) return <ErrorNotice described={NO_SUCH_BOOK} />;
-  const buyers = book.customersPurchased;
+  const window = book.customersPurchased;
   return (
-    <article>
-      <h2 data-testid="title">{book.title}</h2>
-      <p>
-        by {book.author} — <span data-testid="purchase-count">{book.purchaseCount}</span> sold
-      </p>
-      <BuyButton bookId={book.id} />
-      <h3>
-        Buyers{" "}
-        <small data-testid="buyer-count">
-          ({buyers.edges.length} of {buyers.totalCount} shown)
-        </small>
-      </h3>
-      <ol data-testid="buyers" style={{ columns: 4 }}>
-        {buyers.edges.map(({ cursor, node }) => (
-          <li key={cursor}>{node.databaseId}</li>
-        ))}
-      </ol>
-      {buyers.pageInfo.hasNextPage && (
-        <button disabled={loading} onClick={() => void fetchMore({ variables: { after: buyers.pageInfo.endCursor } })}>
-          Load more buyers
-        </button>
-      )}
-      <NewestBuyers bookId={book.id} />
-      <h3>Customers also bought</h3>
-      <ul data-testid="also-bought">
-        {book.alsoBought.map(({ book: other, sharedBuyers }) => (
-          <li key={other.id}>
-            <a href={`#/book/${encodeURIComponent(other.id)}`}>{other.title}</a> ({sharedBuyers} shared buyers)
-          </li>
-        ))}
-      </ul>
+    <article className="book">
+      <header>
+        <h2 data-testid="title">{book.title}</h2>
+        <p className="byline">
+          by <a href={authorHref(book.author)}>{book.author}</a>
+          {book.year != null && <> · {book.year}</>}
+        </p>
+        <p className="count">
+          <strong data-testid="purchase-count">{book.purchaseCount.toLocaleString("en")}</strong> sold
+        </p>
+        {/* After a purchase the whole page is read again, so the count and the buyers come from one answer. */}
+        <BuyButton bookId={book.id} onBought={() => void refetch({ ...variables, before: null }).then(buyers.reset)} />
+      </header>
+      <section>
+        <h3>Customers also bought</h3>
+        {book.alsoBought.length === 0 ? (
+          <p className="quiet">Nothing yet.</p>
+        ) : (
+          <ul className="also" data-testid="also-bought">
+            {book.alsoBought.map(({ book: other, sharedBuyers }) => (
+              <li key={other.id}>
+                <a href={bookHref(other.databaseId)}>{other.title}</a> <span className="quiet">by {other.author}</span>{" "}
+                <span className="quiet">({sharedBuyers} shared)</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section>
+        <h3>
+          Recent buyers{" "}
+          <small className="quiet" data-testid="buyer-total">
+            {window.totalCount.toLocaleString("en")} in all
+          </small>
+        </h3>
+        <ol className="buyers" data-testid="buyers">
+          {[...window.edges].reverse().map(({ cursor, node }) => (
+            <li key={cursor}>{node.databaseId}</li>
+          ))}
+        </ol>
+        <nav className="pager">
+          <button disabled={buyers.page === 1} onClick={buyers.back}>
+            ← Newer
+          </button>
+          <button
+            disabled={!window.pageInfo.hasPreviousPage || data === undefined}
+            onClick={() => buyers.forward(window.pageInfo.startCursor ?? null)}
+          >
+            Older →
+          </button>
+        </nav>
+      </section>
     </article>
-  );
-}
-
-/** The last buyers first, read with `last`; kept out of the normalized list, which grows forward. */
-function NewestBuyers({ bookId }: { bookId: string }) {
-  const [load, { data, error }] = useLazyQuery(NEWEST_BUYERS, { fetchPolicy: "no-cache" });
-  const newest = data?.book?.customersPurchased.edges.map(({ node }) => node.databaseId).reverse();
-  return (
-    <section>
-      <button onClick={() => void load({ variables: { id: bookId, last: NEWEST } })}>Newest first</button>
-      {error && <ErrorNotice error={error} />}
-      {newest && <p data-testid="newest-buyers">{newest.join(", ")}</p>}
-    </section>
   );
 }
 
 /**
  * One click is one order line with its own purchaseId; "Send again" resends that line, as a client does after a
- * timeout, and the API answers it as a replay. The count on screen comes from the mutation's payload.
+ * timeout, and the API answers it as a replay.
  */
-function BuyButton({ bookId }: { bookId: string }) {
+function BuyButton({ bookId, onBought }: { bookId: string; onBought: () => void }) {
   const [customerId, setCustomerId] = useState("web-shopper");
   const [purchaseId, setPurchaseId] = useState<string | null>(null);
   const [buy, { data, error, loading }] = useMutation(BUY);
   const send = (line: string) => {
     setPurchaseId(line);
-    void buy({ variables: { bookId, customerId, purchaseId: line } }).catch(() => undefined);
+    void buy({ variables: { bookId, customerId, purchaseId: line } }).then(onBought, () => undefined);
   };
   const outcome = data?.recordPurchase;
   return (
-    <section>
+    <div className="buy">
       <label>
         Customer <input value={customerId} onChange={(event) => setCustomerId(event.target.value)} />
-      </label>{" "}
-      <button disabled={loading} onClick={() => send(crypto.randomUUID())}>
+      </label>
+      <button className="primary" disabled={loading} onClick={() => send(crypto.randomUUID())}>
         Buy
-      </button>{" "}
+      </button>
       <button disabled={loading || purchaseId === null} onClick={() => purchaseId && send(purchaseId)}>
         Send again
       </button>
       {error && <ErrorNotice error={error} />}
       {outcome && (
-        <p data-testid="purchase-outcome">
+        <p className="quiet" data-testid="purchase-outcome">
           {outcome.replayed ? "Already bought: this order line was recorded before." : `Bought, stored in ${outcome.storedIn}.`}
         </p>
       )}
-    </section>
+    </div>
   );
 }

@@ -2,30 +2,49 @@ import { ApolloProvider } from "@apollo/client/react";
 import { StrictMode, useEffect, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { createStorefrontClient } from "./apollo";
+import { AuthorPage } from "./AuthorPage";
 import { BookPage } from "./BookPage";
-import { Catalog } from "./Catalog";
+import { Home } from "./Home";
+import "./styles.css";
 
-/** `#/book/<id>` shows a book; anything else the catalog. A hash needs no server routes, so the built page is static. */
-function useRoute(): { bookId: string | null } {
-  const read = () => /^#\/book\/(.+)$/.exec(window.location.hash)?.[1] ?? null;
-  const [bookId, setBookId] = useState(read);
+type Route = { page: "home" } | { page: "book"; id: string } | { page: "author"; author: string };
+
+/** `#/book/<id>` shows a book, `#/author/<name>` an author's books, anything else the bestsellers and the search. */
+function readRoute(): Route {
+  const [, page, value] = /^#\/(book|author)\/(.+)$/.exec(window.location.hash) ?? [];
+  if (page === "book") return { page, id: decodeURIComponent(value!) };
+  if (page === "author") return { page, author: decodeURIComponent(value!) };
+  return { page: "home" };
+}
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(readRoute);
   useEffect(() => {
-    const onChange = () => setBookId(read());
+    const onChange = () => {
+      setRoute(readRoute());
+      window.scrollTo(0, 0);
+    };
     window.addEventListener("hashchange", onChange);
     return () => window.removeEventListener("hashchange", onChange);
   }, []);
-  return { bookId: bookId === null ? null : decodeURIComponent(bookId) };
+  return route;
 }
 
 function App() {
-  const { bookId } = useRoute();
+  const route = useRoute();
   return (
-    <main style={{ fontFamily: "system-ui, sans-serif", maxWidth: 760, margin: "2rem auto", padding: "0 1rem" }}>
-      <h1>
-        <a href="#/">Bookstore</a>
-      </h1>
-      {bookId === null ? <Catalog /> : <BookPage id={bookId} />}
-    </main>
+    <>
+      <header className="masthead">
+        <a href="#/">
+          <img src="/favicon.svg" alt="" width={24} height={24} /> Bookstore
+        </a>
+      </header>
+      <main>
+        {route.page === "book" && <BookPage key={route.id} id={route.id} />}
+        {route.page === "author" && <AuthorPage author={route.author} />}
+        {route.page === "home" && <Home />}
+      </main>
+    </>
   );
 }
 

@@ -1,15 +1,17 @@
 import { graphql } from "./__generated__";
 
-export const CATALOG = graphql(`
-  query StorefrontCatalog($first: Int!, $after: String) {
-    books(first: $first, after: $after) {
+/** A window of books: the bestsellers, a search or an author's books, after a cursor. */
+export const SHELF = graphql(`
+  query StorefrontShelf($first: Int!, $after: String, $orderBy: BookOrder, $filter: BookFilter, $search: String) {
+    books(first: $first, after: $after, orderBy: $orderBy, filter: $filter, search: $search) {
       totalCount
       edges {
-        cursor
         node {
           id
+          databaseId
           title
           author
+          year
           purchaseCount
         }
       }
@@ -21,14 +23,17 @@ export const CATALOG = graphql(`
   }
 `);
 
+/** The product page: the book and its count, a window of its buyers counted from the newest, and what its buyers also bought. */
 export const BOOK_PAGE = graphql(`
-  query StorefrontBookPage($id: ID!, $buyers: Int!, $after: String) {
+  query StorefrontBookPage($id: ID!, $buyers: Int!, $before: String) {
     book(id: $id) {
       id
+      databaseId
       title
       author
+      year
       purchaseCount
-      customersPurchased(first: $buyers, after: $after) {
+      customersPurchased(last: $buyers, before: $before) {
         totalCount
         edges {
           cursor
@@ -39,6 +44,8 @@ export const BOOK_PAGE = graphql(`
         }
         pageInfo {
           hasNextPage
+          hasPreviousPage
+          startCursor
           endCursor
         }
       }
@@ -46,29 +53,16 @@ export const BOOK_PAGE = graphql(`
         sharedBuyers
         book {
           id
+          databaseId
           title
+          author
         }
       }
     }
   }
 `);
 
-export const NEWEST_BUYERS = graphql(`
-  query StorefrontNewestBuyers($id: ID!, $last: Int!) {
-    book(id: $id) {
-      id
-      customersPurchased(last: $last) {
-        edges {
-          node {
-            id
-            databaseId
-          }
-        }
-      }
-    }
-  }
-`);
-
+/** The payload leaves the count alone: the product page reads the book again, so its count and its buyers change together. */
 export const BUY = graphql(`
   mutation StorefrontBuy($bookId: ID!, $customerId: ID!, $purchaseId: ID!) {
     recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {
@@ -76,7 +70,6 @@ export const BUY = graphql(`
       replayed
       book {
         id
-        purchaseCount
       }
     }
   }

@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { BookDocument } from '../../sales/documents';
-import type { BookConnectionModel, CustomerModel, CustomerConnectionModel } from '../models';
+import type { BookConnectionModel, BookEdgeModel, CustomerModel, CustomerConnectionModel } from '../models';
 import type { PurchaseEntry } from '../../sales/book-buyers';
 import type { Recommendation as RecommendationModel } from '../../sales/recommendations';
 import type { PurchaseOutcome } from '../../sales/purchase-requests';
@@ -103,15 +103,17 @@ export type BookPurchasedByArgs = {
 /** A page of books. */
 export type BookConnection = {
   __typename?: 'BookConnection';
-  /** The books on this page, in id order. */
+  /** The books on this page, in the list's order. */
   edges: Array<BookEdge>;
   /** Where this page lies in the whole list. */
   pageInfo: PageInfo;
   /**
-   * How many books the list holds in all. For `Query.books`, the catalog, from the database's own count of
-   * the collection, read in constant time: exact in normal operation, possibly off after an unclean shutdown
-   * of MongoDB and, on a sharded cluster, while chunk migrations leave orphaned copies. For
-   * `Customer.booksPurchased`, the customer's distinct books, counted when asked for.
+   * How many books the list holds in all. For `Query.books` without `filter` or `search`, the catalog,
+   * from the database's own count of the collection, read in constant time: exact in normal operation,
+   * possibly off after an unclean shutdown of MongoDB and, on a sharded cluster, while chunk migrations
+   * leave orphaned copies. With a `filter` or `search`, counted from the index that answers it, up to a
+   * cap of 1,000: exact below 1,000, and 1,000 means "1,000 or more". For `Customer.booksPurchased`,
+   * the customer's distinct books, counted when asked for.
    */
   totalCount: Scalars['Int']['output'];
 };
@@ -124,6 +126,43 @@ export type BookEdge = {
   /** The book. */
   node: Book;
 };
+
+/** Narrows `Query.books` to the books that match every field given. */
+export type BookFilter = {
+  /** Only this author's books, the name exactly as stored (1 to 200 characters). */
+  author?: InputMaybe<Scalars['String']['input']>;
+  /** Only books published in this year or later; books without a year are left out. */
+  yearFrom?: InputMaybe<Scalars['Int']['input']>;
+  /** Only books published in this year or earlier; books without a year are left out. Not before `yearFrom`. */
+  yearTo?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** An order of `Query.books`, as GitHub's API takes one. */
+export type BookOrder = {
+  /** Which way. */
+  direction: OrderDirection;
+  /** What the books are ordered by. */
+  field: BookOrderField;
+};
+
+/**
+ * What `Query.books` can be ordered by. Ties are broken by id, and each direction is the exact reverse of
+ * the other: ID, TITLE and YEAR ascending take tied books in ascending id order; PURCHASE_COUNT DESC (the
+ * bestsellers, as `salesStats.largestBooks`) takes them in ascending id order too, so PURCHASE_COUNT ASC
+ * takes them in descending id order.
+ */
+export type BookOrderField =
+  /** The book's id: integers, then strings, then ObjectIds. */
+  | 'ID'
+  /** How many purchases the book has had (`purchaseCount`): DESC lists the bestsellers first. */
+  | 'PURCHASE_COUNT'
+  /** The title, compared as MongoDB compares strings by default (by their UTF-8 bytes: "Z" before "a"). */
+  | 'TITLE'
+  /**
+   * The year of publication. Books without one sort as MongoDB sorts missing values: before every year
+   * ascending, after every year descending.
+   */
+  | 'YEAR';
 
 /** Who may keep a cached answer: any cache (a CDN, a browser, this API's response cache), or only the caller's own. */
 export type CacheControlScope =
@@ -228,6 +267,13 @@ export type Node = {
   id: Scalars['ID']['output'];
 };
 
+/** Which way an order runs. */
+export type OrderDirection =
+  /** Smallest first. */
+  | 'ASC'
+  /** Largest first. */
+  | 'DESC';
+
 /** The distribution of overflow pages over the books that have any; every figure is 0 when none has. */
 export type OverflowPagesDistribution = {
   __typename?: 'OverflowPagesDistribution';
@@ -265,9 +311,16 @@ export type Query = {
   /** One book by its id, or null when no book has that id. */
   book?: Maybe<Book>;
   /**
-   * All books, ordered by id (integers, then strings, then ObjectIds), a page at a time: forward with
-   * `first`/`after`, backward (the end of the list first) with `last`/`before`. With neither `first` nor
-   * `last`, the first 20.
+   * The catalog, a page at a time, in `orderBy`'s order (by default by id: integers, then strings, then
+   * ObjectIds), narrowed by `filter` and `search`: forward with `first`/`after`, backward (the end of the
+   * list first) with `last`/`before`. With neither `first` nor `last`, the first 20.
+   * Cursors are keyset cursors (the book's order key and id): they stay valid while books are added and
+   * bought, and only within the same `orderBy`, `filter` and `search` (another gives BAD_USER_INPUT).
+   * Every page is read from indexes, examining about as many books as it shows, however large the catalog:
+   * one query, or up to five where the page crosses from the cursor's tie group into the next keys.
+   * Under concurrent purchases, a walk by PURCHASE_COUNT DESC never shows a book twice (counts only grow,
+   * so a book already shown stays behind the cursor), but a book that overtakes the cursor during the
+   * walk is not shown; any book whose count did not change during the walk is shown exactly once.
    */
   books: BookConnection;
   /**
@@ -300,8 +353,11 @@ export type QueryBookArgs = {
 export type QueryBooksArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<BookFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
+  orderBy?: InputMaybe<BookOrder>;
+  search?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -496,13 +552,17 @@ export type ResolversTypes = {
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Book: ResolverTypeWrapper<BookDocument>;
   BookConnection: ResolverTypeWrapper<BookConnectionModel>;
-  BookEdge: ResolverTypeWrapper<BookDocument>;
+  BookEdge: ResolverTypeWrapper<BookEdgeModel>;
+  BookFilter: BookFilter;
+  BookOrder: BookOrder;
+  BookOrderField: BookOrderField;
   CacheControlScope: CacheControlScope;
   Customer: ResolverTypeWrapper<CustomerModel>;
   CustomerConnection: ResolverTypeWrapper<CustomerConnectionModel>;
   CustomerEdge: ResolverTypeWrapper<PurchaseEntry>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
+  OrderDirection: OrderDirection;
   OverflowPagesDistribution: ResolverTypeWrapper<OverflowPagesDistribution>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   PurchaseStorage: PurchaseStorage;
@@ -522,7 +582,9 @@ export type ResolversParentTypes = {
   ID: Scalars['ID']['output'];
   Book: BookDocument;
   BookConnection: BookConnectionModel;
-  BookEdge: BookDocument;
+  BookEdge: BookEdgeModel;
+  BookFilter: BookFilter;
+  BookOrder: BookOrder;
   Customer: CustomerModel;
   CustomerConnection: CustomerConnectionModel;
   CustomerEdge: PurchaseEntry;
@@ -626,7 +688,7 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   book?: Resolver<Maybe<ResolversTypes['Book']>, ParentType, ContextType, RequireFields<QueryBookArgs, 'id'>>;
-  books?: Resolver<ResolversTypes['BookConnection'], ParentType, ContextType, Partial<QueryBooksArgs>>;
+  books?: Resolver<ResolversTypes['BookConnection'], ParentType, ContextType, RequireFields<QueryBooksArgs, 'orderBy'>>;
   customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType, RequireFields<QueryCustomerArgs, 'id'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;

@@ -1,9 +1,10 @@
 import type { CustomerResolvers } from "../__generated__/resolvers-types";
 import { parseCustomerId } from "../../sales/book-ids";
 import { checkWindowSize } from "../../sales/books";
-import { retrieveBooksPurchased } from "../../sales/purchase-history";
+import type { BookDocument } from "../../sales/documents";
+import { countBooksPurchased, retrieveBooksPurchased } from "../../sales/purchase-history";
 import { existingBooks } from "../../sales/loaders";
-import { parseBookCursor } from "../cursors";
+import { bookCursor, parseBookCursor } from "../cursors";
 import { customerGlobalId, customerIdFromEither } from "../global-ids";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
 
@@ -21,7 +22,11 @@ export const Customer: CustomerResolvers = {
     checkWindowSize(size);
     // Two queries side by side, each per customer: one window cannot serve another customer's.
     const read = () => share.use(2, () => retrieveBooksPurchased(db, customer.id, afterId, size));
-    const page = { hasPreviousPage: afterId !== null, purchasedBy: customer.id };
+    const page = {
+      hasPreviousPage: afterId !== null,
+      cursorOf: (book: BookDocument) => bookCursor(book._id),
+      count: () => share.use(2, () => countBooksPurchased(db, customer.id)),
+    };
     // An empty page reads nothing, unless its pageInfo is asked whether books follow.
     if (size === 0) return { ...page, books: [], hasNextPage: async () => (await read()).hasNextPage };
     const window = await read();

@@ -1,6 +1,7 @@
 import type { MutationResolvers } from "../__generated__/resolvers-types";
 import type { RecordPurchaseInput } from "../__generated__/resolvers-types";
-import { parseBookId, parsePurchaseId } from "../../sales/book-ids";
+import { formatBookId, parseBookId, parsePurchaseId } from "../../sales/book-ids";
+import { withBookOnSpans } from "../../observability/tracing";
 import { bookIdFromEither, customerIdFromEither } from "../global-ids";
 import { createBook } from "../../sales/books";
 import { recordPurchaseRequest, type PurchaseRequest } from "../../sales/purchase-requests";
@@ -13,7 +14,8 @@ export const Mutation: MutationResolvers = {
 
   recordPurchase: (_parent, { input }, { db, settings, purchases }, info) => {
     const options = { ...purchases, embeddedBuyers: embeddedBuyersSelected(info, ["book"]) };
-    return recordPurchaseRequest(db, parsePurchaseRequest(input), settings, purchases.timing, options);
+    const request = parsePurchaseRequest(input);
+    return withBookOnSpans(formatBookId(request.bookId), () => recordPurchaseRequest(db, request, settings, purchases.timing, options));
   },
 };
 

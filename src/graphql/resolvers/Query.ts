@@ -1,8 +1,8 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
-import { retrieveBooksWindow, retrieveBooksWindowBefore } from "../../sales/books";
+import { browseCatalog, catalogBrowseOf, countCatalog, type CatalogBrowse } from "../../sales/catalog";
 import { InvalidInputError } from "../../sales/errors";
 import { DEFAULT_LARGEST_BOOKS, retrieveRecentSalesStats, SALES_STATS_COMMANDS } from "../../sales/stats";
-import { parseBookCursor } from "../cursors";
+import { catalogCursor, parseCatalogCursor } from "../cursors";
 import { bookIdFromEither, customerIdFromEither, parseGlobalId } from "../global-ids";
 import { embeddedBuyersSelected } from "../selection";
 import type { GraphQLContext } from "../context";
@@ -14,17 +14,14 @@ const MAX_NODES = 100;
 export const Query: QueryResolvers = {
   book: (_parent, { id }, { loaders }) => loaders.book.load(bookIdFromEither(id)),
 
-  books: async (_parent, { first, after, last, before }, { db, share }, info) => {
+  books: async (_parent, { first, after, last, before, orderBy, filter, search }, { db, share }, info) => {
     const size = windowSizeOf({ first, last });
-    const embeddedBuyers = embeddedBuyersSelected(info, ["edges", "node"]);
-    if ("first" in size) {
-      if (before != null) throw new InvalidInputError("before pages backward: pass it with last, not first.", "before");
-      const afterId = parseBookCursor(after);
-      const window = await share.use(1, () => retrieveBooksWindow(db, afterId, size.first, embeddedBuyers));
-      return { ...window, hasPreviousPage: afterId !== null };
-    }
-    if (after != null) throw new InvalidInputError("after pages forward: pass it with first, not last.", "after");
-    return share.use(1, () => retrieveBooksWindowBefore(db, parseBookCursor(before, "before"), size.last, embeddedBuyers));
+    // An explicit `orderBy: null` asks for the default order, as leaving it out does.
+    const browse = catalogBrowseOf({ ...(orderBy ?? DEFAULT_ORDER), filter, search });
+    const window = "first" in size ? forwardWindow(size.first, after, before, browse) : backwardWindow(size.last, after, before, browse);
+    // A window's queries go one after another, so one connection of the request's share serves them.
+    const found = await share.use(1, () => browseCatalog(db, browse, window, embeddedBuyersSelected(info, ["edges", "node"])));
+    return { ...found, cursorOf: (book) => catalogCursor(browse, book), count: () => share.use(1, () => countCatalog(db, browse)) };
   },
 
   customer: (_parent, { id }) => ({ id: customerIdFromEither(id, "id") }),
@@ -44,6 +41,18 @@ export const Query: QueryResolvers = {
       }),
     ),
 };
+
+const DEFAULT_ORDER = { field: "ID", direction: "ASC" } as const;
+
+function forwardWindow(first: number, after: string | null | undefined, before: string | null | undefined, browse: CatalogBrowse) {
+  if (before != null) throw new InvalidInputError("before pages backward: pass it with last, not first.", "before");
+  return { first, after: parseCatalogCursor(after, browse, "after") };
+}
+
+function backwardWindow(last: number, after: string | null | undefined, before: string | null | undefined, browse: CatalogBrowse) {
+  if (after != null) throw new InvalidInputError("after pages forward: pass it with first, not last.", "after");
+  return { last, before: parseCatalogCursor(before, browse, "before") };
+}
 
 /** The objects global ids name, in order, null for each that names nothing; every book among them is read by one query. */
 async function nodesOf(globalIds: readonly string[], { loaders }: GraphQLContext) {

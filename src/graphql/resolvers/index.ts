@@ -1,10 +1,10 @@
 import type { Resolvers } from "../__generated__/resolvers-types";
 import { Book } from "./Book";
-import { BookConnection, BookEdge } from "./BookConnection";
+import { BookConnection } from "./BookConnection";
 import { Customer } from "./Customer";
 import { CustomerConnection, CustomerEdge } from "./CustomerConnection";
 import { Mutation } from "./Mutation";
 import { Node } from "./Node";
 import { Query } from "./Query";
 
-export const resolvers: Resolvers = { Query, Mutation, Node, Book, BookConnection, BookEdge, Customer, CustomerConnection, CustomerEdge };
+export const resolvers: Resolvers = { Query, Mutation, Node, Book, BookConnection, Customer, CustomerConnection, CustomerEdge };

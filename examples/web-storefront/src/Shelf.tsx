@@ -1,0 +1,59 @@
+import { useQuery } from "@apollo/client/react";
+import type { BookFilter, BookOrder } from "./__generated__/graphql";
+import { ErrorNotice } from "./ErrorNotice";
+import { bookHref, authorHref } from "./links";
+import { SHELF } from "./operations";
+import { useWindows } from "./windows";
+
+const BOOKS_PER_WINDOW = 10;
+const BESTSELLERS: BookOrder = { field: "PURCHASE_COUNT", direction: "DESC" };
+
+/** A window of books in bestseller order, searched or filtered, with "Previous" and "Next" between windows. */
+export function Shelf({ search, filter, label }: { search?: string; filter?: BookFilter; label: string }) {
+  const windows = useWindows();
+  const variables = { first: BOOKS_PER_WINDOW, after: windows.cursor, orderBy: BESTSELLERS, filter, search };
+  // The previous window's books stay on screen until the next arrive, so paging does not flash an empty list.
+  const { data, previousData, error } = useQuery(SHELF, { variables });
+  const shown = data ?? previousData;
+  if (error) return <ErrorNotice error={error} />;
+  if (!shown) return <p className="quiet">Loading…</p>;
+  const { edges, pageInfo, totalCount } = shown.books;
+  const first = (windows.page - 1) * BOOKS_PER_WINDOW;
+  return (
+    <section aria-label={label}>
+      <p className="quiet" data-testid="shelf-count">
+        {totalCount === 0
+          ? "No books found."
+          : `${countLabel(totalCount, search !== undefined || filter !== undefined)} · ${first + 1}–${first + edges.length}`}
+      </p>
+      <ol className="shelf" data-testid="shelf" start={first + 1}>
+        {edges.map(({ node }) => (
+          <li key={node.id} data-book-id={node.databaseId}>
+            <a className="title" href={bookHref(node.databaseId)}>
+              {node.title}
+            </a>
+            <span className="byline">
+              <a href={authorHref(node.author)}>{node.author}</a>
+              {node.year != null && <> · {node.year}</>}
+            </span>
+            <span className="sold">{node.purchaseCount.toLocaleString("en")} sold</span>
+          </li>
+        ))}
+      </ol>
+      <nav className="pager">
+        <button disabled={windows.page === 1} onClick={windows.back}>
+          ← Previous
+        </button>
+        <button disabled={!pageInfo.hasNextPage || data === undefined} onClick={() => windows.forward(pageInfo.endCursor ?? null)}>
+          Next →
+        </button>
+      </nav>
+    </section>
+  );
+}
+
+/** totalCount counts filtered and searched lists up to 1,000 (see the schema): there, 1,000 means "1,000 or more". */
+function countLabel(totalCount: number, capped: boolean): string {
+  if (capped && totalCount >= 1000) return "1,000+ books";
+  return `${totalCount.toLocaleString("en")} ${totalCount === 1 ? "book" : "books"}`;
+}

@@ -1,0 +1,3 @@
+// Hash routes: they need no server routes, so the built page is static.
+export const bookHref = (databaseId: string) => `#/book/${encodeURIComponent(databaseId)}`;
+export const authorHref = (author: string) => `#/author/${encodeURIComponent(author)}`;

@@ -1,0 +1,167 @@
+import { ConfigError, readConfig, type Config } from "../config";
+import { driverTimeouts, openDatabase, type LiveDatabase } from "../db/connection";
+import { selectDatabase, type SelectedDatabase } from "../db/select-database";
+import { StartupError } from "../errors";
+import { createLogger, type Logger } from "../logger";
+import { DEMO_CATALOG, catalogSize, loadCatalog } from "../maintenance/demo-catalog";
+import { ensureSalesIndexes } from "../sales/indexes";
+import { startHttpServer, type RunningServer } from "../graphql/server";
+import { stopTracing } from "../observability/tracing";
+
+/**
+ * The API on MONGODB_URI, or on an embedded database filled with demo data. Each step
+ * either retries until it succeeds (connecting, creating the indexes) or stops the process with a
+ * message that names the cause and the fix (a StartupError).
+ */
+async function main(): Promise<void> {
+  const config = readConfigOrExit();
+  const logger = createLogger(config.nodeEnv);
+  const database = await selectDatabase(config.mongodbUri);
+  logger.info(`Database: ${database.description}`);
+  // Command monitoring lets each request's log line and /metrics count the database commands it sent.
+  // The server starts even while MongoDB is down: /readyz says 503 until it answers and the indexes are in place.
+  const connection = openDatabase(database.uri, config.mongodbDb, {
+    ensureIndexes: ensureSalesIndexes,
+    monitorCommands: true,
+    logger,
+    ...driverTimeouts(config.requestTimeoutMs),
+  });
+  // From here on a signal stops the process cleanly, even while it still waits for the database.
+  let server: RunningServer | undefined;
+  const stopping = stopOnSignals(() => server, connection, database, logger);
+  try {
+    if (database.kind !== "external") await loadDemoData(connection, config, logger);
+    server = await listen(connection, config, logger);
+    logger.info(`Bookstore sales catalog ready at ${server.url}`);
+    if (database.kind !== "external")
+      logger.info(`The tools reach this embedded database while the API runs: MONGODB_URI=${database.uri} npm run report`);
+    logAccess(config, logger);
+  } catch (error) {
+    // A signal's stop closed the database under the step that failed, and exits by itself.
+    if (stopping()) return;
+    // An embedded database is a process of ours: leave none behind.
+    await connection.close();
+    await database.stop();
+    throw error;
+  }
+}
+
+async function listen(connection: LiveDatabase, config: Config, logger: Logger): Promise<RunningServer> {
+  const options = {
+    db: connection.db,
+    settings: config,
+    logger,
+    production: config.nodeEnv === "production",
+    apiTokens: config.apiTokens,
+    requestTimeoutMs: config.requestTimeoutMs,
+    indexesInPlace: connection.indexesInPlace,
+    recoverable: connection.recoverable,
+    cache: config,
+    keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
+    purchaseBatching: config,
+    metricsOperations: config.metricsOperations,
+  };
+  try {
+    return await startHttpServer(options, config.port, config.host);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE")
+      throw new StartupError(`Port ${config.port} is already in use`, "stop what listens there, or set PORT to a free port", {
+        cause: error,
+      });
+    if (code === "EACCES")
+      throw new StartupError(`Port ${config.port} needs privileges this process lacks`, "set PORT to 1024 or above", { cause: error });
+    throw error;
+  }
+}
+
+function readConfigOrExit(): Config {
+  try {
+    return readConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+}
+
+// readConfig has already refused production without tokens, so "open" here always means development.
+function logAccess({ apiTokens }: Config, logger: Logger): void {
+  if (apiTokens === undefined) {
+    logger.warn(
+      "API_TOKENS is not set: the API is open, anyone may read buyers and change the catalog (development only; see SECURITY.md)",
+    );
+  } else {
+    logger.info({ tokens: apiTokens.map((token) => token.name) }, `Access: ${apiTokens.length} bearer token(s) configured`);
+  }
+}
+
+/** The embedded database starts empty: wait until it answers (a first connection on a busy machine can take several tries), then fill it. */
+async function loadDemoData(connection: LiveDatabase, config: Config, logger: Logger): Promise<void> {
+  await connection.ready();
+  const started = Date.now();
+  logger.info(`Loading demo data: the manual's 2 example books and ${DEMO_CATALOG.books} generated ones...`);
+  try {
+    const loaded = await loadCatalog(connection.db, DEMO_CATALOG, config, (progress) =>
+      logger.debug(`demo data: ${progress.books}/${catalogSize(DEMO_CATALOG)} books`),
+    );
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    logger.info(`Demo data loaded: ${loaded.books} books, ${loaded.purchases} purchases in ${seconds} s`);
+  } catch (error) {
+    throw new StartupError(
+      `Loading the demo catalog into the embedded database failed (${(error as Error).message})`,
+      "start again, since the embedded database begins empty each time; or set MONGODB_URI to use a MongoDB of your own",
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * On SIGTERM or SIGINT: stop accepting connections (if the server is up yet), let requests in flight
+ * finish (Apollo's drain plugin gives them up to 10 s), then close the database and exit 0.
+ * Later signals are ignored rather than taken as "force": npm relays the signal its pid receives to the
+ * server it runs, and a terminal's Ctrl-C reaches both, so one stop often arrives here twice. SIGKILL
+ * remains for forcing. Returns whether a stop has begun.
+ */
+function stopOnSignals(
+  server: () => RunningServer | undefined,
+  connection: LiveDatabase,
+  database: SelectedDatabase,
+  logger: Logger,
+): () => boolean {
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, `${signal}: no longer accepting connections, finishing requests in flight`);
+    try {
+      await server()?.stop();
+      await connection.close();
+      await database.stop();
+      // The last requests' spans, still batched, leave before the process does; a collector that is away loses them, and stops nothing.
+      await stopTracing().catch((error: unknown) => logger.warn({ err: error }, "the last spans could not be exported"));
+      logger.info("shutdown complete");
+      exitAfterFlush(logger, 0);
+    } catch (error) {
+      logger.error({ err: error }, "shutdown failed");
+      exitAfterFlush(logger, 1);
+    }
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return () => stopping;
+}
+
+// The pretty transport writes from a worker thread; exiting before it flushes would lose the last lines.
+function exitAfterFlush(logger: Logger, status: number): void {
+  logger.flush(() => process.exit(status));
+}
+
+/** Runs the API until a signal stops it (see `start.ts`, which loads this module once tracing, when asked for, is on). */
+export function runApi(): void {
+  main().catch((error: unknown) => {
+    // A StartupError says what to do; anything else is a bug, whose stack is what helps.
+    console.error(error instanceof StartupError ? error.message : error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,175 @@
+// Types only, erased from the build; `with` matches them to the ES modules the lazy import()s load.
+import type { Context, ContextAPI, TraceAPI } from "@opentelemetry/api" with { "resolution-mode": "import" };
+import type { NodeSDK } from "@opentelemetry/sdk-node" with { "resolution-mode": "import" };
+import type { Span, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace" with { "resolution-mode": "import" };
+
+/**
+ * OpenTelemetry traces, off unless the operator asks for them with the standard variables. The SDK,
+ * its exporters and the instrumentations are imported lazily, from `startTracing`: with tracing off
+ * none of them loads (prom-client loads the API package regardless, which does nothing without an
+ * SDK), and `withBookOnSpans` costs one comparison. The instrumentations patch `http`, `express`, `graphql`
+ * and the `mongodb` driver as they are loaded, so `src/cli/start.ts` starts tracing before it imports
+ * the API's modules.
+ */
+
+/** The span attribute naming the book an operation concerns: on its resolver's span and every span beneath, database commands included. */
+export const BOOK_ID_ATTRIBUTE = "bookstore.book.id";
+
+/** The service name traces carry unless OTEL_SERVICE_NAME names another. */
+const SERVICE_NAME = "bookstore-sales-catalog";
+
+/** Probes and scrapes arrive every few seconds from machines, not callers: tracing them would bury the requests. */
+const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+
+interface ActiveTracing {
+  sdk: NodeSDK;
+  context: ContextAPI;
+  trace: TraceAPI;
+  /** The context entry under which `withBookOnSpans` keeps the book id for the spans started beneath it. */
+  bookIdKey: symbol;
+}
+
+let active: ActiveTracing | undefined;
+
+/**
+ * True when the environment asks for traces: an OTLP endpoint, or an exporter named in
+ * OTEL_TRACES_EXPORTER other than `none`; OTEL_SDK_DISABLED=true turns them off whatever else is set.
+ */
+export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return false;
+  const exporters = env.OTEL_TRACES_EXPORTER?.trim();
+  if (exporters) return exporters.toLowerCase() !== "none";
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/** Starts tracing when the environment asks for it (see `tracingRequested`); otherwise loads nothing. */
+export async function startTracingIfRequested(env: NodeJS.ProcessEnv): Promise<void> {
+  if (tracingRequested(env)) await startTracing(env);
+}
+
+/**
+ * Starts the OpenTelemetry Node SDK with the instrumentations for `http`, `express`, `graphql` and
+ * `mongodb`, exporting to `exportTo` when given (tests pass an in-memory exporter's processor), else
+ * as OTEL_TRACES_EXPORTER says: `otlp` (the default; OTLP over HTTP, protobuf unless
+ * OTEL_EXPORTER_OTLP_PROTOCOL is `http/json`) or `console`. Traces only: the API has its own /metrics and log.
+ */
+export async function startTracing(env: NodeJS.ProcessEnv, exportTo?: SpanProcessor[]): Promise<void> {
+  if (active) throw new Error("tracing has already started in this process");
+  const [api, { NodeSDK }, instrumentations, processors] = await Promise.all([
+    import("@opentelemetry/api"),
+    import("@opentelemetry/sdk-node"),
+    loadInstrumentations(),
+    exportTo ? Promise.resolve(exportTo) : spanProcessorsFromEnvironment(env),
+  ]);
+  const bookIdKey = api.createContextKey(BOOK_ID_ATTRIBUTE);
+  const sdk = new NodeSDK({
+    ...(env.OTEL_SERVICE_NAME ? {} : { serviceName: SERVICE_NAME }),
+    instrumentations,
+    spanProcessors: [bookIdOnSpans(bookIdKey), ...processors],
+    metricReaders: [],
+    logRecordProcessors: [],
+  });
+  sdk.start();
+  active = { sdk, context: api.context, trace: api.trace, bookIdKey };
+}
+
+/** Exports the spans still buffered and stops tracing; does nothing when tracing is off. */
+export async function stopTracing(): Promise<void> {
+  const stopping = active;
+  active = undefined;
+  await stopping?.sdk.shutdown();
+}
+
+/**
+ * Runs `work` with `bookId` as an attribute of the span it runs in (its resolver's) and of every span
+ * started inside it (each database command's), so that a trace shows which book an operation
+ * concerned. Only ever a book id: a customer id is personal data, which traces leave to the database.
+ */
+export function withBookOnSpans<T>(bookId: string, work: () => T): T {
+  if (!active) return work();
+  const { context, trace, bookIdKey } = active;
+  trace.getActiveSpan()?.setAttribute(BOOK_ID_ATTRIBUTE, bookId);
+  return context.with(context.active().setValue(bookIdKey, bookId), work);
+}
+
+async function loadInstrumentations() {
+  const [{ HttpInstrumentation }, { ExpressInstrumentation, ExpressLayerType }, { GraphQLInstrumentation }, { MongoDBInstrumentation }] =
+    await Promise.all([
+      import("@opentelemetry/instrumentation-http"),
+      import("@opentelemetry/instrumentation-express"),
+      import("@opentelemetry/instrumentation-graphql"),
+      import("@opentelemetry/instrumentation-mongodb"),
+    ]);
+  return [
+    new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(pathOf(request.url)) }),
+    // A span for each of the dozen middleware every request passes would drown the request's own; the route's handler keeps one.
+    new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
+    // A span for each field that only reads a property would outnumber the operation's real work many times over.
+    // allowValues false (its default, kept explicit): literals in the document become "*", variables are left out; both may be customer ids.
+    new GraphQLInstrumentation({ ignoreTrivialResolveSpans: true, mergeItems: true, allowValues: false }),
+    new MongoDBInstrumentation({ dbStatementSerializer: commandShape }),
+  ];
+}
+
+/**
+ * A command as `db.query.text`: its field names, never its values. A purchase's commands carry the
+ * customer's id (in `$push`, in a claim's filter), which must not leave the database through traces,
+ * whatever the instrumentation's own default or `enhancedDatabaseReporting` would do.
+ */
+export function commandShape(command: Record<string, unknown>): string {
+  return JSON.stringify(command, (_key, value: unknown) => (typeof value === "object" && value !== null ? value : "?"));
+}
+
+async function spanProcessorsFromEnvironment(env: NodeJS.ProcessEnv): Promise<SpanProcessor[]> {
+  const { BatchSpanProcessor, ConsoleSpanExporter } = await import("@opentelemetry/sdk-trace");
+  const names = (env.OTEL_TRACES_EXPORTER?.trim() || "otlp").split(",").map((name) => name.trim().toLowerCase());
+  const processors: SpanProcessor[] = [];
+  for (const name of new Set(names)) {
+    const exporter = name === "otlp" ? await otlpExporter(env) : name === "console" ? new ConsoleSpanExporter() : undefined;
+    if (!exporter)
+      throw new Error(`OTEL_TRACES_EXPORTER names "${name}", which this API does not export to: set it to otlp, console or none`);
+    processors.push(new BatchSpanProcessor({ exporter, ...batchingFromEnvironment(env) }));
+  }
+  return processors;
+}
+
+/** The standard OTEL_BSP_* variables, as the SDK reads them when it builds its own processors. */
+function batchingFromEnvironment(env: NodeJS.ProcessEnv) {
+  const variables = {
+    maxQueueSize: "OTEL_BSP_MAX_QUEUE_SIZE",
+    scheduledDelayMillis: "OTEL_BSP_SCHEDULE_DELAY",
+    exportTimeoutMillis: "OTEL_BSP_EXPORT_TIMEOUT",
+    maxExportBatchSize: "OTEL_BSP_MAX_EXPORT_BATCH_SIZE",
+  } as const;
+  const options: Partial<Record<keyof typeof variables, number>> = {};
+  for (const [option, variable] of Object.entries(variables) as [keyof typeof variables, string][]) {
+    const value = Number(env[variable]?.trim() || Number.NaN);
+    if (Number.isFinite(value) && value >= 0) options[option] = value;
+  }
+  return options;
+}
+
+async function otlpExporter(env: NodeJS.ProcessEnv): Promise<SpanExporter> {
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf").trim();
+  // The exporters read the endpoint, headers and timeout from the standard OTEL_EXPORTER_OTLP_* variables themselves.
+  if (protocol === "http/protobuf") return new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter();
+  if (protocol === "http/json") return new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter();
+  throw new Error(`OTEL_EXPORTER_OTLP_PROTOCOL is "${protocol}": this API exports OTLP over HTTP, so set it to http/protobuf or http/json`);
+}
+
+/** Copies the book id `withBookOnSpans` put in the context onto each span started there. */
+function bookIdOnSpans(bookIdKey: symbol): SpanProcessor {
+  return {
+    onStart(span: Span, parentContext: Context) {
+      const bookId = parentContext.getValue(bookIdKey);
+      if (typeof bookId === "string") span.setAttribute(BOOK_ID_ATTRIBUTE, bookId);
+    },
+    onEnd: () => {},
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
+}
+
+function pathOf(url: string | undefined): string {
+  return (url ?? "").split("?", 1)[0] ?? "";
+}

@@ -1,0 +1,34 @@
+// The words a book is found by, and the words a search asks for, normalized alike so that an index answers the search.
+
+/** Words longer than this are cut: a search box never needs more, and the index keys stay small. */
+const MAX_WORD_LENGTH = 40;
+/** More words than this in a search are refused: each one is a predicate every candidate book is checked against. */
+export const MAX_SEARCH_WORDS = 8;
+
+/**
+ * Lower-case words of letters and digits with accents removed: "Brontë's Œuvre" gives ["bronte", "s", "oeuvre"].
+ * NFKD splits an accented letter into its base and a combining mark, which is dropped; ligatures such as
+ * "œ" have no decomposition and are spelled out, as a reader would type them.
+ */
+export function normalizedWords(text: string): string[] {
+  const plain = text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/œ/g, "oe").replace(/æ/g, "ae").replace(/ß/g, "ss");
+  return (plain.match(/[\p{L}\p{N}]+/gu) ?? []).map((word) => word.slice(0, MAX_WORD_LENGTH));
+}
+
+/** The stored `search_words` of a book: each distinct word of its title and author once, so that the multikey index holds one key per word. */
+export function searchWordsOf(book: { title: string; author: string }): string[] {
+  return [...new Set([...normalizedWords(book.title), ...normalizedWords(book.author)])];
+}
+
+/** A search as the index answers it: whole words every book must hold, and the last word typed, which a book's word need only start with. */
+export interface SearchTerms {
+  words: string[];
+  prefix: string;
+}
+
+/** The terms of a search, or null for a blank one (no words at all), which searches nothing. */
+export function searchTermsOf(search: string | null | undefined): SearchTerms | null {
+  const words = normalizedWords(search ?? "");
+  const prefix = words.pop();
+  return prefix === undefined ? null : { words: [...new Set(words)], prefix };
+}

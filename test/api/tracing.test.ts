@@ -1,0 +1,116 @@
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { BOOK_ID_ATTRIBUTE } from "../../src/observability/tracing";
+import { startApiProcess, type ApiProcess } from "../support/api-process";
+import { send } from "../support/http";
+import type { FinishedSpan } from "../support/traced-api-process";
+
+// A caller's W3C trace context: the trace the API must continue, and the span its own spans hang under.
+const CALLER_TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN_ID = "00f067aa0ba902b7";
+const TRACEPARENT = `00-${CALLER_TRACE_ID}-${CALLER_SPAN_ID}-01`;
+const BOOK_ID = "traced-book";
+const CUSTOMER_ID = "customer-who-must-not-be-traced";
+
+const MONGODB_SCOPE = "@opentelemetry/instrumentation-mongodb";
+
+let api: ApiProcess | undefined;
+afterEach(async () => {
+  await api?.stop();
+  api = undefined;
+});
+
+/** Adds the book, then buys it as a caller inside a trace of its own; resolves with the purchase's log line. */
+async function buyTracedBook({ url, logged }: ApiProcess) {
+  const added = await send(url, { query: `mutation { addBook(input: {id: "${BOOK_ID}", title: "Traced", author: "A"}) { id } }` });
+  expect(added.json?.errors).toBeUndefined();
+  const bought = await send(
+    url,
+    { query: `mutation Buy { recordPurchase(input: {bookId: "${BOOK_ID}", customerId: "${CUSTOMER_ID}"}) { book { purchaseCount } } }` },
+    { headers: { "content-type": "application/json", traceparent: TRACEPARENT, "x-request-id": "traced-purchase" } },
+  );
+  expect(bought.json).toEqual({ data: { recordPurchase: { book: { purchaseCount: 1 } } } });
+  return logged(/graphql request/, (line) => line.requestId === "traced-purchase");
+}
+
+/** Asks the traced process for its finished spans until the caller's trace holds its HTTP server span (which ends last). */
+async function finishedSpansOfTrace(child: ApiProcess["child"]): Promise<FinishedSpan[]> {
+  for (;;) {
+    child.send("spans");
+    const [spans] = (await once(child, "message")) as [FinishedSpan[]];
+    if (spans.some((span) => span.traceId === CALLER_TRACE_ID && span.parentSpanId === CALLER_SPAN_ID)) return spans;
+    await sleep(50);
+  }
+}
+
+it("continues a caller's traceparent: one trace with the GraphQL operation and one span per database command, naming the book and never the customer", async () => {
+  api = await startApiProcess("test/support/traced-api-process.ts", {}, { ipc: true });
+  const logLine = await buyTracedBook(api);
+  const spans = await finishedSpansOfTrace(api.child);
+
+  const trace = spans.filter((span) => span.traceId === CALLER_TRACE_ID);
+  const spansOfTheBook = spans.filter((span) => span.attributes[BOOK_ID_ATTRIBUTE] === BOOK_ID);
+  const commands = trace.filter((span) => span.scope === MONGODB_SCOPE);
+  // The request's server span hangs under the caller's, and every span of the purchase is in that one trace.
+  expect(trace.filter((span) => span.parentSpanId === CALLER_SPAN_ID)).toHaveLength(1);
+  expect(spansOfTheBook.every((span) => span.traceId === CALLER_TRACE_ID)).toBe(true);
+  expect(trace).toContainEqual(expect.objectContaining({ attributes: expect.objectContaining({ "graphql.operation.name": "Buy" }) }));
+  // As many command spans as the commands the request's log line counted, each naming the book.
+  expect(commands.length).toBeGreaterThan(0);
+  expect(commands).toHaveLength(logLine.databaseCommands as number);
+  expect(commands.every((span) => span.attributes[BOOK_ID_ATTRIBUTE] === BOOK_ID)).toBe(true);
+  expect(spansOfTheBook.map((span) => span.name)).toContain("graphql.resolve recordPurchase");
+  expect(JSON.stringify(spans)).not.toContain(CUSTOMER_ID);
+});
+
+it("exports the trace over OTLP/HTTP to the endpoint OTEL_EXPORTER_OTLP_ENDPOINT names", async () => {
+  const received: { path: string; contentType: string; body: Buffer }[] = [];
+  const receiver = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push({ path: request.url ?? "", contentType: request.headers["content-type"] ?? "", body: Buffer.concat(chunks) });
+      response.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+    });
+  });
+  receiver.listen(0, "127.0.0.1");
+  await once(receiver, "listening");
+  try {
+    const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    api = await startApiProcess("src/cli/start.ts", { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: "100" });
+    await buyTracedBook(api);
+    // The protobuf body carries the trace id as its 16 raw bytes, and attribute names as text.
+    const traceIdBytes = Buffer.from(CALLER_TRACE_ID, "hex");
+    const exported = () => Buffer.concat(received.map(({ body }) => body));
+    while (!exported().includes(traceIdBytes) || !exported().includes(MONGODB_SCOPE)) await sleep(50);
+
+    expect(await api.stop()).toBe(0);
+    api = undefined;
+    expect(received.map(({ path, contentType }) => [path, contentType])).toEqual(
+      received.map(() => ["/v1/traces", "application/x-protobuf"]),
+    );
+    expect(exported().includes(BOOK_ID_ATTRIBUTE)).toBe(true);
+    expect(exported().includes(CUSTOMER_ID)).toBe(false);
+  } finally {
+    receiver.close();
+  }
+});
+
+// Node's own debug output names every module it loads, CommonJS or ES; prom-client always loads the API package, which does nothing without an SDK.
+const OPENTELEMETRY_BEYOND_ITS_API = /node_modules\/@opentelemetry\/(?!api\/)/;
+
+it("loads nothing of OpenTelemetry's SDK or instrumentations unless the environment asks for traces", async () => {
+  const started = async (env: Record<string, string>) => {
+    api = await startApiProcess("src/cli/start.ts", { NODE_DEBUG: "module,esm", ...env }, { keepStderr: OPENTELEMETRY_BEYOND_ITS_API });
+    expect(await api.stop()).toBe(0);
+    const { stderr } = api;
+    api = undefined;
+    return stderr;
+  };
+  expect(await started({})).toEqual([]);
+  // The same probe sees them when traces are on, and OTEL_TRACES_EXPORTER=none keeps them off.
+  expect(await started({ OTEL_TRACES_EXPORTER: "none", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" })).toEqual([]);
+  expect((await started({ OTEL_TRACES_EXPORTER: "console" })).length).toBeGreaterThan(0);
+});
