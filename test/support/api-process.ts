@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import { MongoClient } from "mongodb";
 import { freePort } from "./http";
@@ -34,14 +36,24 @@ export async function startApiProcess(
 ): Promise<ApiProcess> {
   const port = await freePort();
   const database = `test_${randomBytes(6).toString("hex")}`;
+  // Kept stderr goes to a file, read once the process has ended: a process writes a pipe asynchronously, and
+  // what a busy machine has not read from it by the exit is lost (Node's module debug output runs to a million lines).
+  const stderrFile = keepStderr ? join(mkdtempSync(join(tmpdir(), "api-stderr-")), "stderr") : undefined;
+  const stderrFd = stderrFile ? openSync(stderrFile, "w") : undefined;
   const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, script)], {
     cwd: ROOT,
     env: { ...process.env, MONGODB_URI: process.env.TEST_MONGODB_URI, MONGODB_DB: database, PORT: String(port), LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", keepStderr ? "pipe" : "inherit", ...(ipc ? ["ipc" as const] : [])],
+    stdio: ["ignore", "pipe", stderrFd ?? "inherit", ...(ipc ? ["ipc" as const] : [])],
   });
+  if (stderrFd !== undefined) closeSync(stderrFd);
   const stderr: string[] = [];
-  if (keepStderr) createInterface({ input: child.stderr! }).on("line", (line) => void (keepStderr.test(line) && stderr.push(line)));
-  const exited = once(child, "exit").then(([code]) => code as number | null);
+  const exited = once(child, "exit").then(async ([code]) => {
+    if (stderrFile && keepStderr) {
+      for await (const line of createInterface({ input: createReadStream(stderrFile) })) if (keepStderr.test(line)) stderr.push(line);
+      rmSync(join(stderrFile, ".."), { recursive: true, force: true });
+    }
+    return code as number | null;
+  });
   const lines: LogLine[] = [];
   const waiting: { matches: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
   createInterface({ input: child.stdout! }).on("line", (text) => {
