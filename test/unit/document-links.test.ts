@@ -7,7 +7,7 @@ const repository = resolve(__dirname, "../..");
 // Installed packages and build output are not ours to keep linked.
 const notDocuments = new Set(["node_modules", ".git", "dist"]);
 const markdown = new MarkdownIt({ html: true });
-type Token = ReturnType<MarkdownIt["parse"]>[number];
+type Token = MarkdownIt.Token;
 
 function markdownFiles(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
@@ -39,7 +39,7 @@ function headingAnchors(source: string): Set<string> {
 function relativeTargets(source: string): string[] {
   return inlineTokens(source)
     .map((token) => (token.type === "link_open" ? token.attrGet("href") : token.type === "image" ? token.attrGet("src") : null))
-    .filter((target): target is string => target !== null && !/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(target));
+    .filter((target): target is string => typeof target === "string" && !/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(target));
 }
 
 /** Every relative link of one document that names no file, or a heading its target lacks. */
