@@ -1,16 +1,11 @@
 import { ClientError } from "../errors";
 import type { Scope } from "./scopes";
 
-/** The stable codes clients see in `extensions.code` when a field is refused to them. */
-export type AccessErrorCode = "UNAUTHENTICATED" | "FORBIDDEN";
-
 /**
  * A field refused to the caller. The message says what the field needs and nothing about which
  * tokens exist, so it is safe to show.
  */
-export abstract class AccessError extends ClientError {
-  abstract override readonly code: AccessErrorCode;
-}
+export abstract class AccessError extends ClientError {}
 
 export class UnauthenticatedError extends AccessError {
   override readonly name = "UnauthenticatedError";

@@ -12,6 +12,7 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from "mongodb";
+import type { ErrorCode } from "../error-codes";
 
 const DUPLICATE_KEY = 11000;
 
@@ -38,7 +39,7 @@ export function isMissingHintedIndexError(error: unknown): error is MongoServerE
  */
 export class MissingIndexError extends Error {
   override readonly name = "MissingIndexError";
-  readonly code = "DATABASE_NOT_READY";
+  readonly code: ErrorCode = "DATABASE_NOT_READY";
   constructor(what: string, index: string, options?: ErrorOptions) {
     super(`${what} is refused until the database's index ${index} is back in place; try again shortly.`, options);
   }
@@ -52,7 +53,6 @@ export class MissingIndexError extends Error {
  */
 export class PageRepairInProgressError extends Error {
   override readonly name = "PageRepairInProgressError";
-  readonly code = "PAGE_REPAIR_IN_PROGRESS";
   constructor(index: string) {
     super(`The index ${index} waits for a page repair cut off half-way: finish it with \`npm run reconcile -- --fix\`.`);
   }

@@ -17,12 +17,12 @@ import {
   type SelectionNode,
   type SelectionSetNode,
 } from "graphql";
-import type { AccessErrorCode } from "../auth/errors";
 import { refusal } from "../auth/guard";
 import type { Principal } from "../auth/principal";
 import type { Scope } from "../auth/scopes";
 import type { Resolvers } from "./__generated__/resolvers-types";
 import { memoizeByOperation } from "./operation-memo";
+import { statusOf } from "../error-codes";
 
 type FieldScopes = { readonly [Type in keyof Resolvers]?: { readonly [Field in keyof NonNullable<Resolvers[Type]>]?: Scope } };
 
@@ -32,8 +32,6 @@ export const FIELD_SCOPES: FieldScopes = {
   Book: { customersPurchased: "purchases:read", purchasedBy: "purchases:read", alsoBought: "purchases:read" },
   Customer: { booksPurchased: "purchases:read" },
 };
-
-const HTTP_STATUS: Record<AccessErrorCode, number> = { UNAUTHENTICATED: 401, FORBIDDEN: 403 };
 
 /**
  * Refuses the whole operation, before any resolver runs, when it selects a field the caller may not
@@ -61,7 +59,7 @@ export function accessPlugin<TContext extends { principal: Principal }>(): Apoll
           throw new GraphQLError(refused.message, {
             nodes: [field],
             originalError: refused,
-            extensions: { code: refused.code, http: { status: HTTP_STATUS[refused.code] } },
+            extensions: { code: refused.code, http: { status: statusOf(refused.code) } },
           });
         }
       }

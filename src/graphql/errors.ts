@@ -2,6 +2,7 @@ import { unwrapResolverError } from "@apollo/server/errors";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "pino";
 import { isDatabaseUnavailable, MissingIndexError } from "../db/errors";
+import type { ErrorCode } from "../error-codes";
 import { ClientError } from "../errors";
 import { RequestLimitError } from "./limits/operation";
 
@@ -10,14 +11,17 @@ import { RequestLimitError } from "./limits/operation";
  * INTERNAL_SERVER_ERROR; they get the codes Apollo gives the same refusals elsewhere (Apollo Router's hash
  * mismatch, Apollo Server's own for a persisted query it cannot serve).
  */
-const PERSISTED_QUERY_REFUSALS: Readonly<Record<string, string>> = {
+const PERSISTED_QUERY_REFUSALS: Readonly<Record<string, ErrorCode>> = {
   "Unsupported persisted query version": "PERSISTED_QUERY_NOT_SUPPORTED",
   "provided sha does not match query": "PERSISTED_QUERY_HASH_MISMATCH",
 };
 
+const INTERNAL: ErrorCode = "INTERNAL_SERVER_ERROR";
+const UNAVAILABLE: ErrorCode = "DATABASE_UNAVAILABLE";
+
 const DATABASE_UNAVAILABLE: Pick<GraphQLFormattedError, "message" | "extensions"> = {
   message: "The database is unavailable right now; try again shortly.",
-  extensions: { code: "DATABASE_UNAVAILABLE" },
+  extensions: { code: UNAVAILABLE },
 };
 
 /**
@@ -45,7 +49,7 @@ export function createErrorFormatter(logger: Logger, production: boolean) {
       logger.warn({ err: original, path: formatted.path }, "database unavailable while serving a request");
       return { ...DATABASE_UNAVAILABLE, path: formatted.path, locations: formatted.locations };
     }
-    if (formatted.extensions?.code !== "INTERNAL_SERVER_ERROR") return formatted;
+    if (formatted.extensions?.code !== INTERNAL) return formatted;
     const persistedQueryRefusal = formatted.path === undefined ? PERSISTED_QUERY_REFUSALS[formatted.message] : undefined;
     if (persistedQueryRefusal) return { ...formatted, extensions: { code: persistedQueryRefusal } };
     logger.error({ err: original, path: formatted.path }, "unexpected error while serving a request");
@@ -54,7 +58,7 @@ export function createErrorFormatter(logger: Logger, production: boolean) {
       message: "Internal server error.",
       path: formatted.path,
       locations: formatted.locations,
-      extensions: { code: "INTERNAL_SERVER_ERROR" },
+      extensions: { code: INTERNAL },
     };
   };
 }

@@ -19,6 +19,7 @@ import {
   type OperationDefinitionNode,
   type ValidationRule,
 } from "graphql";
+import { statusOf, type ErrorCode } from "../error-codes";
 import { memoizeByOperation } from "./operation-memo";
 
 /**
@@ -33,12 +34,14 @@ export const OperationTypeExistenceRule: ValidationRule = (context) => ({
   },
 });
 
+const CODE: ErrorCode = "BAD_USER_INPUT";
+
 /** A refusal of input execution would otherwise trip over, before any resolver runs: a 400 with BAD_USER_INPUT. */
 class MalformedInputError extends GraphQLError {
   constructor(message: string, node: ASTNode, argumentName?: string) {
     super(message, {
       nodes: node,
-      extensions: { code: "BAD_USER_INPUT", ...(argumentName ? { argumentName } : {}), http: { status: 400 } },
+      extensions: { code: CODE, ...(argumentName ? { argumentName } : {}), http: { status: statusOf(CODE) } },
     });
   }
 }

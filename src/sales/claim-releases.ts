@@ -1,5 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
-
 export interface ReleaseRetryTiming {
   /** The wait before the first retry; each later wait doubles, up to `maxRetryMs`. */
   firstRetryMs: number;
@@ -75,8 +73,7 @@ export class ClaimReleases {
     for (let attempt = 0; this.owed.get(owner) === owed; attempt += 1) {
       const wait = Math.min(this.timing.maxRetryMs, this.timing.firstRetryMs * 2 ** attempt);
       if (Date.now() + wait >= owed.until) break;
-      // Unref'd: an owed release never keeps the process alive.
-      const stopped = await sleep(wait, false, { signal: this.stopping.signal, ref: false }).catch(() => true);
+      const stopped = await waitUnlessStopped(wait, this.stopping.signal);
       if (stopped) break;
       if (this.owed.get(owner) !== owed) return;
       try {
@@ -92,4 +89,23 @@ export class ClaimReleases {
   private forget(owner: string, owed: OwedRelease): void {
     if (this.owed.get(owner) === owed) this.owed.delete(owner);
   }
+}
+
+/**
+ * True at once when `stopping` aborts, false after `ms`. On the global timers, which a test's fake clock drives
+ * (node:timers/promises bypasses them); unref'd: an owed release never keeps the process alive.
+ */
+function waitUnlessStopped(ms: number, stopping: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (stopping.aborted) return resolve(true);
+    const stop = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      stopping.removeEventListener("abort", stop);
+      resolve(false);
+    }, ms).unref();
+    stopping.addEventListener("abort", stop, { once: true });
+  });
 }

@@ -1,12 +1,7 @@
 import { ClientError } from "../errors";
 
-/** The stable codes clients see in `extensions.code`. */
-export type SalesErrorCode = "BAD_USER_INPUT" | "NOT_FOUND" | "ALREADY_EXISTS" | "PURCHASE_ID_CONFLICT" | "PURCHASE_IN_PROGRESS";
-
-/** A purchase, book or input the client can correct. */
-export abstract class SalesError extends ClientError {
-  abstract override readonly code: SalesErrorCode;
-}
+/** A purchase, book or input the client can correct; its code is one of src/error-codes.ts. */
+export abstract class SalesError extends ClientError {}
 
 export class InvalidInputError extends SalesError {
   override readonly name = "InvalidInputError";

@@ -37,7 +37,7 @@ const refusedWriters: [string, string, string | undefined][] = [
 
 let api: TestApi;
 beforeAll(async () => {
-  api = await openTestApi({}, false, tokens);
+  api = await openTestApi({ apiTokens: tokens });
   await seedBook(api.db, "1", customers(3));
 });
 afterAll(() => api.close());

@@ -8,15 +8,7 @@ import { salesCollection } from "../../src/sales/documents";
 const BESTSELLERS = graphql(`
   query BestsellersPage($after: String) {
     books(first: 3, after: $after, orderBy: { field: PURCHASE_COUNT, direction: DESC }) {
-      edges {
-        node {
-          id: databaseId
-        }
-      }
-      pageInfo {
-        hasNextPage
-        endCursor
-      }
+      ...BookPage
     }
   }
 `);

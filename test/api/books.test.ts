@@ -17,18 +17,7 @@ const BOOKS = graphql(`
   query BooksWindow($first: Int, $after: String) {
     books(first: $first, after: $after) {
       totalCount
-      edges {
-        cursor
-        node {
-          id: databaseId
-        }
-      }
-      pageInfo {
-        hasNextPage
-        hasPreviousPage
-        startCursor
-        endCursor
-      }
+      ...BookPage
     }
   }
 `);

@@ -11,18 +11,7 @@ const BROWSE = graphql(`
   query BrowseCatalog($first: Int, $after: String, $last: Int, $before: String, $orderBy: BookOrder, $filter: BookFilter, $search: String) {
     books(first: $first, after: $after, last: $last, before: $before, orderBy: $orderBy, filter: $filter, search: $search) {
       totalCount
-      edges {
-        cursor
-        node {
-          id: databaseId
-        }
-      }
-      pageInfo {
-        hasNextPage
-        hasPreviousPage
-        startCursor
-        endCursor
-      }
+      ...BookPage
     }
   }
 `);

@@ -52,7 +52,7 @@ describe("bad input", () => {
 
 describe("in production", () => {
   let production: TestApi;
-  beforeAll(async () => void (production = await openTestApi({}, true)));
+  beforeAll(async () => void (production = await openTestApi({ production: true })));
   afterAll(() => production.close());
 
   it("hides an unexpected error's message and stack", async () => {

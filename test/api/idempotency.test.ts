@@ -24,7 +24,7 @@ const RECORD_KEYED_PURCHASE = graphql(`
 
 const settings = { outlierThreshold: 3, extraSalesPageSize: 4 };
 let api: TestApi;
-beforeAll(async () => void (api = await openTestApi(settings)));
+beforeAll(async () => void (api = await openTestApi({ settings })));
 afterAll(() => api.close());
 
 function buy(bookId: string, customerId: string, purchaseId?: string): Promise<ExecutionResult<RecordKeyedPurchaseMutation>> {

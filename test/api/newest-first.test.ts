@@ -13,18 +13,7 @@ const PAGE = graphql(`
   query BuyersBothWays($id: ID!, $first: Int, $after: String, $last: Int, $before: String) {
     book(id: $id) {
       customersPurchased(first: $first, after: $after, last: $last, before: $before) {
-        edges {
-          cursor
-          node {
-            id: databaseId
-          }
-        }
-        pageInfo {
-          hasNextPage
-          hasPreviousPage
-          startCursor
-          endCursor
-        }
+        ...BuyerPage
       }
     }
   }
@@ -147,17 +136,7 @@ describe("Query.books newest first", () => {
   const BOOKS = graphql(`
     query CatalogBothWays($first: Int, $after: String, $last: Int, $before: String) {
       books(first: $first, after: $after, last: $last, before: $before) {
-        edges {
-          node {
-            id: databaseId
-          }
-        }
-        pageInfo {
-          hasNextPage
-          hasPreviousPage
-          startCursor
-          endCursor
-        }
+        ...BookPage
       }
     }
   `);

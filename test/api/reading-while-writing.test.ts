@@ -8,7 +8,7 @@ const WRITERS = 25;
 const PURCHASES_PER_WRITER = 40;
 
 let api: TestApi;
-beforeAll(async () => void (api = await openTestApi(settings)));
+beforeAll(async () => void (api = await openTestApi({ settings })));
 afterAll(() => api.close());
 
 /**

@@ -117,7 +117,7 @@ describe("recordPurchase at the manual's threshold of 50", () => {
 
 describe("recordPurchase across extra_sales pages", () => {
   let small: TestApi;
-  beforeAll(async () => void (small = await openTestApi({ outlierThreshold: 3, extraSalesPageSize: 4 })));
+  beforeAll(async () => void (small = await openTestApi({ settings: { outlierThreshold: 3, extraSalesPageSize: 4 } })));
   afterAll(() => small.close());
 
   it("fills each page to its size before opening the next", async () => {
@@ -161,7 +161,7 @@ describe("recordPurchase under concurrency", () => {
   // 5 times as long as 100, since each racer retries every page that fills before its turn.
   const racers = 100;
   let racing: TestApi;
-  beforeAll(async () => void (racing = await openTestApi(settings)));
+  beforeAll(async () => void (racing = await openTestApi({ settings })));
   afterAll(() => racing.close());
 
   it(`keeps every invariant when ${racers} purchases race on a book 3 short of the threshold`, async () => {

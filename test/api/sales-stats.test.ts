@@ -27,7 +27,7 @@ const SALES_STATS = graphql(`
 const settings = { outlierThreshold: 5, extraSalesPageSize: 10 };
 
 let api: TestApi;
-beforeEach(async () => void (api = await openTestApi(settings)));
+beforeEach(async () => void (api = await openTestApi({ settings })));
 afterEach(() => api.close());
 
 async function salesStats(top?: number) {

@@ -32,7 +32,7 @@ describe.each([
 ])("on a replica set with purchase batching $batching", ({ purchaseBatching }) => {
   let api: TestApi;
   beforeAll(async () => {
-    api = await openTestApi(settings, false, undefined, { purchaseBatching, purchaseBatchMax: 100 }, { replicaSet: true });
+    api = await openTestApi({ settings, batching: { purchaseBatching, purchaseBatchMax: 100 }, replicaSet: true });
   });
   afterAll(() => api.close());
   afterEach(() => failCommand("off"));
@@ -147,7 +147,7 @@ describe.each([
   { batching: "off", purchaseBatching: false },
 ])("on the run's database with purchase batching $batching", ({ purchaseBatching }) => {
   let api: TestApi;
-  beforeAll(async () => void (api = await openTestApi(settings, false, undefined, { purchaseBatching, purchaseBatchMax: 100 })));
+  beforeAll(async () => void (api = await openTestApi({ settings, batching: { purchaseBatching, purchaseBatchMax: 100 } })));
   afterAll(() => api.close());
 
   it("plain purchases racing keyed ones on one book lose nothing: each acknowledged purchase is stored once", () =>

@@ -36,17 +36,27 @@ export interface ExecutionResult<TData> {
 
 export const TEST_SETTINGS: OutlierSettings = { outlierThreshold: 50, extraSalesPageSize: 1000 };
 
-/**
- * Without `apiTokens` the API is open, as in development without API_TOKENS. With `replicaSet` it runs on the
- * replica set beside the run's database (see database-process.ts), where keyed purchases are transactions.
- */
-export async function openTestApi(
-  settings: Partial<OutlierSettings> = {},
+/** How a test's API is set up; every option has the default of a development server on the run's database. */
+export interface TestApiOptions {
+  /** The outlier settings, over TEST_SETTINGS. */
+  settings?: Partial<OutlierSettings>;
+  /** As with NODE_ENV=production: no introspection, internal errors without their message. */
+  production?: boolean;
+  /** Without them the API is open, as in development without API_TOKENS. */
+  apiTokens?: readonly ConfiguredToken[];
+  /** How overflow purchases are shared between writes; the server's defaults when left out. */
+  batching?: PurchaseBatchSettings;
+  /** On the replica set beside the run's database (see database-process.ts), where keyed purchases are transactions. */
+  replicaSet?: boolean;
+}
+
+export async function openTestApi({
+  settings = {},
   production = false,
-  apiTokens?: readonly ConfiguredToken[],
-  batching?: PurchaseBatchSettings,
-  { replicaSet = false } = {},
-): Promise<TestApi> {
+  apiTokens,
+  batching,
+  replicaSet = false,
+}: TestApiOptions = {}): Promise<TestApi> {
   const database = await openTestDatabase({ replicaSet });
   const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
   await apollo.start();

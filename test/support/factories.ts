@@ -75,18 +75,7 @@ const CUSTOMERS_PAGE = graphql(`
     book(id: $id) {
       customersPurchased(first: $first, after: $after) {
         totalCount
-        edges {
-          cursor
-          node {
-            id: databaseId
-          }
-        }
-        pageInfo {
-          hasNextPage
-          hasPreviousPage
-          startCursor
-          endCursor
-        }
+        ...BuyerPage
       }
     }
   }

@@ -21,7 +21,10 @@ async function until(condition: () => boolean): Promise<void> {
 describe("ClaimReleases", () => {
   let releases: ClaimReleases;
   beforeEach(() => void (releases = new ClaimReleases(FAST)));
-  afterEach(() => releases.stop());
+  afterEach(async () => {
+    await releases.stop();
+    jest.useRealTimers();
+  });
 
   it("retries an owed release until it lands, then owes it no more", async () => {
     const { attempts, release } = releaseFailing(3);
@@ -67,15 +70,19 @@ describe("ClaimReleases", () => {
   });
 
   it("stops retrying on stop(), owes nothing afterwards and takes no more", async () => {
+    jest.useFakeTimers();
     const { attempts, release } = releaseFailing(Infinity);
     releases.owe("owner-5", IN_AN_HOUR(), release);
-    await until(() => attempts.count >= 2);
+    // The first retry after 1 ms, the second 2 ms later.
+    await jest.advanceTimersByTimeAsync(FAST.firstRetryMs * 3);
+    expect(attempts.count).toBe(2);
 
     await releases.stop();
     const attemptsAtStop = attempts.count;
     expect(releases.size).toBe(0);
     expect(releases.owe("owner-6", IN_AN_HOUR(), release)).toBe(false);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Long enough for five more retries at the longest wait, had any loop gone on.
+    await jest.advanceTimersByTimeAsync(FAST.maxRetryMs * 5);
     expect(attempts.count).toBe(attemptsAtStop);
   });
 });

@@ -1,10 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from "express";
+import { statusOf, type ErrorCode } from "../../error-codes";
 
-/** The codes of refusals that happen before a request reaches GraphQL, or after it has run out of time. */
-export type HttpRefusalCode = "PAYLOAD_TOO_LARGE" | "BAD_REQUEST" | "REQUEST_TIMEOUT";
-
-/** Answers in the shape of a GraphQL error response, so that clients read every refusal the same way. */
-function refuse(response: Response, status: number, code: HttpRefusalCode, message: string): void {
+/**
+ * Answers in the shape of a GraphQL error response, so that clients read every refusal the same way: a refusal
+ * before the request reaches GraphQL, or after it has run out of time.
+ */
+function refuse(response: Response, code: ErrorCode, message: string, status = statusOf(code)): void {
   response.status(status).json({ errors: [{ message, extensions: { code } }] });
 }
 
@@ -29,13 +30,13 @@ export function requestBodyErrors(limit: string): ErrorRequestHandler {
   return (error: unknown, request, response, next) => {
     if (!isBodyParserError(error) || !error.expose) return next(error);
     if (error.type === "entity.too.large") {
-      return refuse(response, 413, "PAYLOAD_TOO_LARGE", `The request body is larger than the limit of ${limit}.`);
+      return refuse(response, "PAYLOAD_TOO_LARGE", `The request body is larger than the limit of ${limit}.`);
     }
     if (error.type === undefined) {
       const encoding = request.headers["content-encoding"] ?? "";
-      return refuse(response, error.status, "BAD_REQUEST", `The request body is not valid ${encoding} (${error.message}).`);
+      return refuse(response, "BAD_REQUEST", `The request body is not valid ${encoding} (${error.message}).`, error.status);
     }
-    refuse(response, error.status, "BAD_REQUEST", error.message);
+    refuse(response, "BAD_REQUEST", error.message, error.status);
   };
 }
 
@@ -46,7 +47,7 @@ export function requestBodyErrors(limit: string): ErrorRequestHandler {
  */
 export const refuseNonJsonPosts: RequestHandler = (request, response, next) => {
   if (request.method !== "POST" || request.is("application/json")) return next();
-  refuse(response, 400, "BAD_REQUEST", "A POST must carry its operation as JSON, with content-type: application/json.");
+  refuse(response, "BAD_REQUEST", "A POST must carry its operation as JSON, with content-type: application/json.");
 };
 
 /**
@@ -59,7 +60,7 @@ export function requestTimeLimit(timeoutMs: number): RequestHandler {
     const timer = setTimeout(() => {
       if (response.headersSent) return;
       response.locals.timedOut = true;
-      refuse(response, 503, "REQUEST_TIMEOUT", `The request took longer than the limit of ${timeoutMs} ms; try again, or ask for less.`);
+      refuse(response, "REQUEST_TIMEOUT", `The request took longer than the limit of ${timeoutMs} ms; try again, or ask for less.`);
     }, timeoutMs);
     response.on("close", () => clearTimeout(timer));
     next();

@@ -3,6 +3,7 @@ import { ApolloArmor } from "@escape.tech/graphql-armor";
 import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-armor-types";
 import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { getComplexity, type ComplexityEstimator, type ComplexityEstimatorArgs } from "graphql-query-complexity";
+import { statusOf, type ErrorCode } from "../../error-codes";
 import { SALES_STATS_COMMANDS } from "../../sales/stats";
 import { memoizeByOperation } from "../operation-memo";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
@@ -25,17 +26,13 @@ export const REQUEST_LIMITS = {
 /** The arguments that say how many items a list field returns, and so how often its selection is paid for: `last` weighs as `first`. */
 const LIST_SIZE_ARGUMENTS: readonly string[] = ["first", "last", "top"];
 
-/** The codes clients see when a request is refused for its size, shape or duration. */
-export type RequestLimitCode =
-  "QUERY_TOO_DEEP" | "TOO_MANY_ALIASES" | "TOO_MANY_DIRECTIVES" | "QUERY_TOO_COMPLEX" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT";
-
 /** A refusal for breaking a request limit; `extensions.code` says which one. */
 export class RequestLimitError extends GraphQLError {
   constructor(
-    readonly code: RequestLimitCode,
+    readonly code: ErrorCode,
     message: string,
   ) {
-    super(message, { extensions: { code, http: { status: 400 } } });
+    super(message, { extensions: { code, http: { status: statusOf(code) } } });
   }
 }
 
@@ -46,7 +43,7 @@ export const parseOptions = { maxTokens: REQUEST_LIMITS.maxTokens };
  * Armor reports its own refusals as BAD_USER_INPUT, worded as syntax errors ("Syntax Error: Query depth
  * limit of 8 exceeded"); this reports each under its own code, saying what was refused and how to fit.
  */
-function refuseAs(code: RequestLimitCode, fix: string): GraphQLArmorCallbackConfiguration {
+function refuseAs(code: ErrorCode, fix: string): GraphQLArmorCallbackConfiguration {
   return {
     propagateOnRejection: false,
     onReject: [

@@ -1,0 +1,74 @@
+/** What one `extensions.code` tells a client. */
+export interface ErrorCodeEntry {
+  /**
+   * The HTTP status of an answer refused as a whole with this code. A code a resolver raises comes instead in a
+   * 200 answer, beside the data the other fields got, as GraphQL over HTTP has it for `application/json`.
+   */
+  readonly status: number;
+  /** What went wrong and what the client can do, in one line. */
+  readonly meaning: string;
+}
+
+/**
+ * Every `extensions.code` a client can see, this service's and those Apollo Server raises for it: the one list
+ * every layer takes its codes and statuses from. docs/api/errors.md shows it to clients
+ * (test/unit/error-codes.test.ts keeps the two alike, and refuses a code nothing raises).
+ */
+export const ERROR_CODES = {
+  BAD_USER_INPUT: {
+    status: 400,
+    meaning: "An argument, variable or input field the client can correct; `argumentName` names it when one is at fault.",
+  },
+  NOT_FOUND: { status: 200, meaning: "No book has the id given." },
+  ALREADY_EXISTS: { status: 200, meaning: "`addBook` was given the id of a book that exists already." },
+  PURCHASE_ID_CONFLICT: {
+    status: 200,
+    meaning: "The `purchaseId` already names another customer's purchase of this book: a new purchase needs a new one.",
+  },
+  PURCHASE_IN_PROGRESS: {
+    status: 200,
+    meaning: "An earlier request with this `purchaseId` is still recording it: retry with the same `purchaseId`.",
+  },
+  UNAUTHENTICATED: { status: 401, meaning: "A field needs a bearer token and none valid was sent." },
+  FORBIDDEN: { status: 403, meaning: "A field needs a scope the token sent does not have." },
+  QUERY_TOO_DEEP: { status: 400, meaning: "More nested levels of fields than the limit." },
+  TOO_MANY_ALIASES: { status: 400, meaning: "More aliased fields than the limit." },
+  TOO_MANY_DIRECTIVES: { status: 400, meaning: "More directives than the limit." },
+  QUERY_TOO_COMPLEX: { status: 400, meaning: "The operation, weighed with its variables, costs more than the limit: ask for fewer items." },
+  PAYLOAD_TOO_LARGE: { status: 413, meaning: "The request body is larger than the limit." },
+  REQUEST_TIMEOUT: {
+    status: 503,
+    meaning: "The request was still running at the time limit; a purchase may have been stored: retry with the same `purchaseId`.",
+  },
+  BAD_REQUEST: {
+    status: 400,
+    meaning:
+      "The HTTP request is not one GraphQL operation sent as JSON, or its body does not decompress (405 for a mutation sent by GET, 415 for a body's unknown charset).",
+  },
+  GRAPHQL_PARSE_FAILED: { status: 400, meaning: "The document is not valid GraphQL, or holds more tokens than the limit." },
+  GRAPHQL_VALIDATION_FAILED: {
+    status: 400,
+    meaning: "The document asks for what the schema does not have, or in a way it does not allow.",
+  },
+  OPERATION_RESOLUTION_FAILURE: {
+    status: 400,
+    meaning: "No operation to run: an `operationName` the document does not hold, or several operations and none named.",
+  },
+  PERSISTED_QUERY_NOT_FOUND: { status: 200, meaning: "An automatic persisted query's hash is not registered yet: send the query with it." },
+  PERSISTED_QUERY_NOT_SUPPORTED: { status: 400, meaning: "An automatic persisted query of another version than 1." },
+  PERSISTED_QUERY_HASH_MISMATCH: { status: 400, meaning: "An automatic persisted query whose hash is not its query's." },
+  DATABASE_UNAVAILABLE: {
+    status: 200,
+    meaning: "MongoDB cannot be reached or is overloaded; a purchase may have been stored: retry with the same `purchaseId`.",
+  },
+  DATABASE_NOT_READY: { status: 200, meaning: "A write refused while an index it relies on is missing: retry shortly." },
+  INTERNAL_SERVER_ERROR: { status: 500, meaning: "Anything else; logged in full on the server, its message hidden in production." },
+} as const satisfies Readonly<Record<string, ErrorCodeEntry>>;
+
+/** An `extensions.code` a client can see. */
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The HTTP status of an answer refused as a whole with `code`. */
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}
