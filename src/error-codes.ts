@@ -11,7 +11,7 @@ export interface ErrorCodeEntry {
 
 /**
  * Every `extensions.code` a client can see, this service's and those Apollo Server raises for it: the one list
- * every layer takes its codes and statuses from. README.md "Errors" shows it to clients
+ * every layer takes its codes and statuses from. docs/api/errors.md shows it to clients
  * (test/unit/error-codes.test.ts keeps the two alike, and refuses a code nothing raises).
  */
 export const ERROR_CODES = {

@@ -148,7 +148,7 @@ const MAX_ATTEMPTS = 10;
 
 /**
  * Brings every book into the bounded form the API writes, book by book. Safe to stop at any
- * point and run again, and safe while the API records purchases (see the README's migration section):
+ * point and run again, and safe while the API records purchases (see docs/operations/tools.md, npm run migrate):
  *  1. mark each legacy extra-sales document with the number of entries being copied (guarded on that number);
  *  2. write the target pages, each replacing the page of that number with its exact content;
  *  3. commit: one guarded update of the book that truncates the embedded array and sets the flag,

@@ -11,7 +11,7 @@ import { configuredTokens, tokenSpec, type TokenSpec } from "../support/tokens";
  * passes without a Redis that answers.
  */
 const redisUrl = process.env.TEST_REDIS_URL;
-if (!redisUrl) throw new Error("TEST_REDIS_URL is unset: these tests need a Redis (see README, Tests)");
+if (!redisUrl) throw new Error("TEST_REDIS_URL is unset: these tests need a Redis (see docs/testing.md)");
 
 const reader = tokenSpec("reader", ["purchases:read"]);
 const otherReader = tokenSpec("other-reader", ["purchases:read"]);

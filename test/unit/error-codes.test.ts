@@ -15,11 +15,10 @@ function productSources(): { path: string; text: string }[] {
     .map((path) => ({ path, text: readFileSync(path, "utf8") }));
 }
 
-/** The rows of README.md's "Errors" table: each code with the status it states. */
-function readmeErrorRows(): Map<string, number> {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const section = readme.split(/^## Errors$/m)[1]?.split(/^## /m)[0] ?? "";
-  const rows = [...section.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)];
+/** The rows of docs/api/errors.md's table: each code with the status it states. */
+function documentedErrorRows(): Map<string, number> {
+  const page = readFileSync(join(root, "docs/api/errors.md"), "utf8");
+  const rows = [...page.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)];
   return new Map(rows.map(([, code, status]) => [code as string, Number(status)]));
 }
 
@@ -36,8 +35,8 @@ describe("the list of error codes", () => {
     expect(apollosOwn.filter((code) => !(code in ERROR_CODES))).toEqual([]);
   });
 
-  it("is README.md's errors table, code for code and status for status", () => {
-    const documented = readmeErrorRows();
+  it("is docs/api/errors.md's table, code for code and status for status", () => {
+    const documented = documentedErrorRows();
     expect([...documented.keys()].sort()).toEqual([...listed].sort());
     expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(listed.map((code) => [code, ERROR_CODES[code].status])));
   });

@@ -1,6 +1,6 @@
 import { CombinedGraphQLErrors } from "@apollo/client";
 
-// What a shopper is told for each of the API's stable codes (README, "Errors"); anything else shows the API's own message.
+// What a shopper is told for each of the API's stable codes (docs/api/errors.md); anything else shows the API's own message.
 const MESSAGES: Record<string, string> = {
   NOT_FOUND: "There is no such book in the catalog.",
   UNAUTHENTICATED: "This storefront is not signed in to the catalog: set STOREFRONT_TOKEN to a token the API accepts.",

@@ -127,7 +127,7 @@ function checkPage(bookId: string, page: PageSummary, index: number, pageSize: n
 /**
  * The count may lag behind the entries while a purchase is in flight, or one was cut off before its count
  * (it is incremented last): repaired with an update guarded on the count and embedded length read (see the
- * README on running it live). A count ahead of the entries is never a purchase in flight: acknowledged
+ * docs/operations/tools.md on running it live). A count ahead of the entries is never a purchase in flight: acknowledged
  * purchases are missing (or were counted twice). Lowering it would hide that, so it is reported at error
  * level and left for a person to decide.
  */
