@@ -8,7 +8,7 @@ export interface Config {
   readonly port: number;
   /** The address to listen on; undefined means every interface. */
   readonly host: string | undefined;
-  /** Undefined means: start the embedded default database. */
+  /** Undefined means: start a throwaway database. */
   readonly mongodbUri: string | undefined;
   readonly mongodbDb: string;
   readonly outlierThreshold: number;
@@ -57,7 +57,7 @@ export type OutlierSettings = Pick<Config, "outlierThreshold" | "extraSalesPageS
 export const PURCHASE_TRANSACTIONS = ["auto", "off"] as const;
 export type PurchaseTransactions = (typeof PURCHASE_TRANSACTIONS)[number];
 
-/** How long purchase ids (idempotency keys) are kept, and whether they are recorded in transactions where the deployment offers them. */
+/** How long purchase ids (their claims) are kept, and whether they are recorded in transactions where the deployment offers them. */
 export type PurchaseIdSettings = Pick<Config, "purchaseIdLifetimeHours" | "purchaseTransactions">;
 
 export const DEFAULT_PURCHASE_ID_LIFETIME_HOURS = 24;
@@ -144,9 +144,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }),
       MONGODB_URI: mongodbUri({
         default: undefined,
-        // The embedded database holds everything in memory: a deployment that forgot this variable would lose every order at restart.
+        // The throwaway database holds everything in memory: a deployment that forgot this variable would lose every order at restart.
         requiredWhen: (env) => env.NODE_ENV === "production",
-        desc: "must be set when NODE_ENV=production, which refuses to keep the catalog in an embedded in-memory database; set it to your MongoDB's connection string",
+        desc: "must be set when NODE_ENV=production, which refuses to keep the catalog in a throwaway in-memory database; set it to your MongoDB's connection string",
         example: "mongodb://db1:27017,db2:27017/?replicaSet=rs0",
       }),
       MONGODB_DB: str({ default: "bookstore", desc: "database name" }),
@@ -204,7 +204,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       METRICS_OPERATIONS: operationNames({
         default: [],
         desc: "comma-separated operation names (your clients' own) that always have a label of their own in /metrics",
-        example: "ProductPage,ListBooks,RecordPurchase",
+        example: "ListBooks,BookBuyers,RecordPurchase",
       }),
     },
     { reporter: throwAllErrors },

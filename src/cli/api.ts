@@ -9,7 +9,7 @@ import { startHttpServer, type RunningServer } from "../graphql/server";
 import { stopTracing } from "../observability/tracing";
 
 /**
- * The API on MONGODB_URI, or on an embedded database filled with demo data. Each step
+ * The API on MONGODB_URI, or on a throwaway database filled with demo data. Each step
  * either retries until it succeeds (connecting, creating the indexes) or stops the process with a
  * message that names the cause and the fix (a StartupError).
  */
@@ -34,12 +34,12 @@ async function main(): Promise<void> {
     server = await listen(connection, config, logger);
     logger.info(`Bookstore sales catalog ready at ${server.url}`);
     if (database.kind !== "external")
-      logger.info(`The tools reach this embedded database while the API runs: MONGODB_URI=${database.uri} npm run report`);
+      logger.info(`The tools reach this throwaway database while the API runs: MONGODB_URI=${database.uri} npm run report`);
     logAccess(config, logger);
   } catch (error) {
     // A signal's stop closed the database under the step that failed, and exits by itself.
     if (stopping()) return;
-    // An embedded database is a process of ours: leave none behind.
+    // A throwaway database is a process of ours: leave none behind.
     await connection.close();
     await database.stop();
     throw error;
@@ -96,7 +96,7 @@ function logAccess({ apiTokens }: Config, logger: Logger): void {
   }
 }
 
-/** The embedded database starts empty: wait until it answers (a first connection on a busy machine can take several tries), then fill it. */
+/** The throwaway database starts empty: wait until it answers (a first connection on a busy machine can take several tries), then fill it. */
 async function loadDemoData(connection: LiveDatabase, config: Config, logger: Logger): Promise<void> {
   await connection.ready();
   const started = Date.now();
@@ -109,8 +109,8 @@ async function loadDemoData(connection: LiveDatabase, config: Config, logger: Lo
     logger.info(`Demo data loaded: ${loaded.books} books, ${loaded.purchases} purchases in ${seconds} s`);
   } catch (error) {
     throw new StartupError(
-      `Loading the demo catalog into the embedded database failed (${(error as Error).message})`,
-      "start again, since the embedded database begins empty each time; or set MONGODB_URI to use a MongoDB of your own",
+      `Loading the demo catalog into the throwaway database failed (${(error as Error).message})`,
+      "start again, since the throwaway database begins empty each time; or set MONGODB_URI to use a MongoDB of your own",
       { cause: error },
     );
   }

@@ -77,7 +77,7 @@ export function wholeNumberFlag(value: string | undefined, flag: string, fallbac
 
 /**
  * Reads the configuration and connects to the database MONGODB_URI names, creating the indexes unless
- * told not to. Tools never start the embedded database: data written there would vanish when they exit.
+ * told not to. Tools never start a throwaway database: data written there would vanish when they exit.
  */
 export async function withDatabase<T>(
   env: NodeJS.ProcessEnv,
@@ -89,7 +89,7 @@ export async function withDatabase<T>(
   if (!config.mongodbUri) {
     throw new UsageError(
       `MONGODB_URI is not set: ${command} works on an existing MongoDB. Set it, e.g. MONGODB_URI=mongodb://localhost:27017 ${command}; ` +
-        'for the embedded database of a running `npm start`, use the URI its log prints after "ready at"',
+        'for the throwaway database of a running `npm start`, use the URI its log prints after "ready at"',
     );
   }
   const connection = await connectToDatabase(

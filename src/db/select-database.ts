@@ -19,7 +19,7 @@ export interface SelectedDatabase {
  * Chooses the database for a test run or for `npm start` without configuration, in order:
  * the one MONGODB_URI names; a real mongod from mongodb-memory-server (already downloaded, or
  * MONGOMS_SYSTEM_BINARY; downloaded only when MONGOMS_RUNTIME_DOWNLOAD=true, since package.json turns
- * its downloads off); else the offline stand-in server. The embedded databases are development
+ * its downloads off); else the offline stand-in server. Both throwaway databases are development
  * dependencies, loaded only when MONGODB_URI is unset.
  */
 export async function selectDatabase(mongodbUri: string | undefined): Promise<SelectedDatabase> {
@@ -49,7 +49,7 @@ export async function selectDatabase(mongodbUri: string | undefined): Promise<Se
 
 /**
  * A replica set beside the run's database, for what only a replica set offers (transactions): the
- * tests of keyed purchases and the benchmark's keyed hot book. `replicaSetUri` (MONGODB_REPLICA_SET_URI)
+ * tests of keyed purchases and the benchmark's keyed purchases racing on one book. `replicaSetUri` (MONGODB_REPLICA_SET_URI)
  * when set; else the run's database when it is a replica set or mongos; else the stand-in answering
  * as a one-member replica set. Never used by the API, which takes what MONGODB_URI names.
  */
@@ -84,9 +84,9 @@ async function startStandIn(mongodReason: string | undefined, options: { replica
       ...options,
     });
   } catch (error) {
-    // Typically a production install (npm ci --omit=dev) or the compiled build, neither of which carries the embedded databases.
+    // Typically a production install (npm ci --omit=dev) or the compiled build, neither of which carries the throwaway databases.
     throw new StartupError(
-      `No embedded database could be started (mongod: ${mongodReason}; the offline stand-in: ${firstLine((error as Error).message)})`,
+      `No throwaway database could be started (mongod: ${mongodReason}; the offline stand-in: ${firstLine((error as Error).message)})`,
       "set MONGODB_URI to your MongoDB, or run npm start from a development install (npm ci)",
       { cause: error },
     );

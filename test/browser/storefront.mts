@@ -9,7 +9,7 @@ import { build, preview, type PreviewServer } from "vite";
 
 /**
  * `npm run test:browser`: the web storefront example in Debian's Chromium, against the API on its
- * embedded database with the demo catalog, as a developer would open it. Builds the page, starts the
+ * throwaway database with the demo catalog, as a developer would open it. Builds the page, starts the
  * API and the page, then drives the browser through the bestsellers, the search, an author's page and
  * the outlier *The Wooden Amulet*, at desktop and phone widths, failing on any console error.
  */
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   }
   step("building the web storefront (vite build)");
   await build({ root: EXAMPLE, configFile: join(EXAMPLE, "vite.config.ts"), logLevel: "warn" });
-  step("starting the API on its embedded database with the demo catalog");
+  step("starting the API on its throwaway database with the demo catalog");
   const api = await startApi();
   let page: PreviewServer | undefined;
   try {

@@ -137,7 +137,7 @@ describe("configuration", () => {
     );
   });
 
-  it("starts development and tests without MONGODB_URI, on the embedded database", () => {
+  it("starts development and tests without MONGODB_URI, on a throwaway database", () => {
     expect(readConfig({ NODE_ENV: "development" }).mongodbUri).toBeUndefined();
     expect(readConfig({ NODE_ENV: "test" }).mongodbUri).toBeUndefined();
   });

@@ -1,6 +1,6 @@
 import { selectDatabase } from "../../src/db/select-database";
 
-// Loading either embedded database is what must not happen when MONGODB_URI is set.
+// Loading either throwaway database is what must not happen when MONGODB_URI is set.
 jest.mock("@bookstore/offline-mongo", () => {
   throw new Error("the offline stand-in was loaded");
 });
