@@ -6,7 +6,7 @@ const USAGE = `Usage: npm run migrate -- [--dry-run]
 
 Brings the catalog in the database MONGODB_URI and MONGODB_DB name into the bounded form the API
 writes: embedded customers_purchased arrays longer than OUTLIER_THRESHOLD move past the threshold
-into extra_sales pages of EXTRA_SALES_PAGE_SIZE; the manual's single overflow document per book
+into extra_sales pages of EXTRA_SALES_PAGE_SIZE; the manual's single extra-sales document per book
 (in extra_sales or sales_extras, under customers_purchased_extra or customers_purchased) becomes
 numbered pages after the embedded purchases; has_extras, purchase_count and extra_page_size are set.
 Safe to stop and run again, and to run while the API records purchases. --dry-run writes nothing
@@ -49,7 +49,7 @@ export function formatMigrationReport(report: MigrationReport): string {
     ...figures.map(([label, value]) => `  ${`${label}:`.padEnd(width)}${value}`),
     ...report.needsAttention.map(({ bookId, reason }) => `  left as is: book ${bookId}: ${reason}`),
     ...report.orphanLegacyDocuments.map(
-      ({ collection, bookId }) => `  left as is: legacy overflow in ${collection} for book ${bookId}, which does not exist`,
+      ({ collection, bookId }) => `  left as is: legacy extra sales in ${collection} for book ${bookId}, which does not exist`,
     ),
   ].join("\n");
 }

@@ -5,7 +5,7 @@ import { parseFlags, runToolAsMain, wholeNumberFlag, withDatabase, type ToolDefi
 const USAGE = `Usage: npm run report -- [--top N] [--json]
 
 Prints how the outlier pattern stands in the database MONGODB_URI and MONGODB_DB name: books,
-outliers, extra_sales pages, overflow pages per outlier (max, median, 99th percentile), the
+outliers, extra_sales pages, extra_sales pages per outlier (max, median, 99th percentile), the
 --top largest books by purchase count (default ${DEFAULT_LARGEST_BOOKS}, at most 100), and the threshold and page size
 this environment configures. The same figures as the API's salesStats query. --json prints one JSON object.`;
 
@@ -48,7 +48,7 @@ export function formatSalesStats(stats: SalesStats, dbName: string): string {
     ["books", number(stats.books)],
     ["outliers (has_extras)", number(stats.outliers)],
     ["extra_sales documents", number(stats.extraSalesDocuments)],
-    ["overflow pages per outlier", `max ${number(max)}, median ${number(median)}, p99 ${number(p99)}`],
+    ["extra_sales pages per outlier", `max ${number(max)}, median ${number(median)}, p99 ${number(p99)}`],
     ["outlier threshold", `${number(stats.outlierThreshold)} purchases embedded`],
     ["extra_sales page size", `${number(stats.extraSalesPageSize)} purchases per page, for new books`],
   ];

@@ -17,13 +17,13 @@ export function layOutPurchases(
   settings: Pick<OutlierSettings, "outlierThreshold">,
 ): LaidOutBook {
   const threshold = settings.outlierThreshold;
-  const extras = customers.slice(threshold);
-  const pages = paginateExtraSales(emptyBook._id, extras, emptyBook.extra_page_size);
+  const extraSales = customers.slice(threshold);
+  const pages = paginateExtraSales(emptyBook._id, extraSales, emptyBook.extra_page_size);
   return {
     book: {
       ...emptyBook,
       customers_purchased: customers.slice(0, threshold),
-      has_extras: extras.length > 0,
+      has_extras: extraSales.length > 0,
       purchase_count: customers.length,
     },
     pages,
@@ -31,10 +31,10 @@ export function layOutPurchases(
 }
 
 /** A book's extra sales, in order, as the full pages (and one last, possibly partial page) recordPurchase fills. */
-export function paginateExtraSales(bookId: BookId, extras: readonly string[], pageSize: number): ExtraSalesDocument[] {
+export function paginateExtraSales(bookId: BookId, extraSales: readonly string[], pageSize: number): ExtraSalesDocument[] {
   const pages: ExtraSalesDocument[] = [];
-  for (let start = 0; start < extras.length; start += pageSize) {
-    const entries = extras.slice(start, start + pageSize);
+  for (let start = 0; start < extraSales.length; start += pageSize) {
+    const entries = extraSales.slice(start, start + pageSize);
     pages.push({ book_id: bookId, page: start / pageSize, count: entries.length, customers_purchased_extra: entries });
   }
   return pages;

@@ -50,12 +50,12 @@ export function planBookMigration(book: StoredBook, state: LegacyState, settings
   if (!isCustomerList(embedded)) return skip("customers_purchased is not a list of customer ids");
   if (hasValidPageSize(book)) return planBoundedBook(book, embedded, state.legacy, settings);
   if (state.legacy.length > 1) {
-    return skip(`${state.legacy.length} legacy overflow documents whose order cannot be told apart; merge them by hand`);
+    return skip(`${state.legacy.length} legacy extra-sales documents whose order cannot be told apart; merge them by hand`);
   }
-  const extras = state.legacy[0] ? legacyEntries(state.legacy[0].document) : [];
-  if (extras === null) return skip("its legacy overflow document holds no list of customer ids");
+  const legacyBuyers = state.legacy[0] ? legacyEntries(state.legacy[0].document) : [];
+  if (legacyBuyers === null) return skip("its legacy extra-sales document holds no list of customer ids");
 
-  const customers = [...embedded, ...extras];
+  const customers = [...embedded, ...legacyBuyers];
   const pageSize = settings.extraSalesPageSize;
   const target = layOutPurchases(
     {
@@ -87,13 +87,13 @@ export function planBookMigration(book: StoredBook, state: LegacyState, settings
 function planBoundedBook(book: StoredBook, embedded: string[], legacy: LegacyExtraSales[], settings: OutlierSettings): BookPlan {
   if (legacy.some(({ document }) => document.migrated_entries === undefined)) {
     return skip(
-      "a legacy overflow document that no migration copied, for a book already in the bounded form: its place in the purchase order is unknown",
+      "a legacy extra-sales document that no migration copied, for a book already in the bounded form: its place in the purchase order is unknown",
     );
   }
   const grown = legacy.find(({ document }) => legacyEntries(document)?.length !== document.migrated_entries);
   if (grown) {
     return skip(
-      `its legacy overflow document in ${grown.collection} changed after its ${grown.document.migrated_entries} entries were copied (is the old application still writing?); it is kept`,
+      `its legacy extra-sales document in ${grown.collection} changed after its ${grown.document.migrated_entries} entries were copied (is the old application still writing?); it is kept`,
     );
   }
   if (legacy.length > 0) return { action: "remove-copied-legacy", legacy };
@@ -168,7 +168,7 @@ export async function migrateCatalog(db: Db, settings: OutlierSettings, options:
     needsAttention: [],
     orphanLegacyDocuments: [],
   };
-  await indexLegacySalesExtras(db);
+  await indexLegacyCollection(db);
   const legacyBookIds = await findLegacyBookIds(db);
   const write = writer(options.beforeWrite);
 
@@ -360,7 +360,7 @@ async function readLegacyExtraSales(db: Db, bookId: BookId): Promise<LegacyExtra
  * (and fail under mongod's notablescan): index it by book first. Even a dry run does, since an index
  * changes no document; a collection that does not exist is left alone.
  */
-async function indexLegacySalesExtras(db: Db): Promise<void> {
+async function indexLegacyCollection(db: Db): Promise<void> {
   if ((await db.listCollections({ name: LEGACY_SALES_EXTRAS }, { nameOnly: true }).toArray()).length === 0) return;
   await legacyCollection(db, LEGACY_SALES_EXTRAS).createIndex({ book_id: 1 }, { name: "book_id_1" });
 }

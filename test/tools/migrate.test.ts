@@ -144,7 +144,7 @@ describe("npm run migrate", () => {
     expect(await migrate()).toMatchObject({ searchWordsSet: 0 });
   });
 
-  it("reports and leaves alone what it cannot place in order: two legacy documents, or legacy overflow of a bounded book", async () => {
+  it("reports and leaves alone what it cannot place in order: two legacy documents, or legacy extra sales of a bounded book", async () => {
     await insertLegacy(database.db, {
       books: [legacyBook(1, customers(5), { has_extras: true })],
       extraSales: [legacyExtraSales(1, customers(2, 5))],
@@ -156,7 +156,7 @@ describe("npm run migrate", () => {
     const report = await migrate();
 
     expect(report.needsAttention).toEqual([
-      { bookId: "1", reason: expect.stringContaining("2 legacy overflow documents") },
+      { bookId: "1", reason: expect.stringContaining("2 legacy extra-sales documents") },
       { bookId: "bounded", reason: expect.stringContaining("its place in the purchase order is unknown") },
     ]);
     expect(report.orphanLegacyDocuments).toEqual([{ collection: "sales_extras", bookId: "gone" }]);
@@ -310,6 +310,6 @@ describe("npm run migrate as a command", () => {
     const run = await runCommand("src/cli/migrate.ts", [], target());
 
     expect(run.status).toBe(1);
-    expect(run.stdout).toContain("left as is: book 9: 2 legacy overflow documents");
+    expect(run.stdout).toContain("left as is: book 9: 2 legacy extra-sales documents");
   });
 });

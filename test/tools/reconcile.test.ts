@@ -153,7 +153,9 @@ describe("npm run reconcile as a command", () => {
     await brokenBook("count", 12, setBook({ purchase_count: 9 }));
     const broken = await runCommand("src/cli/reconcile.ts", [], target());
     expect(broken.status).toBe(1);
-    expect(broken.stdout).toContain("book count: purchase-count: purchase_count is 9 but it holds 5 embedded + 7 overflow = 12 purchases");
+    expect(broken.stdout).toContain(
+      "book count: purchase-count: purchase_count is 9 but it holds 5 embedded + 7 extra sales = 12 purchases",
+    );
   });
 
   it("with --fix --json repairs what it may, prints the outcome as JSON, and exits 1 for what it left", async () => {
@@ -181,7 +183,7 @@ describe("npm run reconcile as a command", () => {
 
     expect(run.status).toBe(1);
     expect(run.stdout).toContain(
-      "ERROR book lost: purchase-count-ahead: purchase_count is 12 but it holds only 5 embedded + 5 overflow = 10 purchases: 2 counted purchases are not stored",
+      "ERROR book lost: purchase-count-ahead: purchase_count is 12 but it holds only 5 embedded + 5 extra sales = 10 purchases: 2 counted purchases are not stored",
     );
     expect(run.stdout).toContain("--fix leaves the count for a person to decide");
     expect(await salesCollection(database.db).findOne({ _id: "lost" })).toMatchObject({ purchase_count: 12 });

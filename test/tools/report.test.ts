@@ -40,7 +40,7 @@ describe("npm run report", () => {
     expect(out).toMatch(/^ {2}books +3$/m);
     expect(out).toMatch(/^ {2}outliers \(has_extras\) +2$/m);
     expect(out).toMatch(/^ {2}extra_sales documents +3$/m);
-    expect(out).toMatch(/^ {2}overflow pages per outlier +max 2, median 1, p99 2$/m);
+    expect(out).toMatch(/^ {2}extra_sales pages per outlier +max 2, median 1, p99 2$/m);
     expect(out).toMatch(/^ {2}outlier threshold +5 purchases embedded$/m);
   });
 

@@ -52,7 +52,7 @@ describe("planning the migration of one book", () => {
       { legacy: [legacyDocument(["a"]), legacyDocument(["b"])], existingPages: [] },
       settings,
     );
-    expect(plan).toEqual({ action: "skip", reason: expect.stringContaining("2 legacy overflow documents") });
+    expect(plan).toEqual({ action: "skip", reason: expect.stringContaining("2 legacy extra-sales documents") });
   });
 
   it("refuses pages past its layout, left by a run with other settings", () => {

@@ -8,7 +8,7 @@ export function legacyExtraSalesDocument(bookId: BookId, collection: string): Vi
   return {
     kind: "legacy-overflow",
     bookId: formatBookId(bookId),
-    message: `an overflow document without a page number in ${collection}: run \`npm run migrate\``,
+    message: `a legacy extra-sales document without a page number in ${collection}: run \`npm run migrate\``,
     numbers: { collection },
   };
 }
@@ -36,7 +36,7 @@ export function checkBook(book: BookSummary, pages: PageSummary[], settings: Pic
     ];
   }
   const pageSize = book.extra_page_size as number;
-  const overflow = pages.reduce((sum, page) => sum + page.entries, 0);
+  const extraSales = pages.reduce((sum, page) => sum + page.entries, 0);
   const duplicates = duplicatePages(book, bookId, pages, pageSize);
   return [
     ...checkEmbedded(bookId, book.embedded, settings.outlierThreshold),
@@ -44,8 +44,8 @@ export function checkBook(book: BookSummary, pages: PageSummary[], settings: Pic
     ...(duplicates.length > 0
       ? duplicates
       : pages.flatMap((page, index) => checkPage(bookId, page, index, pageSize, index === pages.length - 1))),
-    ...checkCount(book, bookId, book.embedded, overflow),
-    ...checkFlag(book, bookId, overflow),
+    ...checkCount(book, bookId, book.embedded, extraSales),
+    ...checkFlag(book, bookId, extraSales),
   ];
 }
 
@@ -131,11 +131,11 @@ function checkPage(bookId: string, page: PageSummary, index: number, pageSize: n
  * purchases are missing (or were counted twice). Lowering it would hide that, so it is reported at error
  * level and left for a person to decide.
  */
-function checkCount(book: BookSummary, bookId: string, embedded: number, overflow: number): Violation[] {
-  const expected = embedded + overflow;
+function checkCount(book: BookSummary, bookId: string, embedded: number, extraSales: number): Violation[] {
+  const expected = embedded + extraSales;
   if (book.purchase_count === expected) return [];
-  const numbers = { stored: countValue(book.purchase_count), embedded, overflow, expected };
-  const holds = `${embedded} embedded + ${overflow} overflow = ${expected} purchases`;
+  const numbers = { stored: countValue(book.purchase_count), embedded, overflow: extraSales, expected };
+  const holds = `${embedded} embedded + ${extraSales} extra sales = ${expected} purchases`;
   if (typeof book.purchase_count === "number" && book.purchase_count > expected) {
     return [
       {
@@ -168,8 +168,8 @@ function checkCount(book: BookSummary, bookId: string, embedded: number, overflo
  * A flag set without extra sales is the moment between recordPurchase's steps 2 and 3; unsetting it
  * could hide the purchase about to land, so only flags that say less than the data are repaired.
  */
-function checkFlag(book: BookSummary, bookId: string, overflow: number): Violation[] {
-  const expected = overflow > 0;
+function checkFlag(book: BookSummary, bookId: string, extraSales: number): Violation[] {
+  const expected = extraSales > 0;
   if (book.has_extras === expected) return [];
   const unsafe = book.has_extras === true;
   return [
@@ -177,9 +177,9 @@ function checkFlag(book: BookSummary, bookId: string, overflow: number): Violati
       kind: "has-extras",
       bookId,
       message:
-        `has_extras is ${JSON.stringify(book.has_extras) ?? "missing"} with ${overflow} overflow purchases` +
+        `has_extras is ${JSON.stringify(book.has_extras) ?? "missing"} with ${extraSales} extra sales` +
         (unsafe ? "; left set, since a purchase may be landing in extra_sales" : ""),
-      numbers: { stored: flagValue(book.has_extras), overflow },
+      numbers: { stored: flagValue(book.has_extras), overflow: extraSales },
       ...(unsafe
         ? {}
         : {
