@@ -1,0 +1,168 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+
+const repository = resolve(__dirname, "../..");
+const glossaryPath = join(repository, "docs/glossary.md");
+const sources = join(repository, "src");
+// Written by `npm run codegen` from schema.graphql, whose names are a contract.
+const generated = join(sources, "graphql/__generated__");
+
+interface AvoidedWord {
+  /** As the glossary's "Avoid:" list of `entry` spells it. */
+  word: string;
+  /** The heading of the glossary entry that names the thing, without its backticks and parentheses. */
+  entry: string;
+  /** The forms to look for, in lower-case words separated by single spaces; the word and its endings when left out. */
+  pattern?: string;
+}
+
+/**
+ * The synonyms of docs/glossary.md kept out of src/. The glossary's other "Avoid:" words are also
+ * ordinary words for something else in this code (an item of a list, a sort order, a request limit,
+ * the `sales` collection, a request id, a book's title), so review keeps them out, not this test.
+ */
+const AVOIDED: AvoidedWord[] = [
+  { word: "product", entry: "Book" },
+  { word: "purchase entry", entry: "Buyer" },
+  { word: "inline buyers", entry: "Embedded buyers" },
+  { word: "cap", entry: "Threshold" },
+  { word: "hot book", entry: "Outlier" },
+  { word: "big book", entry: "Outlier" },
+  { word: "overflow", entry: "Extra sales" },
+  { word: "extras", entry: "Extra sales" },
+  { word: "bucket", entry: "Page" },
+  { word: "chunk", entry: "Page" },
+  { word: "idempotency", entry: "purchaseId and claim" },
+  { word: "lock", entry: "purchaseId and claim" },
+  { word: "coalescing", entry: "Shared write", pattern: "coalesc(?:e|es|ed|er|ers|ing)" },
+  { word: "bulk write", entry: "Shared write" },
+  { word: "mock", entry: "Stand-in" },
+  { word: "fake", entry: "Stand-in" },
+  { word: "fault hook", entry: "Fail point" },
+  { word: "embedded database", entry: "Throwaway database", pattern: "embedded(?: in memory| default)? databases?" },
+];
+
+interface Exception {
+  /** The exact text let through. */
+  text: string;
+  /** Only in this file (relative to the repository), when given. */
+  file?: string;
+  why: string;
+}
+
+/** Where code must keep an avoided word because others depend on its spelling, or it names something else. */
+const EXCEPTIONS: Exception[] = [
+  { text: "has_extras", why: "a stored field: existing data holds it" },
+  { text: "hasExtras", why: "a schema field: clients query it" },
+  { text: "overflowPagesPerOutlier", why: "a schema field: clients query it" },
+  { text: "OverflowPagesDistribution", why: "a schema type: clients' generated code names it" },
+  { text: "sales_extras", why: "the manual's other name for extra_sales: migrate reads existing data from it" },
+  { text: "LEGACY_SALES_EXTRAS", why: "that collection's name in code, as EXTRA_SALES is extra_sales's" },
+  { text: '"legacy-overflow"', why: "a violation kind of reconcile's report, which scripts parse" },
+  { text: '"has-extras"', why: "a violation kind of reconcile's report, which scripts parse" },
+  { text: "overflow: ", file: "src/maintenance/reconcile/checks.ts", why: "a count in reconcile's report, which scripts parse" },
+  { text: "MongoBulkWriteError", why: "the driver's error class" },
+  { text: "bulkWrite", why: "the driver's method" },
+  { text: "buckets:", why: "prom-client's histogram option: a histogram's buckets, not pages" },
+  { text: "chunk migrations", why: "MongoDB's sharding term: a range of a sharded collection, not a page" },
+];
+
+/** Each entry's heading (as AvoidedWord.entry spells it) and the text of its "Avoid:" list, if it has one. */
+function avoidListsOf(glossary: string): Map<string, string> {
+  const entries = glossary.split(/^## /m).slice(1);
+  return new Map(
+    entries.map((entry) => {
+      const [heading = "", ...body] = entry.split("\n");
+      const avoid = /Avoid:([\s\S]*?)(?:\n\n|$)/.exec(body.join("\n"))?.[1] ?? "";
+      return [heading.replaceAll("`", "").replace(/\s*\(.*\)$/, ""), avoid.replaceAll(/\s+/g, " ").toLowerCase()];
+    }),
+  );
+}
+
+interface Word {
+  text: string;
+  line: number;
+}
+
+/** The source's words in order, identifiers split on camelCase, snake_case and kebab-case, lower-cased. */
+function wordsOf(source: string): Word[] {
+  const lineStarts = [0, ...[...source.matchAll(/\n/g)].map((match) => match.index + 1)];
+  const lineAt = (offset: number) => lineStarts.findLastIndex((start) => start <= offset) + 1;
+  return [...source.matchAll(/[A-Za-z0-9]+/g)].flatMap((run) =>
+    run[0]
+      .replaceAll(/([a-z0-9])([A-Z])/g, "$1 $2")
+      .replaceAll(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+      .split(" ")
+      .map((text) => ({ text: text.toLowerCase(), line: lineAt(run.index) })),
+  );
+}
+
+function patternOf({ word, pattern }: AvoidedWord): RegExp {
+  const forms = pattern ?? `${word}(?:s|es|d|ed|ing|er|ers)?`;
+  return new RegExp(`\\b(?:${forms})\\b`, "g");
+}
+
+/** Blanks what an exception lets through, keeping every other character where it was. */
+function withoutExceptions(source: string, file: string, exceptions: Exception[]): string {
+  return exceptions
+    .filter((exception) => exception.file === undefined || exception.file === file)
+    .reduce((text, exception) => text.replaceAll(exception.text, " ".repeat(exception.text.length)), source);
+}
+
+/** Every avoided word in one source, as "file:line: word, ...". */
+function avoidedWordsIn(file: string, source: string, exceptions: Exception[] = EXCEPTIONS): string[] {
+  const words = wordsOf(withoutExceptions(source, file, exceptions));
+  const text = words.map((word) => word.text).join(" ");
+  const wordAt = new Map<number, Word>();
+  words.reduce((offset, word) => (wordAt.set(offset, word), offset + word.text.length + 1), 0);
+  return AVOIDED.flatMap((avoided) =>
+    [...text.matchAll(patternOf(avoided))].map(
+      (match) => `${file}:${wordAt.get(match.index)?.line}: "${match[0]}", which the glossary avoids: use its "${avoided.entry}"`,
+    ),
+  );
+}
+
+function typeScriptFiles(folder: string): string[] {
+  if (folder === generated) return [];
+  return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) return typeScriptFiles(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+const sourceFiles = typeScriptFiles(sources).map((path) => ({ file: relative(repository, path), source: readFileSync(path, "utf8") }));
+
+describe("the glossary's words in src/", () => {
+  it("looks only for words the glossary says to avoid, each under the entry that names the thing", () => {
+    const avoidLists = avoidListsOf(readFileSync(glossaryPath, "utf8"));
+    const unlisted = AVOIDED.filter(({ word, entry }) => !avoidLists.get(entry)?.includes(word));
+    expect(unlisted).toEqual([]);
+  });
+
+  it("finds an avoided word in identifiers, across a comment's line break, and never inside a longer word", () => {
+    const source = [
+      "const writes = new WriteCoalescer(8, write);",
+      "const PURCHASE_BUCKETS = [1, 2]; // the production embedded",
+      " * database, and kebab-case: big-book",
+    ].join("\n");
+    expect(avoidedWordsIn("sample.ts", source, []).map((found) => found.split(",")[0])).toEqual([
+      'sample.ts:3: "big book"',
+      'sample.ts:2: "buckets"',
+      'sample.ts:1: "coalescer"',
+      'sample.ts:2: "embedded database"',
+    ]);
+  });
+
+  it("finds none of them in any source file outside the schema's generated code", () => {
+    expect(sourceFiles.length).toBeGreaterThan(50);
+    expect(sourceFiles.flatMap(({ file, source }) => avoidedWordsIn(file, source))).toEqual([]);
+  });
+
+  it("lets each exception through somewhere, so that none outlives the code that needed it", () => {
+    const unused = EXCEPTIONS.filter((exception) =>
+      sourceFiles.every(({ file, source }) => (exception.file ?? file) !== file || !source.includes(exception.text)),
+    );
+    expect(unused).toEqual([]);
+  });
+});
