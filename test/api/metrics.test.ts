@@ -40,7 +40,7 @@ async function scrape(server: RunningServer) {
 
 const scrapeBytes = async (server: RunningServer) => Buffer.byteLength((await scrapeMetrics(server)).text);
 
-// The bound README promises for a scrape, whatever operation names clients send.
+// The bound docs/operations/metrics.md promises for a scrape, whatever operation names clients send.
 const SCRAPE_BOUND_BYTES = 256 * 1024;
 
 const BUY = `mutation Buy($id: ID!, $customer: ID!) { recordPurchase(input: { bookId: $id, customerId: $customer }) { storedIn } }`;

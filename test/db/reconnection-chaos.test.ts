@@ -17,7 +17,7 @@ import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
  * for good on such a cut (see src/db/watchdog.ts); the API must come back after every one.
  */
 const CYCLES = 20;
-// The recovery bound README promises is 10 s after the database answers again; a loaded 2-core machine gets three times that.
+// The recovery bound docs/operations/outages.md promises is 10 s after the database answers again; a loaded 2-core machine gets three times that.
 const READY_WITHIN_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const SETTINGS: OutlierSettings = { outlierThreshold: 10, extraSalesPageSize: 25 };
@@ -152,7 +152,7 @@ describe.each(RUN_AND_REPLICA_SET)(
       await database.close();
     });
 
-    it(`is ready again within ${READY_WITHIN_MS / 1000} s of every one of ${CYCLES} cuts, and stores every acknowledged purchase as README promises`, async () => {
+    it(`is ready again within ${READY_WITHIN_MS / 1000} s of every one of ${CYCLES} cuts, and stores every acknowledged purchase as docs/operations/outages.md promises`, async () => {
       const bookId = `chaos-${replicaSet ? "rs" : "standalone"}`;
       await createBook(database.db, { id: bookId, title: "Chaos", author: "A" }, SETTINGS);
       const clients = streamClients(service.server.url, bookId);

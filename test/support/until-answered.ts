@@ -2,7 +2,7 @@ import { TransactionTimeLimitError } from "../../src/db/errors";
 import { PurchaseInProgressError } from "../../src/sales/errors";
 
 /**
- * Sends a keyed purchase until it is answered, as the README tells clients to: PURCHASE_IN_PROGRESS, and
+ * Sends a keyed purchase until it is answered, as docs/api/errors.md tells clients to: PURCHASE_IN_PROGRESS, and
  * DATABASE_UNAVAILABLE from a transaction given up at its time limit (a busy machine's racing transactions
  * on one book can meet conflicts that long), both ask for a retry with the same purchaseId.
  */

@@ -11,7 +11,7 @@ import { DEFAULT_WINDOW_SIZE } from "../windows";
 /**
  * What one request may ask for, checked before any resolver runs. The storefront's heaviest
  * operation (ListBooks with every `first` at its maximum of 100) has depth 7, no alias or
- * directive, about 60 tokens and a cost of about 32,400; README "Limits" explains each value.
+ * directive, about 60 tokens and a cost of about 32,400; docs/api/limits.md explains each value.
  */
 export const REQUEST_LIMITS = {
   maxDepth: 10,
@@ -62,7 +62,7 @@ function refuseAs(code: ErrorCode, fix: string): GraphQLArmorCallbackConfigurati
  */
 export function armorProtection(production: boolean) {
   return new ApolloArmor({
-    // Levels of fields, as the README promises: without flattening, every fragment spread counted as two
+    // Levels of fields, as docs/api/limits.md promises: without flattening, every fragment spread counted as two
     // more levels, so a Relay-composed query 7 fields deep was refused as 11.
     maxDepth: {
       n: REQUEST_LIMITS.maxDepth,
