@@ -50,9 +50,9 @@ export type OrderDirection =
 
 /** Where a purchase was stored. */
 export type PurchaseStorage =
-  /** In the book document's own `customers_purchased` array. */
+  /** Among the book's embedded buyers, in its own `customers_purchased`. */
   | 'EMBEDDED'
-  /** In an `extra_sales` page, because the book's embedded array was full. */
+  /** In an `extra_sales` page, as one of the book's extra sales: the book already embeds as many buyers as the threshold. */
   | 'EXTRA_SALES';
 
 export type BookBuyersQueryVariables = Exact<{

@@ -47,7 +47,7 @@ export type Book = Node & {
   /** The book's author. */
   author: Scalars['String']['output'];
   /**
-   * The customers who bought the book, in purchase order, a page at a time: forward with `first`/`after`,
+   * The book's buyers (the customers who bought it), in purchase order, a window at a time: forward with `first`/`after`,
    * newest first with `last` (and `before` to go further back). With neither `first` nor `last`, the first 20.
    * A customer who bought the book twice appears twice. Needs the `purchases:read` scope.
    */
@@ -60,8 +60,8 @@ export type Book = Node & {
    */
   globalId: Scalars['ID']['output'];
   /**
-   * True when the book is an outlier: its purchases outgrew the book document
-   * and the later ones are stored in the `extra_sales` collection.
+   * True when the book is an outlier: its buyers past the threshold are its extra sales, stored in
+   * the `extra_sales` collection.
    */
   hasExtras: Scalars['Boolean']['output'];
   /** The book's global id (Relay): opaque, unique across types. `book(id:)` and `node` take it. */
@@ -100,28 +100,28 @@ export type BookPurchasedByArgs = {
   customerId: Scalars['ID']['input'];
 };
 
-/** A page of books. */
+/** A window of books. */
 export type BookConnection = {
   __typename?: 'BookConnection';
-  /** The books on this page, in the list's order. */
+  /** The books in this window, in the list's order. */
   edges: Array<BookEdge>;
-  /** Where this page lies in the whole list. */
+  /** Where this window lies in the whole list. */
   pageInfo: PageInfo;
   /**
    * How many books the list holds in all. For `Query.books` without `filter` or `search`, the catalog,
    * from the database's own count of the collection, read in constant time: exact in normal operation,
    * possibly off after an unclean shutdown of MongoDB and, on a sharded cluster, while chunk migrations
-   * leave orphaned copies. With a `filter` or `search`, counted from the index that answers it, up to a
-   * cap of 1,000: exact below 1,000, and 1,000 means "1,000 or more". For `Customer.booksPurchased`,
+   * leave orphaned copies. With a `filter` or `search`, counted from the index that answers it, up to
+   * 1,000: exact below 1,000, and 1,000 means "1,000 or more". For `Customer.booksPurchased`,
    * the customer's distinct books, counted when asked for.
    */
   totalCount: Scalars['Int']['output'];
 };
 
-/** One book in a page of books. */
+/** One book in a window of books. */
 export type BookEdge = {
   __typename?: 'BookEdge';
-  /** Opaque position of this book, to pass as `after` for the next page or `before` for the previous one. */
+  /** Opaque position of this book, to pass as `after` for the next window or `before` for the previous one. */
   cursor: Scalars['String']['output'];
   /** The book. */
   node: Book;
@@ -182,8 +182,8 @@ export type Customer = Node & {
   __typename?: 'Customer';
   /**
    * The books this customer bought, each once however often it was bought, in book id order (the order of
-   * `Query.books`), a page at a time. Cursors are book ids, so they stay valid while purchases arrive; a
-   * book bought after a page was read appears on a later page when its id sorts after that page.
+   * `Query.books`), a window at a time. Cursors are book ids, so they stay valid while purchases arrive; a
+   * book bought after a window was read appears in a later window when its id sorts after that window.
    * Needs the `purchases:read` scope.
    */
   booksPurchased: BookConnection;
@@ -208,21 +208,21 @@ export type CustomerBooksPurchasedArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
-/** A page of a book's buyers. */
+/** A window of a book's buyers. */
 export type CustomerConnection = {
   __typename?: 'CustomerConnection';
-  /** The purchases on this page, in purchase order. */
+  /** The purchases in this window, in purchase order. */
   edges: Array<CustomerEdge>;
-  /** Where this page lies in the whole list. */
+  /** Where this window lies in the whole list. */
   pageInfo: PageInfo;
-  /** How many purchases the book has in all, across every page. */
+  /** How many purchases the book has in all, whatever the window. */
   totalCount: Scalars['Int']['output'];
 };
 
 /** One purchase in a book's list of buyers. */
 export type CustomerEdge = {
   __typename?: 'CustomerEdge';
-  /** Opaque position of this purchase, to pass as `after` for the next page or `before` for the previous one. */
+  /** Opaque position of this purchase, to pass as `after` for the next window or `before` for the previous one. */
   cursor: Scalars['String']['output'];
   /** The customer who made the purchase. */
   node: Customer;
@@ -274,7 +274,7 @@ export type OrderDirection =
   /** Largest first. */
   | 'DESC';
 
-/** The distribution of overflow pages over the books that have any; every figure is 0 when none has. */
+/** The distribution of `extra_sales` pages over the books that have any; every figure is 0 when none has. */
 export type OverflowPagesDistribution = {
   __typename?: 'OverflowPagesDistribution';
   /** The most pages any book has. */
@@ -285,24 +285,24 @@ export type OverflowPagesDistribution = {
   p99: Scalars['Int']['output'];
 };
 
-/** Relay page information for a connection paged forward with `first` and `after` or backward with `last` and `before`. */
+/** Relay's page information: where a connection's window lies, walked forward with `first` and `after` or backward with `last` and `before`. */
 export type PageInfo = {
   __typename?: 'PageInfo';
-  /** The cursor of the last item on this page, or null when the page is empty. */
+  /** The cursor of the last item in this window, or null when the window is empty. */
   endCursor?: Maybe<Scalars['String']['output']>;
-  /** True when more items follow this page: when `before` was given, or more items follow within the window. */
+  /** True when more items follow this window: whenever `before` was given, otherwise when the list goes on past it. */
   hasNextPage: Scalars['Boolean']['output'];
-  /** True when items precede this page: when `after` was given, or more items precede within the window. */
+  /** True when items precede this window: whenever `after` was given, otherwise when the list has items before it. */
   hasPreviousPage: Scalars['Boolean']['output'];
-  /** The cursor of the first item on this page, or null when the page is empty. */
+  /** The cursor of the first item in this window, or null when the window is empty. */
   startCursor?: Maybe<Scalars['String']['output']>;
 };
 
 /** Where a purchase was stored. */
 export type PurchaseStorage =
-  /** In the book document's own `customers_purchased` array. */
+  /** Among the book's embedded buyers, in its own `customers_purchased`. */
   | 'EMBEDDED'
-  /** In an `extra_sales` page, because the book's embedded array was full. */
+  /** In an `extra_sales` page, as one of the book's extra sales: the book already embeds as many buyers as the threshold. */
   | 'EXTRA_SALES';
 
 /** Entry points for reading the catalog. */
@@ -311,13 +311,13 @@ export type Query = {
   /** One book by its id, or null when no book has that id. */
   book?: Maybe<Book>;
   /**
-   * The catalog, a page at a time, in `orderBy`'s order (by default by id: integers, then strings, then
+   * The catalog, a window at a time, in `orderBy`'s order (by default by id: integers, then strings, then
    * ObjectIds), narrowed by `filter` and `search`: forward with `first`/`after`, backward (the end of the
    * list first) with `last`/`before`. With neither `first` nor `last`, the first 20.
    * Cursors are keyset cursors (the book's order key and id): they stay valid while books are added and
    * bought, and only within the same `orderBy`, `filter` and `search` (another gives BAD_USER_INPUT).
-   * Every page is read from indexes, examining about as many books as it shows, however large the catalog:
-   * one query, or up to five where the page crosses from the cursor's tie group into the next keys.
+   * Every window is read from indexes, examining about as many books as it shows, however large the catalog:
+   * one query, or up to five where the window crosses from the cursor's tie group into the next keys.
    * Under concurrent purchases, a walk by PURCHASE_COUNT DESC never shows a book twice (counts only grow,
    * so a book already shown stays behind the cursor), but a book that overtakes the cursor during the
    * walk is not shown; any book whose count did not change during the walk is shown exactly once.
@@ -336,7 +336,7 @@ export type Query = {
    */
   nodes: Array<Maybe<Node>>;
   /**
-   * How the catalog's outliers stand: counts, overflow pages per outlier, the largest books, and
+   * How the catalog's outliers stand: counts, `extra_sales` pages per outlier, the largest books, and
    * the settings in force. `npm run report` prints the same figures.
    */
   salesStats: SalesStats;
@@ -433,11 +433,11 @@ export type SalesStats = {
   extraSalesPageSize: Scalars['Int']['output'];
   /** The books with the most purchases, largest first, ties in id order. */
   largestBooks: Array<Book>;
-  /** Purchases embedded in a book before it overflows, as configured for this server. */
+  /** How many buyers a book embeds before it becomes an outlier (the threshold), as configured for this server. */
   outlierThreshold: Scalars['Int']['output'];
   /** How many books are outliers (flagged `has_extras`). */
   outliers: Scalars['Int']['output'];
-  /** How many `extra_sales` pages each book with overflow has. */
+  /** How many `extra_sales` pages each outlier has. */
   overflowPagesPerOutlier: OverflowPagesDistribution;
 };
 
