@@ -75,7 +75,7 @@ export const SCALE_SCENARIOS = [
   "book page",
   "deep buyers page",
   "embedded purchase",
-  "overflow purchase",
+  "extra-sales purchase",
 ] as const;
 type ScenarioName = (typeof SCALE_SCENARIOS)[number];
 
@@ -214,7 +214,7 @@ function requestBody(scenario: ScenarioName, books: number, index: number): stri
     case "embedded purchase":
       // Books 6 on are not listed; each takes one purchase, so none fills up.
       return graphql(RECORD_PURCHASE, { bookId: String(6 + index), customerId: customerId("buyer-", index) });
-    case "overflow purchase":
+    case "extra-sales purchase":
       return graphql(RECORD_PURCHASE, { bookId: String(books), customerId: customerId("buyer-", index) });
   }
 }

@@ -109,7 +109,7 @@ function renderPageReads({ pages }: ReadResults): string {
   return part(
     "Reads: one page of 20 buyers",
     "API: the GraphQL resolver's path (book through a DataLoader, then only the pages holding the window). " +
-      "Chapter: the seed chapter's path (the book; beyond the embedded array, every overflow page, concatenated and sliced).",
+      "Chapter: the seed chapter's path (the book; beyond the embedded buyers, every extra_sales page, concatenated and sliced).",
     table(pages, [
       ["purchases", (row) => count(row.purchases)],
       ["window", (row) => `${row.window} @${count(row.start)}`],

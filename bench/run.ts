@@ -22,7 +22,7 @@ import { ensureSalesIndexes } from "../src/sales/indexes";
 const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --versus-bare-only]
 
 Measures writes, reads and GraphQL over HTTP on the database the project selects
-(MONGODB_URI, else an embedded one), keyed purchases of a hot book on a replica set
+(MONGODB_URI, else a throwaway one), keyed purchases of a hot book on a replica set
 (MONGODB_REPLICA_SET_URI, else the run's database if it is one, else the stand-in as one),
 prints markdown tables and saves raw figures in bench/results/.
 

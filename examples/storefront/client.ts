@@ -18,7 +18,7 @@ export class StorefrontClient {
     return this.request(ListBooksDocument, { first, buyers, after });
   }
 
-  /** One book's buyers, a page at a time: pass the previous page's endCursor as `after`. */
+  /** One book's buyers, a window at a time: pass the previous window's endCursor as `after`. */
   bookBuyers(id: string, first: number, after?: string | null) {
     return this.request(BookBuyersDocument, { id, first, after });
   }

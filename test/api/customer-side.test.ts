@@ -138,7 +138,7 @@ describe("Book.purchasedBy", () => {
     expect(api.commands.names()).toEqual(["find", "aggregate", "aggregate"]);
   });
 
-  it("asks only the books when none of them has overflowed", async () => {
+  it("asks only the books when none of them is an outlier", async () => {
     const data = await run(
       graphql(`
         query BoughtOneBook {

@@ -214,7 +214,7 @@ describe("npm run migrate", () => {
     const recordOnEveryBook = async () => {
       for (const id of acknowledged.keys()) {
         const customer = `live-${(purchase += 1)}`;
-        // Books not yet migrated and already overflowing refuse purchases: refused is not lost.
+        // Books not yet migrated and already past the threshold refuse purchases: refused is not lost.
         const stored = await recordPurchase(database.db, id, customer, SETTINGS).then(
           () => true,
           (error: unknown) => {

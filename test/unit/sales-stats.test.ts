@@ -1,11 +1,11 @@
 import { summarisePagesHistogram } from "../../src/sales/stats";
 
 describe("summarising extra_sales pages per outlier", () => {
-  it("gives zeros when no book has overflow", () => {
+  it("gives zeros when no book has extra sales", () => {
     expect(summarisePagesHistogram([])).toEqual({ max: 0, median: 0, p99: 0 });
   });
 
-  it("gives the one book's pages for every figure when only one book has overflow", () => {
+  it("gives the one book's pages for every figure when only one book has extra sales", () => {
     expect(summarisePagesHistogram([{ pages: 3, books: 1 }])).toEqual({ max: 3, median: 3, p99: 3 });
   });
 
