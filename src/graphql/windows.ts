@@ -11,7 +11,7 @@ export type WindowSize = { first: number } | { last: number };
 /** Relay's `first`/`last` pair: one of them, or the first 20 when neither is given. */
 export function windowSizeOf(args: { first?: number | null; last?: number | null }): WindowSize {
   if (args.first != null && args.last != null) {
-    throw new InvalidInputError("Pass first or last, not both: a page is taken from one end of the list.", "last");
+    throw new InvalidInputError("Pass first or last, not both: a window is taken from one end of the list.", "last");
   }
   return args.last != null ? { last: args.last } : { first: args.first ?? DEFAULT_WINDOW_SIZE };
 }
