@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import type { CacheBreakerState, CacheObservers } from "../graphql/caching";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { PurchaseStorage } from "../sales/purchases";
+import type { PurchaseStorage } from "../sales/documents";
 import { countOutliers } from "../sales/stats";
 import { isOperationLabel } from "./operation-names";
 

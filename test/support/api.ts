@@ -5,7 +5,7 @@ import { identifyCaller } from "../../src/auth/principal";
 import type { ConfiguredToken } from "../../src/auth/tokens";
 import type { OutlierSettings, PurchaseBatchSettings } from "../../src/config";
 import { createContext } from "../../src/graphql/context";
-import { createServerPurchases } from "../../src/sales/server-purchases";
+import { PurchaseService } from "../../src/sales/purchase-service";
 import { createApolloServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { track } from "./in-flight";
@@ -44,7 +44,7 @@ export interface TestApiOptions {
   production?: boolean;
   /** Without them the API is open, as in development without API_TOKENS. */
   apiTokens?: readonly ConfiguredToken[];
-  /** How overflow purchases are shared between writes; the server's defaults when left out. */
+  /** How purchases of an outlier share their writes; the server's defaults when left out. */
   batching?: PurchaseBatchSettings;
   /** On the replica set beside the run's database (see database-process.ts), where keyed purchases are transactions. */
   replicaSet?: boolean;
@@ -61,10 +61,10 @@ export async function openTestApi({
   const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
   await apollo.start();
   // One per API, as one per HTTP server: what it learns about outliers outlives each request.
-  const purchases = createServerPurchases(database.db, batching);
+  const purchases = new PurchaseService(database.db, { batching });
   const close = async () => {
     await apollo.stop();
-    await purchases.claimReleases.stop();
+    await purchases.stop();
     await database.close();
   };
   const bind = (resolvedSettings: OutlierSettings, authorization: string | undefined): TestApi => ({
