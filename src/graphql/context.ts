@@ -3,8 +3,9 @@ import type { Principal } from "../auth/principal";
 import type { ApiSettings } from "../config";
 import { createSalesLoaders, type SalesLoaders } from "../sales/loaders";
 import { createPoolShare, requestPoolShare, type PoolShare } from "../sales/pool-share";
-import type { PurchaseService } from "../sales/purchase-service";
+import { PurchaseService, type PurchaseServiceOptions } from "../sales/purchase-service";
 import type { PurchaseOutcome, PurchaseRequest } from "../sales/purchases";
+import { RecentSalesStats } from "../sales/stats";
 
 /** Built afresh for every request, so DataLoader caches never leak between requests. */
 export interface GraphQLContext {
@@ -15,6 +16,8 @@ export interface GraphQLContext {
   principal: Principal;
   /** Records this request's purchases through the server's purchase service. */
   purchases: RequestPurchases;
+  /** The server's `salesStats` figures, a few seconds old at most. */
+  salesStats: RecentSalesStats;
   /** The connections of the pool this request may hold at once; every read a resolver sends goes through it. */
   share: PoolShare;
 }
@@ -26,16 +29,21 @@ export interface RequestPurchases {
   readonly writeSizes: readonly number[];
 }
 
-export function createContext(
-  db: Db,
-  settings: ApiSettings,
-  principal: Principal,
-  purchases: PurchaseService,
-  batchLoads = true,
-): GraphQLContext {
+/** What every request of one server shares, built once when the server starts: the only state a server keeps. */
+export interface ServerState {
+  purchases: PurchaseService;
+  salesStats: RecentSalesStats;
+}
+
+export function createServerState(db: Db, purchases: PurchaseServiceOptions = {}): ServerState {
+  return { purchases: new PurchaseService(db, purchases), salesStats: new RecentSalesStats(db) };
+}
+
+export function createContext(db: Db, settings: ApiSettings, principal: Principal, server: ServerState, batchLoads = true): GraphQLContext {
   const share = createPoolShare(requestPoolShare(db));
   const loaders = createSalesLoaders(db, { batch: batchLoads, share });
-  return { db, loaders, settings, principal, purchases: requestPurchases(purchases, settings), share };
+  const purchases = requestPurchases(server.purchases, settings);
+  return { db, loaders, settings, principal, purchases, salesStats: server.salesStats, share };
 }
 
 function requestPurchases(service: PurchaseService, settings: ApiSettings): RequestPurchases {

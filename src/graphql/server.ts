@@ -30,8 +30,7 @@ import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
 import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
-import { PurchaseService } from "../sales/purchase-service";
-import { createContext, type GraphQLContext } from "./context";
+import { createContext, createServerState, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { inputCheckPlugin, OperationTypeExistenceRule } from "./input-checks";
@@ -162,7 +161,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const observers = { onBatch: metrics.observePurchaseBatch, onRecorded: metrics.countPurchase };
   // A purchase's transaction stops retrying when its request is answered REQUEST_TIMEOUT, not later.
   const timing = { ...PURCHASE_ID_TIMING, transactionMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
-  const purchases = new PurchaseService(options.db, { batching: options.purchaseBatching, observers, timing });
+  const server = createServerState(options.db, { batching: options.purchaseBatching, observers, timing });
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.get("/healthz", (_request, response) => {
@@ -202,7 +201,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
           options.db,
           options.settings,
           identifyCaller(options.apiTokens, req.headers.authorization),
-          purchases,
+          server,
           options.batchLoads,
         ),
     }),
@@ -217,7 +216,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const stop = async () => {
     await apollo.stop();
     // After the requests in flight, which may still hand it releases, and before the caller closes the database.
-    await purchases.stop();
+    await server.purchases.stop();
     stopCounting();
     await responseCache.close();
   };
