@@ -22,29 +22,17 @@ const WINDOW_BOTH_WAYS = graphql(`
         node {
           databaseId
           customersPurchased(first: $first, after: $after, last: $last, before: $before) {
-            ...BuyersWindow
+            totalCount
+            ...BuyerPage
           }
         }
       }
     }
     book(id: $id) {
       customersPurchased(first: $first, after: $after, last: $last, before: $before) {
-        ...BuyersWindow
+        totalCount
+        ...BuyerPage
       }
-    }
-  }
-
-  fragment BuyersWindow on CustomerConnection {
-    totalCount
-    edges {
-      cursor
-      node {
-        databaseId
-      }
-    }
-    pageInfo {
-      hasNextPage
-      hasPreviousPage
     }
   }
 `);
