@@ -30,7 +30,7 @@ export interface Config {
   readonly responseCacheTimeoutMs: number;
   /** How long an idle keep-alive connection stays open: longer than any load balancer's idle timeout in front of the API. */
   readonly keepAliveTimeoutSeconds: number;
-  /** Whether concurrent extra sales of one book share their writes (see `ExtraSalesBatches`). */
+  /** Whether concurrent extra sales of one book share their writes (see `SharedWrites`). */
   readonly purchaseBatching: boolean;
   /** The most purchases one shared write carries. */
   readonly purchaseBatchMax: number;

@@ -3,7 +3,9 @@ import type { Principal } from "../auth/principal";
 import type { ApiSettings } from "../config";
 import { createSalesLoaders, type SalesLoaders } from "../sales/loaders";
 import { createPoolShare, requestPoolShare, type PoolShare } from "../sales/pool-share";
-import type { ServerPurchases } from "../sales/server-purchases";
+import { PurchaseService, type PurchaseServiceOptions } from "../sales/purchase-service";
+import type { PurchaseOutcome, PurchaseRequest } from "../sales/purchases";
+import { RecentSalesStats } from "../sales/stats";
 
 /** Built afresh for every request, so DataLoader caches never leak between requests. */
 export interface GraphQLContext {
@@ -12,19 +14,46 @@ export interface GraphQLContext {
   settings: ApiSettings;
   /** Who sent the request; `accessPlugin` checks it against every field an operation selects. */
   principal: Principal;
-  /** Shared by every request of one server. */
-  purchases: ServerPurchases;
+  /** Records this request's purchases through the server's purchase service. */
+  purchases: RequestPurchases;
+  /** The server's `salesStats` figures, a few seconds old at most. */
+  salesStats: RecentSalesStats;
   /** The connections of the pool this request may hold at once; every read a resolver sends goes through it. */
   share: PoolShare;
 }
 
-export function createContext(
-  db: Db,
-  settings: ApiSettings,
-  principal: Principal,
-  purchases: ServerPurchases,
-  batchLoads = true,
-): GraphQLContext {
+/** One request's way to the server's purchase service, with the request's settings. */
+export interface RequestPurchases {
+  record(request: PurchaseRequest): Promise<PurchaseOutcome>;
+  /** How many purchases each recorded purchase's write carried, in order, for the request's log line. */
+  readonly writeSizes: readonly number[];
+}
+
+/** What every request of one server shares, built once when the server starts: the only state a server keeps. */
+export interface ServerState {
+  purchases: PurchaseService;
+  salesStats: RecentSalesStats;
+}
+
+export function createServerState(db: Db, purchases: PurchaseServiceOptions = {}): ServerState {
+  return { purchases: new PurchaseService(db, purchases), salesStats: new RecentSalesStats(db) };
+}
+
+export function createContext(db: Db, settings: ApiSettings, principal: Principal, server: ServerState, batchLoads = true): GraphQLContext {
   const share = createPoolShare(requestPoolShare(db));
-  return { db, loaders: createSalesLoaders(db, { batch: batchLoads, share }), settings, principal, purchases, share };
+  const loaders = createSalesLoaders(db, { batch: batchLoads, share });
+  const purchases = requestPurchases(server.purchases, settings);
+  return { db, loaders, settings, principal, purchases, salesStats: server.salesStats, share };
+}
+
+function requestPurchases(service: PurchaseService, settings: ApiSettings): RequestPurchases {
+  const writeSizes: number[] = [];
+  return {
+    writeSizes,
+    async record(request) {
+      const outcome = await service.record(request, settings);
+      writeSizes.push(outcome.purchasesInWrite);
+      return outcome;
+    },
+  };
 }

@@ -1,5 +1,11 @@
-import type { BookDocument } from "../sales/documents";
+import type { BookDocument, BookWithoutBuyers } from "../sales/documents";
 import type { BuyersWindow } from "../sales/book-buyers";
+
+/**
+ * A book as the Book resolvers receive it: as a read sent it back (its embedded buyers, or the first
+ * of them, see `embeddedBuyersProjection`), or as a write did, without them (see `WITHOUT_BUYERS`).
+ */
+export type BookModel = BookWithoutBuyers & Partial<Pick<BookDocument, "customers_purchased">>;
 
 /** What `Query.books` and `Customer.booksPurchased` hand to the BookConnection resolvers: the window read, with the count left for when it is asked for. */
 export interface BookConnectionModel {

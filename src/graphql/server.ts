@@ -29,9 +29,9 @@ import { countDatabaseCommands, requestContextMiddleware } from "../observabilit
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
-import { PURCHASE_ID_TIMING } from "../sales/purchase-requests";
-import { createServerPurchases } from "../sales/server-purchases";
-import { createContext, type GraphQLContext } from "./context";
+import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
+import { countOutliers } from "../sales/stats";
+import { createContext, createServerState, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { inputCheckPlugin, OperationTypeExistenceRule } from "./input-checks";
@@ -112,7 +112,7 @@ export function createApolloServer(
       costLimitPlugin<GraphQLContext>(),
       accessPlugin<GraphQLContext>(),
       ...cachingPlugins<GraphQLContext>(caching),
-      requestLogPlugin<GraphQLContext>(logger, metrics),
+      requestLogPlugin<GraphQLContext>(logger, metrics, (context) => context.purchases.writeSizes),
       // Apollo turns field-level traces on for any subgraph, for GraphOS usage reporting through a router;
       // this API reports through its own /metrics and log, and would pay the trace plugin's hooks on every request.
       ApolloServerPluginInlineTraceDisabled(),
@@ -154,7 +154,7 @@ export interface RunningServer {
 export async function startHttpServer(options: ServerOptions, port: number, host?: string): Promise<RunningServer> {
   const app = express();
   const httpServer = http.createServer(connectionTimeouts(options.keepAliveTimeoutSeconds ?? DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), app);
-  const metrics = createServerMetrics(options.db, options.metricsOperations);
+  const metrics = createServerMetrics(() => countOutliers(options.db), options.metricsOperations);
   const responseCache = openResponseCache(options.cache, options.db.databaseName, options.logger, metrics.responseCache);
   const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
   const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
@@ -162,7 +162,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const observers = { onBatch: metrics.observePurchaseBatch, onRecorded: metrics.countPurchase };
   // A purchase's transaction stops retrying when its request is answered REQUEST_TIMEOUT, not later.
   const timing = { ...PURCHASE_ID_TIMING, transactionMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
-  const purchases = createServerPurchases(options.db, options.purchaseBatching, observers, timing);
+  const server = createServerState(options.db, { batching: options.purchaseBatching, observers, timing });
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.get("/healthz", (_request, response) => {
@@ -202,7 +202,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
           options.db,
           options.settings,
           identifyCaller(options.apiTokens, req.headers.authorization),
-          purchases,
+          server,
           options.batchLoads,
         ),
     }),
@@ -217,7 +217,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const stop = async () => {
     await apollo.stop();
     // After the requests in flight, which may still hand it releases, and before the caller closes the database.
-    await purchases.claimReleases.stop();
+    await server.purchases.stop();
     stopCounting();
     await responseCache.close();
   };

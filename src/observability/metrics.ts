@@ -1,8 +1,6 @@
-import type { Db } from "mongodb";
 import type { CacheBreakerState, CacheObservers } from "../graphql/caching";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { PurchaseStorage } from "../sales/purchases";
-import { countOutliers } from "../sales/stats";
+import type { PurchaseStorage } from "../sales/documents";
 import { isOperationLabel } from "./operation-names";
 
 /** One server's metrics, in a registry of its own so that several servers can run in one process. */
@@ -47,8 +45,11 @@ function operationLabeller(listedOperations: readonly string[]): (operation: str
   };
 }
 
-/** One server's metrics; `listedOperations` are the operation names that always have a label of their own. */
-export function createServerMetrics(db: Db, listedOperations: readonly string[] = []): ServerMetrics {
+/**
+ * One server's metrics; `listedOperations` are the operation names that always have a label of their
+ * own, and `countOutliers` asks the database at each scrape how many books are outliers.
+ */
+export function createServerMetrics(countOutliers: () => Promise<number>, listedOperations: readonly string[] = []): ServerMetrics {
   const registry = new Registry();
   const requestDuration = new Histogram({
     name: "bookstore_graphql_request_duration_seconds",
@@ -86,7 +87,7 @@ export function createServerMetrics(db: Db, listedOperations: readonly string[] 
     help: "Books flagged has_extras, counted in the database at each scrape.",
     registers: [registry],
     async collect() {
-      this.set(await countOutliers(db));
+      this.set(await countOutliers());
     },
   });
   const operationLabel = operationLabeller(listedOperations);

@@ -1,40 +1,27 @@
 import { performance } from "node:perf_hooks";
-import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse, GraphQLRequestExecutionListener } from "@apollo/server";
-import type { OperationDefinitionNode } from "graphql";
+import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse } from "@apollo/server";
 import type { Logger } from "pino";
-import type { RecordedPurchase } from "../sales/purchases";
 import { ANONYMOUS_OPERATION, UNRESOLVED_OPERATION, type ServerMetrics } from "./metrics";
 import { currentRequestContext, newRequestContext } from "./request-context";
 
 /**
  * One log line per GraphQL request (id, operation, duration, database commands, errors, and for each
- * recorded purchase how many purchases its write carried), and its duration in the metrics. Purchases
- * are counted where they are stored (`recordPurchaseRequest`'s `onRecorded`), not here: a replay
- * resolves the field too.
+ * recorded purchase how many purchases its write carried, as `writeSizesOf` reads them from the
+ * request's context), and its duration in the metrics.
  */
-export function requestLogPlugin<TContext extends object>(logger: Logger, metrics?: ServerMetrics): ApolloServerPlugin<TContext> {
-  // Only mutations get a listener: reads, nearly every request, pay nothing for it.
-  const purchaseListener = (purchasesPerWrite: number[]): GraphQLRequestExecutionListener<TContext> => ({
-    willResolveField({ info }) {
-      if (info.parentType.name !== "Mutation" || info.fieldName !== "recordPurchase") return;
-      return (error, result) => {
-        if (!error) purchasesPerWrite.push((result as RecordedPurchase).purchasesInWrite);
-      };
-    },
-  });
+export function requestLogPlugin<TContext extends object>(
+  logger: Logger,
+  metrics?: ServerMetrics,
+  writeSizesOf: (context: TContext) => readonly number[] = () => [],
+): ApolloServerPlugin<TContext> {
   return {
     async requestDidStart() {
       const started = performance.now();
       // executeOperation (tests) runs outside any HTTP request: it gets an id, and no commands are attributed.
       const context = currentRequestContext() ?? newRequestContext();
-      const purchasesPerWrite: number[] = [];
       return {
-        // Apollo starts execution even when the request names no operation of its document (typed as always
-        // present, the operation is then undefined); execution answers that 400 OPERATION_RESOLUTION_FAILURE.
-        async executionDidStart({ operation }: { operation: OperationDefinitionNode | undefined }) {
-          return operation?.operation === "mutation" ? purchaseListener(purchasesPerWrite) : undefined;
-        },
         async willSendResponse(requestContext) {
+          const purchasesPerWrite = writeSizesOf(requestContext.contextValue);
           const seconds = (performance.now() - started) / 1000;
           const operation = operationLabel(requestContext);
           metrics?.observeRequest(operation, seconds);

@@ -83,6 +83,13 @@ export function embeddedBuyersProjection(embeddedBuyers: number): BookProjection
   return { search_words: 0, customers_purchased: { $slice: embeddedBuyers } };
 }
 
+/**
+ * What a write sends back of a book: every field but its search words and its embedded buyers. A write
+ * cannot know which of the buyers its caller will show, so it ships none, and the read that shows them
+ * loads them itself (see `Book.customersPurchased`).
+ */
+export const WITHOUT_BUYERS = { search_words: 0, customers_purchased: 0 } as const;
+
 export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<BookDocument[]> {
   return salesCollection(db)
     .find({ _id: { $in: [...ids] } })

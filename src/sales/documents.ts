@@ -26,6 +26,9 @@ export interface BookDocument {
   extra_page_size: number;
 }
 
+/** A book as a write sends it back (see `WITHOUT_BUYERS`): its embedded buyers are left for the reads that show them. */
+export type BookWithoutBuyers = Omit<BookDocument, "customers_purchased" | "search_words">;
+
 /** One page of a book's extra sales in the `extra_sales` collection. */
 export interface ExtraSalesDocument {
   /** The `_id` of the book in `sales` these purchases belong to. */
@@ -36,6 +39,25 @@ export interface ExtraSalesDocument {
   customers_purchased_extra: string[];
   /** Length of `customers_purchased_extra`, kept beside it so the append guard can filter on it. */
   count: number;
+}
+
+/** Where a purchase was stored; the names match the GraphQL enum `PurchaseStorage`. */
+export type PurchaseStorage = "EMBEDDED" | "EXTRA_SALES";
+
+/** A claim on one purchaseId of one book, in `purchase_requests`: who owns it and, once recorded, the outcome. */
+export interface ClaimDocument {
+  /** Keys are scoped by book: the same purchaseId for another book is another purchase. */
+  _id: { book_id: BookId; purchase_id: string };
+  /** The customer the purchaseId was first used for; a retry naming another customer is a conflict. */
+  customer_id: string;
+  /** A random token of the request that owns the claim; a takeover replaces it. */
+  owner: string;
+  /** When the owner claimed it; a claim without outcome this long past its lease may be taken over. */
+  claimed_at: Date;
+  /** When the key may be forgotten: the TTL index (expireAfterSeconds 0) deletes the claim after this date. */
+  expires_at: Date;
+  /** Where the purchase was stored, set once it is: what every retry answers. */
+  stored_in?: PurchaseStorage;
 }
 
 /**
@@ -57,7 +79,7 @@ export function hasValidPageSize(book: { extra_page_size?: unknown }): boolean {
 
 export const SALES = "sales";
 export const EXTRA_SALES = "extra_sales";
-/** The purchaseId claims (see `purchase-requests.ts`). */
+/** The purchaseId claims (see `claims.ts`). */
 export const PURCHASE_REQUESTS = "purchase_requests";
 /** Page repairs in progress (see `page-relayout.ts`). */
 export const RECONCILE_JOURNAL = "reconcile_journal";

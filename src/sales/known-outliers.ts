@@ -15,6 +15,9 @@ export interface KnownOutlier {
 /** What never changes of a flagged book: its page size and its embedded buyers. */
 export type OutlierShape = Pick<KnownOutlier, "pageSize" | "embedded">;
 
+/** What the write path asks of the known outliers; a transaction hands in one that keeps what it learns until its commit. */
+export type KnownOutliersView = Pick<KnownOutliers, "get" | "remember">;
+
 // Outliers are few (about one book in a hundred in the demo catalog); the bound only keeps a pathological catalog from growing the process.
 const MAX_REMEMBERED_BOOKS = 100_000;
 

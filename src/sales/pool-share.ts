@@ -18,17 +18,14 @@ export interface PoolShare {
   use<T>(connections: number, send: () => Promise<T>): Promise<T>;
 }
 
-/** The most commands one read sends side by side (`salesStats`'): a share smaller than that could not hold it. */
-export const WIDEST_READ = SALES_STATS_COMMANDS;
-
 /**
  * The connections one request may hold out of `db`'s pool: a tenth of `maxPoolSize` (100 unless the URI
- * says otherwise), at least WIDEST_READ (5). A pool without a limit (`maxPoolSize=0`) cannot be
+ * says otherwise), at least SALES_STATS_COMMANDS (5): `salesStats`' five commands side by side are the widest read, which a smaller share could not hold. A pool without a limit (`maxPoolSize=0`) cannot be
  * exhausted, and its requests are not limited either.
  */
 export function requestPoolShare(db: Db): number {
   const poolSize = db.client.options.maxPoolSize;
-  return poolSize === 0 ? Infinity : Math.max(WIDEST_READ, Math.floor(poolSize * REQUEST_POOL_FRACTION));
+  return poolSize === 0 ? Infinity : Math.max(SALES_STATS_COMMANDS, Math.floor(poolSize * REQUEST_POOL_FRACTION));
 }
 
 /** A request's own share, in first-come order: its reads wait for each other, never for other requests'. */
@@ -37,7 +34,7 @@ export function createPoolShare(connections: number): PoolShare {
   const semaphore = new Semaphore(connections);
   return {
     connections,
-    // A read wider than the share (none is, with the share at least WIDEST_READ) would otherwise wait forever.
+    // A read wider than the share (none is, with the share at least SALES_STATS_COMMANDS) would otherwise wait forever.
     use: (weight, send) => semaphore.runExclusive(send, Math.min(weight, connections)),
   };
 }

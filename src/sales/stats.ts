@@ -117,25 +117,18 @@ export function summarisePagesHistogram(histogram: readonly PagesHistogramBar[])
 /** How long salesStats answers from its cache: figures a few seconds old, for a load on the database that no client controls. */
 export const SALES_STATS_CACHE_MS = 5_000;
 
-// One cache per database handle, so every request of a process shares it; a test's fresh database starts empty.
-// Keyed by what a request may vary: `top` and how many embedded buyers its selection shows.
-const recentStats = new WeakMap<Db, LRUCache<string, SalesStats, OutlierSettings>>();
-
 /**
- * `retrieveSalesStats`, at most SALES_STATS_CACHE_MS old. Its five database commands run once per
- * `top`, window and period however many requests (or aliases in one request) ask at once: the figures
- * are public, and uncached, one anonymous request of 15 aliases sent 75 commands and emptied the pool.
+ * `retrieveSalesStats`, at most SALES_STATS_CACHE_MS old, shared by every request of one server. Its
+ * five database commands run once per `top` and window however many requests (or aliases in one
+ * request) ask at once: the figures are public, and uncached, one anonymous request of 15 aliases sent
+ * 75 commands and emptied the pool. Keyed by what a request may vary: `top` and how many embedded
+ * buyers its selection shows.
  */
-export async function retrieveRecentSalesStats(
-  db: Db,
-  settings: OutlierSettings,
-  largest = DEFAULT_LARGEST_BOOKS,
-  { embeddedBuyers = 0 }: { embeddedBuyers?: number } = {},
-): Promise<SalesStats> {
-  checkWindowSize(largest, "top");
-  let cache = recentStats.get(db);
-  if (!cache) {
-    cache = new LRUCache<string, SalesStats, OutlierSettings>({
+export class RecentSalesStats {
+  private readonly cache: LRUCache<string, SalesStats, OutlierSettings>;
+
+  constructor(db: Db) {
+    this.cache = new LRUCache<string, SalesStats, OutlierSettings>({
       max: 256,
       ttl: SALES_STATS_CACHE_MS,
       fetchMethod: (key, _stale, { context }) => {
@@ -143,10 +136,17 @@ export async function retrieveRecentSalesStats(
         return retrieveSalesStats(db, context, top, { embeddedBuyers: buyers });
       },
     });
-    recentStats.set(db, cache);
   }
-  const stats = await cache.fetch(`${largest} ${embeddedBuyers}`, { context: settings });
-  if (!stats) throw new Error("salesStats cache returned nothing");
-  // The settings are the asking process's own, never the database's: they are not cached.
-  return { ...stats, outlierThreshold: settings.outlierThreshold, extraSalesPageSize: settings.extraSalesPageSize };
+
+  async fetch(
+    settings: OutlierSettings,
+    largest = DEFAULT_LARGEST_BOOKS,
+    { embeddedBuyers = 0 }: { embeddedBuyers?: number } = {},
+  ): Promise<SalesStats> {
+    checkWindowSize(largest, "top");
+    const stats = await this.cache.fetch(`${largest} ${embeddedBuyers}`, { context: settings });
+    if (!stats) throw new Error("salesStats cache returned nothing");
+    // The settings are the asking process's own, never the database's: they are not cached.
+    return { ...stats, outlierThreshold: settings.outlierThreshold, extraSalesPageSize: settings.extraSalesPageSize };
+  }
 }

@@ -1,5 +1,6 @@
 import { parseBookId } from "../../src/sales/book-ids";
-import { purchaseRequestsCollection, type PurchaseRequestDocument } from "../../src/sales/purchase-requests";
+import { claimsCollection } from "../../src/sales/claims";
+import type { ClaimDocument } from "../../src/sales/documents";
 import { graphql } from "../__generated__";
 import type { RecordKeyedPurchaseMutation } from "../__generated__/graphql";
 import { openTestApi, type ExecutionResult, type TestApi } from "../support/api";
@@ -39,14 +40,14 @@ function succeeded(result: ExecutionResult<RecordKeyedPurchaseMutation>): Record
 /** A claim as a request left it, written straight into purchase_requests. */
 async function leaveClaim(bookId: string, purchaseId: string, customerId: string, claimedAgoMs: number): Promise<void> {
   const claimedAt = new Date(Date.now() - claimedAgoMs);
-  const claim: PurchaseRequestDocument = {
+  const claim: ClaimDocument = {
     _id: { book_id: parseBookId(bookId), purchase_id: purchaseId },
     customer_id: customerId,
     owner: "a request that never finished",
     claimed_at: claimedAt,
     expires_at: new Date(claimedAt.getTime() + 24 * 3_600_000),
   };
-  await purchaseRequestsCollection(api.db).insertOne(claim);
+  await claimsCollection(api.db).insertOne(claim);
 }
 
 describe("recordPurchase with a purchaseId", () => {
@@ -111,7 +112,7 @@ describe("recordPurchase with a purchaseId", () => {
     const id = await addBook(api);
     await leaveClaim(id, "line-10", "alice", 0);
     const finishEarlierRequest = setTimeout(() => {
-      void purchaseRequestsCollection(api.db).updateOne({ "_id.purchase_id": "line-10" }, { $set: { stored_in: "EMBEDDED" } }, BY_ID);
+      void claimsCollection(api.db).updateOne({ "_id.purchase_id": "line-10" }, { $set: { stored_in: "EMBEDDED" } }, BY_ID);
     }, 100);
 
     const result = succeeded(await buy(id, "alice", "line-10"));
@@ -129,14 +130,14 @@ describe("recordPurchase with a purchaseId", () => {
 
     expect(results.map((result) => result.replayed).sort()).toEqual([false, true]);
     expect(await storedPurchases(api.db, id)).toEqual(["alice"]);
-    const claim = await purchaseRequestsCollection(api.db).findOne({ "_id.purchase_id": "line-11" }, BY_ID);
+    const claim = await claimsCollection(api.db).findOne({ "_id.purchase_id": "line-11" }, BY_ID);
     expect(claim).toMatchObject({ stored_in: "EMBEDDED", owner: expect.not.stringMatching("never finished") });
   });
 
   it("releases the purchaseId when the purchase fails, so a retry once the book exists records it", async () => {
     const failed = await buy("not-yet-added", "alice", "line-12");
     expect(failed.errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
-    expect(await purchaseRequestsCollection(api.db).countDocuments({ "_id.purchase_id": "line-12" }, BY_ID)).toBe(0);
+    expect(await claimsCollection(api.db).countDocuments({ "_id.purchase_id": "line-12" }, BY_ID)).toBe(0);
 
     await addBook(api, { id: "not-yet-added" });
     expect(succeeded(await buy("not-yet-added", "alice", "line-12")).replayed).toBe(false);
@@ -147,7 +148,7 @@ describe("recordPurchase with a purchaseId", () => {
     const id = await addBook(api);
     succeeded(await buy(id, "alice", "line-13"));
     // What the TTL monitor does once expires_at has passed (its sweep is tested in packages/offline-mongo/test/ttl.test.ts).
-    await purchaseRequestsCollection(api.db).deleteOne({ "_id.purchase_id": "line-13" }, BY_ID);
+    await claimsCollection(api.db).deleteOne({ "_id.purchase_id": "line-13" }, BY_ID);
 
     expect(succeeded(await buy(id, "alice", "line-13")).replayed).toBe(false);
     expect(await storedPurchases(api.db, id)).toEqual(["alice", "alice"]);
@@ -158,11 +159,11 @@ describe("recordPurchase with a purchaseId", () => {
     const before = Date.now();
     succeeded(await buy(id, "alice", "line-14"));
 
-    const claim = await purchaseRequestsCollection(api.db).findOne({ "_id.purchase_id": "line-14" }, BY_ID);
+    const claim = await claimsCollection(api.db).findOne({ "_id.purchase_id": "line-14" }, BY_ID);
     const lifetime = claim!.expires_at.getTime() - claim!.claimed_at.getTime();
     expect(lifetime).toBe(24 * 3_600_000);
     expect(claim!.claimed_at.getTime()).toBeGreaterThanOrEqual(before - 1000);
-    expect(await purchaseRequestsCollection(api.db).listIndexes().toArray()).toContainEqual(
+    expect(await claimsCollection(api.db).listIndexes().toArray()).toContainEqual(
       expect.objectContaining({ key: { expires_at: 1 }, expireAfterSeconds: 0 }),
     );
   });
@@ -175,6 +176,6 @@ describe("recordPurchase with a purchaseId", () => {
     const result = await buy(id, "alice", purchaseId);
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", argumentName: "input.purchaseId" });
     expect(await storedPurchases(api.db, id)).toEqual([]);
-    expect(await purchaseRequestsCollection(api.db).countDocuments({ "_id.purchase_id": purchaseId }, BY_ID)).toBe(0);
+    expect(await claimsCollection(api.db).countDocuments({ "_id.purchase_id": purchaseId }, BY_ID)).toBe(0);
   });
 });

@@ -2,9 +2,11 @@ import { startOfflineServer, type RunningOfflineServer } from "@bookstore/offlin
 import type { CommandStartedEvent } from "mongodb";
 import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
 import { createBook } from "../../src/sales/books";
-import { ClaimReleases } from "../../src/sales/claim-releases";
+import type { ReleaseRetryTiming } from "../../src/sales/claim-releases";
 import { PurchaseInProgressError } from "../../src/sales/errors";
-import { purchaseRequestsCollection, recordPurchaseRequest, type PurchaseRequest } from "../../src/sales/purchase-requests";
+import { claimsCollection } from "../../src/sales/claims";
+import { PurchaseService } from "../../src/sales/purchase-service";
+import type { PurchaseRequest } from "../../src/sales/purchases";
 import { storedPurchases } from "../support/factories";
 import { errorCodes, send, startTestHttpServer } from "../support/http";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
@@ -59,55 +61,62 @@ function stopDatabaseAtThePurchase(): void {
  * Records `request`, failing in an outage after its claim and before its purchase; the database is
  * back when it returns. Returns how many releases were owed during the outage.
  */
-async function failInAnOutage(request: PurchaseRequest, claimReleases?: ClaimReleases): Promise<number | undefined> {
+async function failInAnOutage(request: PurchaseRequest, purchases: PurchaseService): Promise<number> {
   await createBook(connection.db, { id: String(request.bookId), title: "Cut off", author: "A" }, settings);
   stopDatabaseAtThePurchase();
-  await expect(recordPurchaseRequest(connection.db, request, settings, timing, { claimReleases })).rejects.toThrow();
-  const owed = claimReleases?.size;
+  await expect(purchases.record(request, settings)).rejects.toThrow();
+  const owed = purchases.claimReleases.size;
   await server.restart();
   return owed;
 }
 
 function claimOf({ bookId, purchaseId }: PurchaseRequest) {
-  return purchaseRequestsCollection(connection.db).findOne({ _id: { book_id: bookId, purchase_id: purchaseId! } });
+  return claimsCollection(connection.db).findOne({ _id: { book_id: bookId, purchase_id: purchaseId! } });
 }
 
+/** One process's purchase service, whose owed releases are retried as `releaseTiming` says. */
+const processWith = (releaseTiming: ReleaseRetryTiming) => new PurchaseService(connection.db, { timing, releaseTiming });
+
 describe("a purchaseId whose claim could not be released in an outage", () => {
-  let releases: ClaimReleases;
-  afterEach(() => releases.stop());
+  let purchases: PurchaseService;
+  afterEach(() => purchases.stop());
 
   it("is recorded by a retry in the same process as soon as the database is back, once, long before the lease", async () => {
-    releases = new ClaimReleases(SLOW_RELEASES);
+    purchases = processWith(SLOW_RELEASES);
     const request = { bookId: "retried", customerId: "alice", purchaseId: "line-1" };
-    expect(await failInAnOutage(request, releases)).toBe(1);
+    expect(await failInAnOutage(request, purchases)).toBe(1);
 
-    const retry = await recordPurchaseRequest(connection.db, request, settings, timing, { claimReleases: releases });
+    const retry = await purchases.record(request, settings);
 
     expect(retry).toMatchObject({ storedIn: "EMBEDDED", replayed: false });
     expect(await storedPurchases(connection.db, "retried")).toEqual(["alice"]);
     expect(await claimOf(request)).toMatchObject({ customer_id: "alice", stored_in: "EMBEDDED" });
-    expect(releases.size).toBe(0);
+    expect(purchases.claimReleases.size).toBe(0);
   });
 
   it("is released by the process on its own once the database is back, so a retry from anywhere records it", async () => {
-    releases = new ClaimReleases(FAST_RELEASES);
+    purchases = processWith(FAST_RELEASES);
     const request = { bookId: "released", customerId: "bob", purchaseId: "line-2" };
-    expect(await failInAnOutage(request, releases)).toBe(1);
+    expect(await failInAnOutage(request, purchases)).toBe(1);
 
-    while (releases.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (purchases.claimReleases.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await claimOf(request)).toBeNull();
     // Another process knows nothing of this one's releases, and finds the key free.
-    const retry = await recordPurchaseRequest(connection.db, request, settings, timing);
+    const another = processWith(FAST_RELEASES);
+    const retry = await another.record(request, settings).finally(() => another.stop());
     expect(retry.replayed).toBe(false);
     expect(await storedPurchases(connection.db, "released")).toEqual(["bob"]);
   });
 
   it("answers PURCHASE_IN_PROGRESS until its lease, as before, when the process that owes the release is gone", async () => {
-    releases = new ClaimReleases(FAST_RELEASES);
+    const gone = processWith(FAST_RELEASES);
+    // A process that is gone retries nothing: stopped, it takes on no release.
+    await gone.stop();
     const request = { bookId: "orphaned", customerId: "carol", purchaseId: "line-3" };
-    await failInAnOutage(request);
+    await failInAnOutage(request, gone);
 
-    await expect(recordPurchaseRequest(connection.db, request, settings, timing)).rejects.toThrow(PurchaseInProgressError);
+    purchases = processWith(FAST_RELEASES);
+    await expect(purchases.record(request, settings)).rejects.toThrow(PurchaseInProgressError);
     expect(await claimOf(request)).toMatchObject({ customer_id: "carol" });
     expect(await storedPurchases(connection.db, "orphaned")).toEqual([]);
   });

@@ -5,17 +5,14 @@ import { connectToDatabase, type DatabaseConnection } from "../../src/db/connect
 import { ensureSalesIndexes, UNIQUE_PAGE_INDEX } from "../../src/sales/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
-import { KnownOutliers } from "../../src/sales/known-outliers";
-import {
-  PURCHASE_ID_TIMING,
-  purchaseRequestsCollection,
-  recordPurchaseRequest,
-  type PurchaseRequest,
-} from "../../src/sales/purchase-requests";
-import { recordPurchase } from "../../src/sales/purchases";
+import { claimsCollection } from "../../src/sales/claims";
+import { PURCHASE_ID_TIMING } from "../../src/sales/keyed-purchases";
+import { PurchaseService } from "../../src/sales/purchase-service";
+import { recordPurchase, type PurchaseRequest } from "../../src/sales/purchases";
 import { openTestDatabase, RUN_AND_REPLICA_SET, type TestDatabase } from "../support/database";
 import { errorCodes, postOperation, startTestHttpServer } from "../support/http";
 import { customers, invariantViolations, storedBook, storedPurchases } from "../support/factories";
+import { recordAsNewServer } from "../support/purchases";
 import { untilAnswered } from "../support/until-answered";
 
 /**
@@ -65,16 +62,14 @@ describe.each(RUN_AND_REPLICA_SET)("keyed purchases on $deployment", ({ replicaS
       await createBook(database.db, { id: "contended", title: "Contended", author: "A" }, settings);
       const timing = { ...PURCHASE_ID_TIMING, transactionMs: 300 };
       await whileHeld("contended", () =>
-        expect(recordPurchaseRequest(database.db, keyed("contended", "alice"), settings, timing)).rejects.toBeInstanceOf(
+        expect(recordAsNewServer(database.db, keyed("contended", "alice"), settings, { timing })).rejects.toBeInstanceOf(
           TransactionTimeLimitError,
         ),
       );
-      expect(
-        await purchaseRequestsCollection(database.db).findOne({ _id: { book_id: "contended", purchase_id: "line-alice" } }),
-      ).toBeNull();
+      expect(await claimsCollection(database.db).findOne({ _id: { book_id: "contended", purchase_id: "line-alice" } })).toBeNull();
       expect(await storedPurchases(database.db, "contended")).toEqual([]);
 
-      const retried = await recordPurchaseRequest(database.db, keyed("contended", "alice"), settings);
+      const retried = await recordAsNewServer(database.db, keyed("contended", "alice"), settings);
       expect(retried.replayed).toBe(false);
       expect(await storedPurchases(database.db, "contended")).toEqual(["alice"]);
     });
@@ -143,7 +138,7 @@ describe.each(RUN_AND_REPLICA_SET)("keyed purchases on $deployment", ({ replicaS
   describe("each keyed purchase", () => {
     it("take the path the deployment allows: one transaction where it accepts them, none where it refuses them with code 20", async () => {
       await createBook(database.db, { id: "path", title: "Path", author: "A" }, settings);
-      const sent = await commandsOf(() => recordPurchaseRequest(database.db, keyed("path", "alice"), settings));
+      const sent = await commandsOf(() => recordAsNewServer(database.db, keyed("path", "alice"), settings));
 
       if (transactional) {
         expect(sent.map((command) => command.name)).toEqual(["insert", "findAndModify", "update", "commitTransaction"]);
@@ -158,7 +153,7 @@ describe.each(RUN_AND_REPLICA_SET)("keyed purchases on $deployment", ({ replicaS
     it("send no transaction with PURCHASE_TRANSACTIONS=off, whatever the deployment", async () => {
       await createBook(database.db, { id: "off", title: "Off", author: "A" }, settings);
       const sent = await commandsOf(() =>
-        recordPurchaseRequest(database.db, keyed("off", "bob"), { ...settings, purchaseTransactions: "off" }),
+        recordAsNewServer(database.db, keyed("off", "bob"), { ...settings, purchaseTransactions: "off" }),
       );
       expect(sent).toEqual(["insert", "findAndModify", "update"].map((name) => ({ name, inTransaction: false })));
     });
@@ -166,18 +161,13 @@ describe.each(RUN_AND_REPLICA_SET)("keyed purchases on $deployment", ({ replicaS
     it("record each purchaseId once when two clients race every request twice across the threshold and several new pages", async () => {
       await createBook(database.db, { id: "racing", title: "Racing", author: "A" }, settings);
       const buyers = customers(24, 0, "racer");
-      const clients = [
-        { db: database.db, knownOutliers: new KnownOutliers() },
-        { db: other.db, knownOutliers: new KnownOutliers() },
-      ];
+      // Two servers, each writing every purchase alone and learning outliers on its own.
+      const alone = { batching: { purchaseBatching: false, purchaseBatchMax: 1 } };
+      const servers = [new PurchaseService(database.db, alone), new PurchaseService(other.db, alone)];
 
       const outcomes = await Promise.all(
-        buyers.flatMap((buyer) =>
-          clients.map(({ db, knownOutliers }) =>
-            untilAnswered(() => recordPurchaseRequest(db, keyed("racing", buyer), settings, undefined, { knownOutliers })),
-          ),
-        ),
-      );
+        buyers.flatMap((buyer) => servers.map((server) => untilAnswered(() => server.record(keyed("racing", buyer), settings)))),
+      ).finally(() => Promise.all(servers.map((server) => server.stop())));
 
       expect(outcomes.filter((outcome) => !outcome.replayed)).toHaveLength(buyers.length);
       expect((await storedPurchases(database.db, "racing")).sort()).toEqual(buyers);
@@ -188,18 +178,18 @@ describe.each(RUN_AND_REPLICA_SET)("keyed purchases on $deployment", ({ replicaS
 
     it("leave nothing of a purchase that fails after its claim and its flag: no claim and no purchase, and the flag rolled back where it was a transaction", async () => {
       await createBook(database.db, { id: "aborted", title: "Aborted", author: "A" }, settings);
-      for (const buyer of customers(3)) await recordPurchaseRequest(database.db, keyed("aborted", buyer), settings);
+      for (const buyer of customers(3)) await recordAsNewServer(database.db, keyed("aborted", buyer), settings);
       // Without the unique page index, opening the first page is refused (DATABASE_NOT_READY) after the book has been flagged.
       await extraSalesCollection(database.db).dropIndex(UNIQUE_PAGE_INDEX);
       try {
-        await expect(recordPurchaseRequest(database.db, keyed("aborted", "late"), settings)).rejects.toMatchObject({
+        await expect(recordAsNewServer(database.db, keyed("aborted", "late"), settings)).rejects.toMatchObject({
           code: "DATABASE_NOT_READY",
         });
       } finally {
         await ensureSalesIndexes(database.db);
       }
 
-      expect(await purchaseRequestsCollection(database.db).findOne({ _id: { book_id: "aborted", purchase_id: "line-late" } })).toBeNull();
+      expect(await claimsCollection(database.db).findOne({ _id: { book_id: "aborted", purchase_id: "line-late" } })).toBeNull();
       expect(await storedPurchases(database.db, "aborted")).toEqual(customers(3));
       const book = await salesCollection(database.db).findOne({ _id: "aborted" });
       // A standalone keeps the flag: harmless by design (readers then look in extra_sales first and find nothing).

@@ -4,8 +4,7 @@ import pino from "pino";
 import { identifyCaller } from "../../src/auth/principal";
 import type { ConfiguredToken } from "../../src/auth/tokens";
 import type { OutlierSettings, PurchaseBatchSettings } from "../../src/config";
-import { createContext } from "../../src/graphql/context";
-import { createServerPurchases } from "../../src/sales/server-purchases";
+import { createContext, createServerState } from "../../src/graphql/context";
 import { createApolloServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { track } from "./in-flight";
@@ -44,7 +43,7 @@ export interface TestApiOptions {
   production?: boolean;
   /** Without them the API is open, as in development without API_TOKENS. */
   apiTokens?: readonly ConfiguredToken[];
-  /** How overflow purchases are shared between writes; the server's defaults when left out. */
+  /** How purchases of an outlier share their writes; the server's defaults when left out. */
   batching?: PurchaseBatchSettings;
   /** On the replica set beside the run's database (see database-process.ts), where keyed purchases are transactions. */
   replicaSet?: boolean;
@@ -60,11 +59,11 @@ export async function openTestApi({
   const database = await openTestDatabase({ replicaSet });
   const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
   await apollo.start();
-  // One per API, as one per HTTP server: what it learns about outliers outlives each request.
-  const purchases = createServerPurchases(database.db, batching);
+  // One per API, as one per HTTP server: what it learns about outliers, and its recent figures, outlive each request.
+  const server = createServerState(database.db, { batching });
   const close = async () => {
     await apollo.stop();
-    await purchases.claimReleases.stop();
+    await server.purchases.stop();
     await database.close();
   };
   const bind = (resolvedSettings: OutlierSettings, authorization: string | undefined): TestApi => ({
@@ -74,7 +73,7 @@ export async function openTestApi({
         apollo.executeOperation(
           { query, variables },
           {
-            contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization), purchases),
+            contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization), server),
           },
         ),
       );

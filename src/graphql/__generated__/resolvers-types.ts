@@ -1,9 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { BookDocument } from '../../sales/documents';
-import type { BookConnectionModel, BookEdgeModel, CustomerModel, CustomerConnectionModel } from '../models';
+import type { BookModel, BookConnectionModel, BookEdgeModel, CustomerModel, CustomerConnectionModel } from '../models';
 import type { PurchaseEntry } from '../../sales/book-buyers';
 import type { Recommendation as RecommendationModel } from '../../sales/recommendations';
-import type { PurchaseOutcome } from '../../sales/purchase-requests';
+import type { PurchaseOutcome } from '../../sales/purchases';
 import type { SalesStats as SalesStatsModel } from '../../sales/stats';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
@@ -541,7 +540,7 @@ export type FederationReferenceTypes = {
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
   Node:
-    | ( BookDocument )
+    | ( BookModel )
     | ( CustomerModel )
   ;
 };
@@ -550,7 +549,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 export type ResolversTypes = {
   AddBookInput: AddBookInput;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  Book: ResolverTypeWrapper<BookDocument>;
+  Book: ResolverTypeWrapper<BookModel>;
   BookConnection: ResolverTypeWrapper<BookConnectionModel>;
   BookEdge: ResolverTypeWrapper<BookEdgeModel>;
   BookFilter: BookFilter;
@@ -580,7 +579,7 @@ export type ResolversTypes = {
 export type ResolversParentTypes = {
   AddBookInput: AddBookInput;
   ID: Scalars['ID']['output'];
-  Book: BookDocument;
+  Book: BookModel;
   BookConnection: BookConnectionModel;
   BookEdge: BookEdgeModel;
   BookFilter: BookFilter;

@@ -1,7 +1,10 @@
 import type { BookResolvers } from "../__generated__/resolvers-types";
 import { formatBookId, parseBookId } from "../../sales/book-ids";
 import { retrieveBuyersWindow } from "../../sales/book-buyers";
-import type { BookId } from "../../sales/documents";
+import type { BookDocument, BookId } from "../../sales/documents";
+import { BookNotFoundError } from "../../sales/errors";
+import type { SalesLoaders } from "../../sales/loaders";
+import type { BookModel } from "../models";
 import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
 import { parseCustomerCursor } from "../cursors";
 import { bookGlobalId, bookIdFromEither, customerIdFromEither } from "../global-ids";
@@ -23,8 +26,9 @@ export const Book: BookResolvers = {
   // Each needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
   customersPurchased: async (book, { first, after, last, before }, { loaders }) => {
     const request = { after: parseCustomerCursor(after), before: parseCustomerCursor(before, "before"), ...windowSizeOf({ first, last }) };
-    const window = await retrieveBuyersWindow((slice) => loaders.extraSalesWindow.load(slice), book, request);
-    return { ...window, book };
+    const withBuyers = await withEmbeddedBuyers(book, loaders);
+    const window = await retrieveBuyersWindow((slice) => loaders.extraSalesWindow.load(slice), withBuyers, request);
+    return { ...window, book: withBuyers };
   },
 
   purchasedBy: (book, { customerId }, { loaders }) =>
@@ -40,6 +44,19 @@ export const Book: BookResolvers = {
     return loaded.filter((recommendation): recommendation is Recommendation => recommendation.book !== null);
   },
 };
+
+/** The book with its embedded buyers: a write sends none back, so the request's loader reads them (one query for every such book). */
+async function withEmbeddedBuyers(book: BookModel, loaders: SalesLoaders): Promise<BookDocument> {
+  if (hasEmbeddedBuyers(book)) return book;
+  const read = await loaders.book.load(book._id);
+  // Books are never deleted by this API, so a book a write has just answered with is there.
+  if (read === null) throw new BookNotFoundError(formatBookId(book._id));
+  return read;
+}
+
+function hasEmbeddedBuyers(book: BookModel): book is BookDocument {
+  return book.customers_purchased !== undefined;
+}
 
 /** A router's representation names a book by one of its keys: `id` (either form) or `databaseId`. */
 function bookIdOf(reference: { id?: string; databaseId?: string }) {

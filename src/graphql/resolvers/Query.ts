@@ -1,7 +1,7 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
 import { browseCatalog, catalogBrowseOf, countCatalog, type CatalogBrowse } from "../../sales/catalog";
 import { InvalidInputError } from "../../sales/errors";
-import { DEFAULT_LARGEST_BOOKS, retrieveRecentSalesStats, SALES_STATS_COMMANDS } from "../../sales/stats";
+import { DEFAULT_LARGEST_BOOKS, SALES_STATS_COMMANDS } from "../../sales/stats";
 import { catalogCursor, parseCatalogCursor } from "../cursors";
 import { bookIdFromEither, customerIdFromEither, parseGlobalId } from "../global-ids";
 import { embeddedBuyersSelected } from "../selection";
@@ -34,9 +34,9 @@ export const Query: QueryResolvers = {
   },
 
   // Five commands side by side, sent once for every request that asks within the cache's age.
-  salesStats: (_parent, { top }, { db, settings, share }, info) =>
+  salesStats: (_parent, { top }, { settings, salesStats, share }, info) =>
     share.use(SALES_STATS_COMMANDS, () =>
-      retrieveRecentSalesStats(db, settings, top ?? DEFAULT_LARGEST_BOOKS, {
+      salesStats.fetch(settings, top ?? DEFAULT_LARGEST_BOOKS, {
         embeddedBuyers: embeddedBuyersSelected(info, ["largestBooks"]),
       }),
     ),

@@ -1,10 +1,16 @@
-import { WriteCoalescer } from "../../src/sales/write-coalescer";
+import { BookQueue } from "../../src/sales/shared-writes";
 
-/** A write whose every call waits until the test ends it, recording the items each call carried. */
+interface Purchase {
+  bookId: string;
+  customerId: string;
+}
+
+/** A write whose every call waits until the test ends it, recording the customers each call carried. */
 function controlledWrite() {
   const calls: { items: string[]; finish(): void; fail(error: Error): void }[] = [];
-  const write = (items: string[]) =>
+  const write = (purchases: Purchase[]) =>
     new Promise<string>((resolve, reject) => {
+      const items = purchases.map((purchase) => purchase.customerId);
       calls.push({ items, finish: () => resolve(items.join("+")), fail: reject });
     });
   return { calls, write };
@@ -13,12 +19,12 @@ function controlledWrite() {
 // Lets every promise callback already queued run, so that a write ended by the test hands over to the next.
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
-describe("WriteCoalescer", () => {
+describe("BookQueue", () => {
   it("writes an item with nothing in flight at once, alone", async () => {
     const { calls, write } = controlledWrite();
-    const coalescer = new WriteCoalescer(100, write);
+    const queue = new BookQueue(100, write);
 
-    const answer = coalescer.submit("book", "a");
+    const answer = queue.submit({ bookId: "book", customerId: "a" });
 
     expect(calls.map((call) => call.items)).toEqual([["a"]]);
     calls[0]!.finish();
@@ -27,8 +33,8 @@ describe("WriteCoalescer", () => {
 
   it("sends the items that arrive during a write together in the next one, in arrival order", async () => {
     const { calls, write } = controlledWrite();
-    const coalescer = new WriteCoalescer(100, write);
-    const answers = ["a", "b", "c", "d"].map((item) => coalescer.submit("book", item));
+    const queue = new BookQueue(100, write);
+    const answers = ["a", "b", "c", "d"].map((item) => queue.submit({ bookId: "book", customerId: item }));
 
     calls[0]!.finish();
     await settled();
@@ -40,8 +46,8 @@ describe("WriteCoalescer", () => {
 
   it("carries at most its maximum in one write and leaves the rest for the next", async () => {
     const { calls, write } = controlledWrite();
-    const coalescer = new WriteCoalescer(2, write);
-    const answers = ["a", "b", "c", "d", "e"].map((item) => coalescer.submit("book", item));
+    const queue = new BookQueue(2, write);
+    const answers = ["a", "b", "c", "d", "e"].map((item) => queue.submit({ bookId: "book", customerId: item }));
 
     for (let write = 0; write < 3; write += 1) {
       calls[write]!.finish();
@@ -54,12 +60,12 @@ describe("WriteCoalescer", () => {
 
   it("rejects every item of a failed write with its error, and goes on with the items that waited", async () => {
     const { calls, write } = controlledWrite();
-    const coalescer = new WriteCoalescer(100, write);
-    const first = coalescer.submit("book", "a");
-    const batch = ["b", "c"].map((item) => coalescer.submit("book", item));
+    const queue = new BookQueue(100, write);
+    const first = queue.submit({ bookId: "book", customerId: "a" });
+    const batch = ["b", "c"].map((item) => queue.submit({ bookId: "book", customerId: item }));
     calls[0]!.finish();
     await settled();
-    const late = coalescer.submit("book", "d");
+    const late = queue.submit({ bookId: "book", customerId: "d" });
     const answers = Promise.allSettled([first, ...batch, late]);
 
     calls[1]!.fail(new Error("database away"));
@@ -70,12 +76,12 @@ describe("WriteCoalescer", () => {
     expect(await answers).toEqual([{ status: "fulfilled", value: "a" }, failed, failed, { status: "fulfilled", value: "d" }]);
   });
 
-  it("keeps keys apart: a write in flight for one never holds back another", () => {
+  it("keeps books apart: a write in flight for one never holds back another", () => {
     const { calls, write } = controlledWrite();
-    const coalescer = new WriteCoalescer(100, write);
+    const queue = new BookQueue(100, write);
 
-    void coalescer.submit("one book", "a");
-    void coalescer.submit("another book", "b");
+    void queue.submit({ bookId: "one book", customerId: "a" });
+    void queue.submit({ bookId: "another book", customerId: "b" });
 
     expect(calls.map((call) => call.items)).toEqual([["a"], ["b"]]);
   });

@@ -1,8 +1,8 @@
 import { ensureSalesIndexes, UNIQUE_PAGE_INDEX } from "../../src/sales/indexes";
 import { createBook } from "../../src/sales/books";
 import { extraSalesCollection } from "../../src/sales/documents";
-import { createServerPurchases } from "../../src/sales/server-purchases";
-import { PURCHASE_ID_TIMING, recordPurchaseRequest, type PurchaseRequest } from "../../src/sales/purchase-requests";
+import { PurchaseService } from "../../src/sales/purchase-service";
+import type { PurchaseRequest } from "../../src/sales/purchases";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, invariantViolations, storedPurchases } from "../support/factories";
 import { untilAnswered } from "../support/until-answered";
@@ -22,21 +22,20 @@ describe.each([
   beforeAll(async () => void (database = await openTestDatabase({ replicaSet })));
   afterAll(() => database.close());
 
-  /** One server's purchase state, with or without shared writes, and the size of every shared write it starts. */
-  function serverPurchases(purchaseBatching: boolean) {
+  /** One server's purchase service, with or without shared writes, and the size of every shared write it starts. */
+  function testServer(purchaseBatching: boolean) {
     const batchSizes: number[] = [];
     const onBatch = (purchases: number) => void batchSizes.push(purchases);
-    const options = createServerPurchases(database.db, { purchaseBatching, purchaseBatchMax: 100 }, { onBatch });
-    return { options, batchSizes };
+    const purchases = new PurchaseService(database.db, { batching: { purchaseBatching, purchaseBatchMax: 100 }, observers: { onBatch } });
+    return { purchases, batchSizes };
   }
 
-  type ServerPurchases = ReturnType<typeof serverPurchases>;
+  type TestServer = ReturnType<typeof testServer>;
 
-  const record = (request: PurchaseRequest, { options }: ServerPurchases) =>
-    recordPurchaseRequest(database.db, request, settings, PURCHASE_ID_TIMING, options);
+  const record = (request: PurchaseRequest, { purchases }: TestServer) => purchases.record(request, settings);
 
   /** An outlier whose open page holds EXTRAS_BEFORE purchases, recorded one at a time through `server`, which so knows it is an outlier. */
-  async function outlier(bookId: string, server: ServerPurchases): Promise<string[]> {
+  async function outlier(bookId: string, server: TestServer): Promise<string[]> {
     await createBook(database.db, { id: bookId, title: "Launch day", author: "A" }, settings);
     const before = customers(BEFORE, 0, "before-");
     for (const customerId of before) await record({ bookId, customerId }, server);
@@ -49,7 +48,7 @@ describe.each([
     ["off", false],
   ])("%d purchases racing on one outlier across page boundaries, batching %s".replace("%d", String(RACERS)), (label, batching) => {
     it("stores each purchase exactly once, pages full but the last, the count matching, and nothing for reconcile", async () => {
-      const server = serverPurchases(batching);
+      const server = testServer(batching);
       const bookId = `race-${label}`;
       const before = await outlier(bookId, server);
       const racers = customers(RACERS, 0, "racer-");
@@ -72,7 +71,7 @@ describe.each([
     });
 
     it("records each purchaseId once when every purchase is sent twice at once, as a client retrying after a timeout would", async () => {
-      const server = serverPurchases(batching);
+      const server = testServer(batching);
       const bookId = `retried-${label}`;
       const before = await outlier(bookId, server);
       const requests = customers(RACERS / 2, 0, "keyed-").map((customerId, line) => ({ bookId, customerId, purchaseId: `order-${line}` }));
@@ -91,7 +90,7 @@ describe.each([
     });
 
     it("answers every purchase of a failed write with the error a lone purchase gets, stores none, and records each once when retried", async () => {
-      const server = serverPurchases(batching);
+      const server = testServer(batching);
       const bookId = `refused-${label}`;
       const before = await outlier(bookId, server);
       const requests = customers(50, 0, "refused-").map((customerId, line) => ({ bookId, customerId, purchaseId: `line-${line}` }));
@@ -117,7 +116,7 @@ describe.each([
 
     if (replicaSet) {
       it("runs keyed purchases in transactions: one per shared write with batching on, one each with it off", async () => {
-        const server = serverPurchases(batching);
+        const server = testServer(batching);
         const bookId = `commits-${label}`;
         await outlier(bookId, server);
         const requests = customers(60, 0, "commit-").map((customerId, line) => ({ bookId, customerId, purchaseId: `c-${line}` }));
@@ -137,9 +136,9 @@ describe.each([
 
       it("moves keyed purchases of an outlier this server has not seen into shared transactions once one of them has taught it", async () => {
         const bookId = `cold-${label}`;
-        await outlier(bookId, serverPurchases(batching));
+        await outlier(bookId, testServer(batching));
         // A server that has not seen the book: its first purchases each take a transaction of their own, and conflict.
-        const server = serverPurchases(batching);
+        const server = testServer(batching);
         const requests = customers(60, 0, "cold-").map((customerId, line) => ({ bookId, customerId, purchaseId: `cold-${line}` }));
         database.commands.reset();
 
@@ -153,7 +152,7 @@ describe.each([
       });
 
       it("costs a lone keyed purchase of a known outlier one transaction, its claim inserted with its outcome when it may share one", async () => {
-        const server = serverPurchases(batching);
+        const server = testServer(batching);
         const bookId = `lone-keyed-${label}`;
         await outlier(bookId, server);
         database.commands.reset();
@@ -168,7 +167,7 @@ describe.each([
     }
 
     it("costs a lone purchase of a known outlier the same two round trips as ever: append and count", async () => {
-      const server = serverPurchases(batching);
+      const server = testServer(batching);
       const bookId = `lone-${label}`;
       await outlier(bookId, server);
       database.commands.reset();
