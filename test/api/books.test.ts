@@ -36,7 +36,7 @@ describe("Query.books", () => {
     expect(result.data?.books.totalCount).toBe(6);
   });
 
-  it("pages across id types with one book per page", async () => {
+  it("pages across id types with one book per window", async () => {
     const ids: string[] = [];
     let after: string | null = null;
     for (let page = 0; page < 10; page += 1) {
@@ -48,7 +48,7 @@ describe("Query.books", () => {
     expect(ids).toEqual(["2", "10", "a-string", "b-string", "65f1a2b3c4d5e6f708192a3a", "65f1a2b3c4d5e6f708192a3b"]);
   });
 
-  it("marks later pages as having a previous page", async () => {
+  it("marks later windows as having a previous one", async () => {
     const first = await api.execute(BOOKS, { first: 2 });
     expect(first.data?.books.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
     const second = await api.execute(BOOKS, { first: 2, after: first.data?.books.pageInfo.endCursor });
@@ -68,7 +68,7 @@ describe("Query.books", () => {
     expect(api.commands.names()).toEqual(["find", "count"]);
   });
 
-  it("fetches no embedded buyers for a page that shows none", async () => {
+  it("fetches no embedded buyers for a window that shows none", async () => {
     await seedBook(api.db, "3", customers(20));
     api.commands.reset();
     await api.execute(

@@ -166,7 +166,7 @@ describe("Query.books filtered", () => {
     expect((await browse({ filter, first: 0 })).totalCount).toBe(size);
   });
 
-  it("answers an author with no books with an empty page and no cursors", async () => {
+  it("answers an author with no books with an empty window and no cursors", async () => {
     const page = await browse({ filter: { author: "Nobody Wrote This" }, first: 10 });
     expect(page).toEqual({
       totalCount: 0,

@@ -95,7 +95,7 @@ const ALSO_BOUGHT = graphql(`
 `);
 
 describe("the customer-side fields' cost as a book grows", () => {
-  it("reads the newest and a deep page of an outlier's buyers from the book and one or two extra_sales pages", async () => {
+  it("reads the newest and a deep window of an outlier's buyers from the book and one or two extra_sales pages", async () => {
     expect(await costOf(() => api.execute(NEWEST, { id: "outlier" }))).toEqual([
       ["find", "sales", 1],
       ["aggregate", "extra_sales", 1],

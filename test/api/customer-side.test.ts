@@ -58,7 +58,7 @@ describe("Customer.booksPurchased", () => {
     expect(api.commands.names()).toEqual(["find", "aggregate", "find"]);
   });
 
-  it("pages through a history one book at a time with the same books as one page", async () => {
+  it("pages through a history one book at a time with the same books as one window", async () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (;;) {

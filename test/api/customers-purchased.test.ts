@@ -24,14 +24,14 @@ describe("Book.customersPurchased", () => {
     expect(api.commands.names()).toEqual(["find"]);
   });
 
-  it("reads a first page of an outlier without any extra_sales query", async () => {
+  it("reads a first window of an outlier's buyers without any extra_sales query", async () => {
     const result = await customersPage(api, "2", 20);
     expect(result.data?.book?.customersPurchased.edges.map((edge) => edge.node.id)).toEqual(customers(20));
     expect(result.data?.book?.customersPurchased.pageInfo.hasNextPage).toBe(true);
     expect(api.commands.on("extra_sales")).toEqual([]);
   });
 
-  it("crosses from the embedded array into extra_sales in one page", async () => {
+  it("crosses from the embedded array into extra_sales in one window", async () => {
     const first = await customersPage(api, "2", 45);
     api.commands.reset();
     const second = await customersPage(api, "2", 10, first.data?.book?.customersPurchased.pageInfo.endCursor);
@@ -39,7 +39,7 @@ describe("Book.customersPurchased", () => {
     expect(api.commands.names()).toEqual(["find", "aggregate"]);
   });
 
-  it("reads a deep page with one query for the book and one for the pages that hold it", async () => {
+  it("reads a deep window with one query for the book and one for the pages that hold it", async () => {
     const result = await customersPage(api, "3", 100, customerCursor(4499));
     expect(result.data?.book?.customersPurchased.edges.map((edge) => edge.node.id)).toEqual(customers(100, 4500));
     expect(api.commands.names()).toEqual(["find", "aggregate"]);
@@ -49,7 +49,7 @@ describe("Book.customersPurchased", () => {
     expect(await readAllCustomers(api, "2", 37)).toEqual(customers(1000));
   });
 
-  it("says where a page lies with Relay's pageInfo", async () => {
+  it("says where a window lies with Relay's pageInfo", async () => {
     const first = (await customersPage(api, "1", 2)).data!.book!.customersPurchased;
     expect(first.pageInfo).toEqual({
       hasNextPage: true,
@@ -62,7 +62,7 @@ describe("Book.customersPurchased", () => {
     expect(last.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
   });
 
-  it("returns an empty page with null cursors for first: 0", async () => {
+  it("returns an empty window with null cursors for first: 0", async () => {
     const result = (await customersPage(api, "2", 0)).data!.book!.customersPurchased;
     expect(result).toEqual({
       totalCount: 1000,

@@ -59,7 +59,7 @@ async function readAllBackward(id: string, pageSize: number): Promise<string[]> 
 }
 
 describe("Book.customersPurchased newest first", () => {
-  it("reads the newest page of an outlier with one query for the book and one for its last pages", async () => {
+  it("reads the newest window of an outlier's buyers with one query for the book and one for its last pages", async () => {
     const newest = await page("outlier", { last: 20 });
     expect(ids(newest)).toEqual(customers(20, 4980));
     expect(newest.pageInfo).toEqual({
@@ -78,7 +78,7 @@ describe("Book.customersPurchased newest first", () => {
     expect(api.commands.names()).toEqual(["find"]);
   });
 
-  it("shows an appended purchase on the newest page while purchase_count still lags it", async () => {
+  it("shows an appended purchase in the newest window while purchase_count still lags it", async () => {
     await seedBook(api.db, "lagging", customers(13), SMALL);
     // An append in flight: the purchase is on a new page, the count not yet incremented.
     await extraSalesCollection(api.db).insertOne({ book_id: "lagging", page: 2, customers_purchased_extra: ["in-flight"], count: 1 });
@@ -101,7 +101,7 @@ describe("Book.customersPurchased newest first", () => {
     expect(await readAllBackward(id, pageSize)).toEqual(await readAllCustomers(api, id, pageSize));
   });
 
-  it("says nothing precedes a page that starts the list, and something follows one read before a cursor", async () => {
+  it("says nothing precedes a window that starts the list, and something follows one read before a cursor", async () => {
     const first = await page("edges-9", { last: 5, before: customerCursor(5) });
     expect(ids(first)).toEqual(customers(5));
     expect(first.pageInfo).toMatchObject({ hasPreviousPage: false, hasNextPage: true });
@@ -116,7 +116,7 @@ describe("Book.customersPurchased newest first", () => {
   });
 });
 
-describe("a deep page of buyers", () => {
+describe("a deep window of buyers", () => {
   it("receives about the window it returns, not the whole extra_sales page", async () => {
     const deep = await page("outlier", { first: 20, after: customerCursor(2499) });
     expect(ids(deep)).toEqual(customers(20, 2500));
@@ -168,7 +168,7 @@ describe("Query.books newest first", () => {
     expect(pages.flat()).toEqual(CATALOG);
   });
 
-  it("reads the last page with one query", async () => {
+  it("reads the last window with one query", async () => {
     catalog.commands.reset();
     const page = await books({ last: 2 });
     expect(page.edges.map((edge) => edge.node.id)).toEqual(CATALOG.slice(-2));

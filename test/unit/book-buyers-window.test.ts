@@ -36,7 +36,7 @@ function bookWith(purchases: number, threshold = 3, pageSize = 4) {
 const forward = (start: number, first: number): BuyersWindowRequest => ({ after: start === 0 ? null : start - 1, before: null, first });
 const ids = (page: { entries: { customerId: string }[] }) => page.entries.map((entry) => entry.customerId);
 
-describe("reading a page of a book's customers", () => {
+describe("reading a window of a book's buyers", () => {
   it("reads a window inside the embedded array without loading any page", async () => {
     const { book, loadPage, requested } = bookWith(12);
     const page = await retrieveBuyersWindow(loadPage, book, forward(0, 2));
@@ -70,7 +70,7 @@ describe("reading a page of a book's customers", () => {
     expect(shipped()).toBe(10 + 5);
   });
 
-  it("says there is no next page at the end of the list", async () => {
+  it("says nothing follows at the end of the list", async () => {
     const { book, loadPage } = bookWith(12);
     const page = await retrieveBuyersWindow(loadPage, book, forward(10, 5));
     expect(page.entries.map((entry) => entry.customerId)).toEqual(["c10", "c11"]);
@@ -86,7 +86,7 @@ describe("reading a page of a book's customers", () => {
     expect(requested).toEqual([0, 1]);
   });
 
-  it("returns an empty page for first: 0 and still tells whether more follow", async () => {
+  it("returns an empty window for first: 0 and still tells whether more follow", async () => {
     const { book, loadPage } = bookWith(5);
     const page = await retrieveBuyersWindow(loadPage, book, forward(0, 0));
     expect(page).toEqual({ entries: [], hasNextPage: true, hasPreviousPage: false });
@@ -104,7 +104,7 @@ describe("reading a page of a book's customers", () => {
   });
 });
 
-describe("reading a page of a book's customers backward", () => {
+describe("reading a window of a book's buyers backward", () => {
   const backward = (last: number, before: number | null = null, after: number | null = null): BuyersWindowRequest => ({
     after,
     before,
@@ -134,7 +134,7 @@ describe("reading a page of a book's customers backward", () => {
     expect(ids(page)).toEqual(["c13", "c14", "c15"]);
   });
 
-  it("reads the page before a cursor across the embedded edge, and knows nothing precedes the list's start", async () => {
+  it("reads the window before a cursor across the embedded edge, and knows nothing precedes the list's start", async () => {
     const { book, loadPage, requested } = bookWith(12);
     const page = await retrieveBuyersWindow(loadPage, book, backward(4, 5));
     expect(ids(page)).toEqual(["c1", "c2", "c3", "c4"]);
