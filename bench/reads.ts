@@ -61,7 +61,7 @@ export const readPageAsApi: PageReader = async (db, bookId, start, first) => {
     before: null,
     first,
   });
-  return { customers: page.entries.map((entry) => entry.customerId), hasNextPage: page.hasNextPage };
+  return { customers: page.buyers.map((buyer) => buyer.customerId), hasNextPage: page.hasNextPage };
 };
 
 export function readSteps(plan: Plan["reads"]): number {

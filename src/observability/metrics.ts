@@ -18,7 +18,7 @@ export interface ServerMetrics {
 const CACHE_BREAKER_STATES: readonly CacheBreakerState[] = ["closed", "half_open", "open"];
 
 // A batch carries at most PURCHASE_BATCH_MAX purchases (1,000 at most): powers of two up to it.
-const PURCHASE_BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+const BATCH_SIZE_BOUNDS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
 // Operation names come from clients, so their labels are bounded in number and in bytes: with at most this many
 // names of at most 64 bytes (isOperationLabel), a scrape stays under 256 KB however many names clients invent
@@ -79,7 +79,7 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
   const purchaseBatches = new Histogram({
     name: "bookstore_purchase_batch_size",
     help: "Purchases per shared write of one outlier's extra sales: _count is the writes, _sum the purchases they carried.",
-    buckets: PURCHASE_BATCH_BUCKETS,
+    buckets: BATCH_SIZE_BOUNDS,
     registers: [registry],
   });
   new Gauge({

@@ -2,14 +2,14 @@ import type { BookId, BookDocument } from "./documents";
 import { pageSizeOf } from "./documents";
 import { checkWindowSize } from "./books";
 
-/** One purchase with its position in the book's purchase list, which never changes: the list only grows at its end. */
-export interface PurchaseEntry {
+/** A buyer with the position of the purchase in the book's list of purchases, which never changes: the list only grows at its end. */
+export interface Buyer {
   position: number;
   customerId: string;
 }
 
 export interface BuyersWindow {
-  entries: PurchaseEntry[];
+  buyers: Buyer[];
   hasNextPage: boolean;
   hasPreviousPage: boolean;
 }
@@ -58,16 +58,16 @@ export async function retrieveBuyersWindow(
     return readForward(loadExtraSales, book, windowStart, request.before, request.first);
   }
   checkWindowSize(request.last, "last");
-  const { entries, windowEnd } =
+  const { buyers, windowEnd } =
     request.before === null
       ? await readNewest(loadExtraSales, book, request.last)
       : {
-          entries: await readPositions(loadExtraSales, book, Math.max(windowStart, request.before - request.last), request.before),
+          buyers: await readPositions(loadExtraSales, book, Math.max(windowStart, request.before - request.last), request.before),
           windowEnd: request.before,
         };
   const start = Math.max(windowStart, windowEnd - request.last);
   return {
-    entries: entries.filter((entry) => entry.position >= start && entry.position < windowEnd),
+    buyers: buyers.filter((buyer) => buyer.position >= start && buyer.position < windowEnd),
     hasPreviousPage: start > windowStart,
     hasNextPage: request.before !== null,
   };
@@ -85,16 +85,16 @@ async function readForward(
   const end = Math.min(start + first, windowEnd);
   const countShowsMore = Math.min(book.purchase_count, windowEnd) > end;
   const readUntil = countShowsMore || end === windowEnd ? end : end + 1;
-  const entries = await readPositions(loadExtraSales, book, start, readUntil);
+  const buyers = await readPositions(loadExtraSales, book, start, readUntil);
   return {
-    entries: entries.slice(0, end - start),
-    hasNextPage: countShowsMore || entries.length > end - start,
+    buyers: buyers.slice(0, end - start),
+    hasNextPage: countShowsMore || buyers.length > end - start,
     hasPreviousPage: start > 0,
   };
 }
 
 /** The purchases at positions [start, end), or fewer where the list ends sooner. */
-async function readPositions(loadExtraSales: ExtraSalesLoader, book: BookDocument, start: number, end: number): Promise<PurchaseEntry[]> {
+async function readPositions(loadExtraSales: ExtraSalesLoader, book: BookDocument, start: number, end: number): Promise<Buyer[]> {
   const embedded = book.customers_purchased.slice(start, end).map((customerId, index) => ({ position: start + index, customerId }));
   if (!book.has_extras || end <= book.customers_purchased.length) return embedded;
 
@@ -106,13 +106,13 @@ async function readPositions(loadExtraSales: ExtraSalesLoader, book: BookDocumen
     return { bookId: book._id, page, skip, limit: Math.min(to - page * pageSize, pageSize) - skip };
   });
   const slices = (await Promise.all(windows.map(loadExtraSales))).map((found) => found[0]);
-  const extras: PurchaseEntry[] = [];
+  const extraSales: Buyer[] = [];
   for (const slice of slices) {
     if (!slice) break;
-    extras.push(...entriesOf(book, pageSize, slice));
+    extraSales.push(...buyersOn(book, pageSize, slice));
     if (slice.length < pageSize) break;
   }
-  return [...embedded, ...extras];
+  return [...embedded, ...extraSales];
 }
 
 /** The newest `last` purchases (or all, for a shorter list) and where the list ends. */
@@ -120,22 +120,22 @@ async function readNewest(
   loadExtraSales: ExtraSalesLoader,
   book: BookDocument,
   last: number,
-): Promise<{ entries: PurchaseEntry[]; windowEnd: number }> {
+): Promise<{ buyers: Buyer[]; windowEnd: number }> {
   const embeddedCount = book.customers_purchased.length;
   const embedded = (from: number) =>
     book.customers_purchased.slice(from).map((customerId, index) => ({ position: from + index, customerId }));
-  if (!book.has_extras) return { entries: embedded(Math.max(embeddedCount - last, 0)), windowEnd: embeddedCount };
+  if (!book.has_extras) return { buyers: embedded(Math.max(embeddedCount - last, 0)), windowEnd: embeddedCount };
 
   const pageSize = pageSizeOf(book);
   const fromPage = Math.floor(Math.max(book.purchase_count - embeddedCount - last, 0) / pageSize);
   const slices = await loadExtraSales({ bookId: book._id, fromPage, tail: last });
   const lastSlice = slices.at(-1);
   const windowEnd = lastSlice ? embeddedCount + lastSlice.page * pageSize + lastSlice.length : embeddedCount;
-  const extras = slices.flatMap((slice) => entriesOf(book, pageSize, slice));
-  return { entries: [...embedded(Math.max(windowEnd - last, 0)), ...extras], windowEnd };
+  const extraSales = slices.flatMap((slice) => buyersOn(book, pageSize, slice));
+  return { buyers: [...embedded(Math.max(windowEnd - last, 0)), ...extraSales], windowEnd };
 }
 
-function entriesOf(book: BookDocument, pageSize: number, slice: PageSlice): PurchaseEntry[] {
+function buyersOn(book: BookDocument, pageSize: number, slice: PageSlice): Buyer[] {
   const first = book.customers_purchased.length + slice.page * pageSize + slice.offset;
   return slice.customers.map((customerId, index) => ({ position: first + index, customerId }));
 }

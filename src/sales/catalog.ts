@@ -47,9 +47,9 @@ const ORDERS: Record<CatalogOrderField, { key: KeyField | null; ascending: { key
 
 /**
  * totalCount under a filter or a search counts at most this many books, so that it never reads more
- * than that many index keys: a count of TOTAL_COUNT_CAP means "at least this many".
+ * than that many index keys: a count of MAX_COUNTED means "at least this many".
  */
-export const TOTAL_COUNT_CAP = 1000;
+export const MAX_COUNTED = 1000;
 
 /** Checks a browse's arguments, naming the one at fault. */
 export function catalogBrowseOf(args: {
@@ -220,10 +220,10 @@ function allOf(parts: Filter<BookDocument>[]): Filter<BookDocument> {
 
 /**
  * How many books a browse holds: the whole catalog from the collection's metadata in constant time;
- * under a filter or a search, counted from the browse's index up to TOTAL_COUNT_CAP.
+ * under a filter or a search, counted from the browse's index up to MAX_COUNTED.
  */
 export async function countCatalog(db: Db, browse: CatalogBrowse): Promise<number> {
   const match = matchOf(browse);
   if (Object.keys(match).length === 0) return countBooks(db);
-  return salesCollection(db).countDocuments(match, { limit: TOTAL_COUNT_CAP, ...hintOf(browse) });
+  return salesCollection(db).countDocuments(match, { limit: MAX_COUNTED, ...hintOf(browse) });
 }

@@ -92,7 +92,7 @@ export class ClaimReleases {
 }
 
 /**
- * True at once when `stopping` aborts, false after `ms`. On the global timers, which a test's fake clock drives
+ * True at once when `stopping` aborts, false after `ms`. On the global timers, which jest's timers drive in a unit test
  * (node:timers/promises bypasses them); unref'd: an owed release never keeps the process alive.
  */
 function waitUnlessStopped(ms: number, stopping: AbortSignal): Promise<boolean> {

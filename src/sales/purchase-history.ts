@@ -25,7 +25,7 @@ export async function retrieveBooksPurchased(
   first: number,
 ): Promise<PurchaseHistoryWindow> {
   checkWindowSize(first);
-  const [embedded, extras] = await Promise.all([
+  const [embedded, extraSales] = await Promise.all([
     salesCollection(db)
       .find(afterFilter({ customers_purchased: customerId }, "_id", afterId), { projection: { _id: 1 } })
       .sort({ _id: 1 })
@@ -40,7 +40,7 @@ export async function retrieveBooksPurchased(
       ])
       .toArray(),
   ]);
-  const distinct = new Map([...embedded, ...extras].map(({ _id }) => [bookIdKey(_id), _id]));
+  const distinct = new Map([...embedded, ...extraSales].map(({ _id }) => [bookIdKey(_id), _id]));
   const bookIds = [...distinct.values()].sort(compareBookIds);
   return { bookIds: bookIds.slice(0, first), hasNextPage: bookIds.length > first };
 }
@@ -51,11 +51,11 @@ function afterFilter(customerFilter: Document, idField: string, afterId: BookId 
 
 /** How many distinct books the customer bought: two `distinct` commands on the multikey indexes; grows with the customer's history. */
 export async function countBooksPurchased(db: Db, customerId: string): Promise<number> {
-  const [embedded, extras] = await Promise.all([
+  const [embedded, extraSales] = await Promise.all([
     salesCollection(db).distinct("_id", { customers_purchased: customerId }),
     extraSalesCollection(db).distinct("book_id", { customers_purchased_extra: customerId }),
   ]);
-  return new Set([...embedded, ...extras].map(bookIdKey)).size;
+  return new Set([...embedded, ...extraSales].map(bookIdKey)).size;
 }
 
 /** "Did this customer buy this book?"; `hasExtras` says whether its extra_sales pages need asking too. */
@@ -74,13 +74,13 @@ export interface PurchaseQuestion {
  */
 export async function retrievePurchasedBy(db: Db, questions: readonly PurchaseQuestion[]): Promise<boolean[]> {
   const outliers = questions.filter((question) => question.hasExtras);
-  const [embedded, extras] = await Promise.all([
+  const [embedded, extraSales] = await Promise.all([
     buyersAmong(db.collection(SALES), "_id", "customers_purchased", questions),
     outliers.length === 0 ? new Set<string>() : buyersAmong(db.collection(EXTRA_SALES), "book_id", "customers_purchased_extra", outliers),
   ]);
   return questions.map((question) => {
     const key = purchaseKey(question.bookId, question.customerId);
-    return embedded.has(key) || extras.has(key);
+    return embedded.has(key) || extraSales.has(key);
   });
 }
 

@@ -114,6 +114,6 @@ async function flagAsOutlier(db: Db, bookId: BookId, session: ClientSession | un
 function openPageOf(book: OutlierShape): KnownOutlier {
   const pageSize = pageSizeOf(book);
   const embedded = book.customers_purchased.length;
-  const extrasCounted = Math.max(0, book.purchase_count - embedded);
-  return { pageSize, embedded, openPageAtLeast: Math.floor(extrasCounted / pageSize) };
+  const extraSalesCounted = Math.max(0, book.purchase_count - embedded);
+  return { pageSize, embedded, openPageAtLeast: Math.floor(extraSalesCounted / pageSize) };
 }

@@ -11,7 +11,7 @@ import { errorCodes, postOperation, startTestHttpServer } from "../support/http"
  * replica set beside the run's database (TEST_REPLICA_SET_URI: the stand-in started with test commands enabled,
  * or a mongod started with --setParameter enableTestCommands=1), under purchases through the API. Every case:
  * each acknowledged purchase is stored exactly once, the book keeps the pattern's invariants, and the client's
- * answer is what README.md promises. Fail points are the server's, not the connection's: these tests assume
+ * answer is what docs/design/purchases.md and docs/operations/outages.md promise. Fail points are the server's, not the connection's: these tests assume
  * jest runs one test file at a time against the replica set (its default on this 2-core machine), and scope
  * each fail point to this file's collections where the command has one.
  */

@@ -34,13 +34,13 @@ function bookWith(purchases: number, threshold = 3, pageSize = 4) {
 
 /** `first` purchases from position `start`, as `first`/`after` ask for them. */
 const forward = (start: number, first: number): BuyersWindowRequest => ({ after: start === 0 ? null : start - 1, before: null, first });
-const ids = (page: { entries: { customerId: string }[] }) => page.entries.map((entry) => entry.customerId);
+const ids = (page: { buyers: { customerId: string }[] }) => page.buyers.map((buyer) => buyer.customerId);
 
 describe("reading a window of a book's buyers", () => {
   it("reads a window inside the embedded array without loading any page", async () => {
     const { book, loadPage, requested } = bookWith(12);
     const page = await retrieveBuyersWindow(loadPage, book, forward(0, 2));
-    expect(page.entries).toEqual([
+    expect(page.buyers).toEqual([
       { position: 0, customerId: "c0" },
       { position: 1, customerId: "c1" },
     ]);
@@ -51,14 +51,14 @@ describe("reading a window of a book's buyers", () => {
   it("continues from the embedded array into the first page", async () => {
     const { book, loadPage, requested } = bookWith(12);
     const page = await retrieveBuyersWindow(loadPage, book, forward(2, 3));
-    expect(page.entries.map((entry) => entry.customerId)).toEqual(["c2", "c3", "c4"]);
+    expect(page.buyers.map((entry) => entry.customerId)).toEqual(["c2", "c3", "c4"]);
     expect(requested).toEqual([0]);
   });
 
   it("loads only the pages that hold the window", async () => {
     const { book, loadPage, requested } = bookWith(40);
     const page = await retrieveBuyersWindow(loadPage, book, forward(13, 5));
-    expect(page.entries.map((entry) => entry.customerId)).toEqual(["c13", "c14", "c15", "c16", "c17"]);
+    expect(page.buyers.map((entry) => entry.customerId)).toEqual(["c13", "c14", "c15", "c16", "c17"]);
     expect(requested).toEqual([2, 3]);
   });
 
@@ -73,7 +73,7 @@ describe("reading a window of a book's buyers", () => {
   it("says nothing follows at the end of the list", async () => {
     const { book, loadPage } = bookWith(12);
     const page = await retrieveBuyersWindow(loadPage, book, forward(10, 5));
-    expect(page.entries.map((entry) => entry.customerId)).toEqual(["c10", "c11"]);
+    expect(page.buyers.map((entry) => entry.customerId)).toEqual(["c10", "c11"]);
     expect(page.hasNextPage).toBe(false);
   });
 
@@ -81,7 +81,7 @@ describe("reading a window of a book's buyers", () => {
     const { book, loadPage, requested } = bookWith(12);
     const lagging = { ...book, purchase_count: 7 };
     const page = await retrieveBuyersWindow(loadPage, lagging, forward(5, 2));
-    expect(page.entries.map((entry) => entry.customerId)).toEqual(["c5", "c6"]);
+    expect(page.buyers.map((entry) => entry.customerId)).toEqual(["c5", "c6"]);
     expect(page.hasNextPage).toBe(true);
     expect(requested).toEqual([0, 1]);
   });
@@ -89,7 +89,7 @@ describe("reading a window of a book's buyers", () => {
   it("returns an empty window for first: 0 and still tells whether more follow", async () => {
     const { book, loadPage } = bookWith(5);
     const page = await retrieveBuyersWindow(loadPage, book, forward(0, 0));
-    expect(page).toEqual({ entries: [], hasNextPage: true, hasPreviousPage: false });
+    expect(page).toEqual({ buyers: [], hasNextPage: true, hasPreviousPage: false });
   });
 
   it("refuses to guess the pages of a book stored without a page size", async () => {
@@ -120,7 +120,7 @@ describe("reading a window of a book's buyers backward", () => {
     const { book, loadPage } = bookWith(purchases);
     const page = await retrieveBuyersWindow(loadPage, book, backward(last));
     expect(ids(page)).toEqual(customers(purchases).slice(purchases - last));
-    expect(page.entries.map((entry) => entry.position)).toEqual(Array.from({ length: last }, (_, index) => purchases - last + index));
+    expect(page.buyers.map((entry) => entry.position)).toEqual(Array.from({ length: last }, (_, index) => purchases - last + index));
     expect({ hasPreviousPage: page.hasPreviousPage, hasNextPage: page.hasNextPage }).toEqual({
       hasPreviousPage: last < purchases,
       hasNextPage: false,

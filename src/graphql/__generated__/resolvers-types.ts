@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { BookModel, BookConnectionModel, BookEdgeModel, CustomerModel, CustomerConnectionModel } from '../models';
-import type { PurchaseEntry } from '../../sales/book-buyers';
+import type { Buyer } from '../../sales/book-buyers';
 import type { Recommendation as RecommendationModel } from '../../sales/recommendations';
 import type { PurchaseOutcome } from '../../sales/purchases';
 import type { SalesStats as SalesStatsModel } from '../../sales/stats';
@@ -558,7 +558,7 @@ export type ResolversTypes = {
   CacheControlScope: CacheControlScope;
   Customer: ResolverTypeWrapper<CustomerModel>;
   CustomerConnection: ResolverTypeWrapper<CustomerConnectionModel>;
-  CustomerEdge: ResolverTypeWrapper<PurchaseEntry>;
+  CustomerEdge: ResolverTypeWrapper<Buyer>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   OrderDirection: OrderDirection;
@@ -586,7 +586,7 @@ export type ResolversParentTypes = {
   BookOrder: BookOrder;
   Customer: CustomerModel;
   CustomerConnection: CustomerConnectionModel;
-  CustomerEdge: PurchaseEntry;
+  CustomerEdge: Buyer;
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   OverflowPagesDistribution: OverflowPagesDistribution;

@@ -4,16 +4,16 @@ import { pageInfo } from "../windows";
 
 export const CustomerConnection: CustomerConnectionResolvers = {
   totalCount: ({ book }) => book.purchase_count,
-  edges: ({ entries }) => entries,
-  pageInfo: ({ entries, hasNextPage, hasPreviousPage }) =>
+  edges: ({ buyers }) => buyers,
+  pageInfo: ({ buyers, hasNextPage, hasPreviousPage }) =>
     pageInfo(
-      entries.map((entry) => customerCursor(entry.position)),
+      buyers.map((buyer) => customerCursor(buyer.position)),
       hasNextPage,
       hasPreviousPage,
     ),
 };
 
 export const CustomerEdge: CustomerEdgeResolvers = {
-  cursor: (entry) => customerCursor(entry.position),
-  node: (entry) => ({ id: entry.customerId }),
+  cursor: (buyer) => customerCursor(buyer.position),
+  node: (buyer) => ({ id: buyer.customerId }),
 };

@@ -63,7 +63,7 @@ describe("recordPurchase with a purchaseId", () => {
 
   it.each([
     ["an embedded purchase", 0, "EMBEDDED"],
-    ["an overflow purchase", 9, "EXTRA_SALES"],
+    ["an extra sale", 9, "EXTRA_SALES"],
   ])("records %s once when 40 identical requests race, and answers them all alike", async (_case, before, storedIn) => {
     const id = await addBook(api);
     await recordPurchases(api, id, customers(before));
