@@ -410,7 +410,11 @@ export type RecordPurchaseInput = {
 /** The result of recording a purchase. */
 export type RecordPurchasePayload = {
   __typename?: 'RecordPurchasePayload';
-  /** The book, including the purchase just recorded. */
+  /**
+   * The book, including the purchase just recorded: `purchaseCount` as the write left it. Its
+   * `customersPurchased` is read when selected, with one query more, so it may also show purchases
+   * recorded since.
+   */
   book: Book;
   /**
    * True when an earlier call with the same `purchaseId` recorded this purchase and this call only
