@@ -1,4 +1,5 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
+import type { CommandTraits } from "./command-table";
 import { MongoCommandError, TransientTransactionError } from "./errors";
 import { Storage, type CatalogChange, type Collection, type StoredDocument, type WriteGuard } from "./storage";
 import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
@@ -35,31 +36,7 @@ export class HeldByTransaction extends Error {
   }
 }
 
-/** The commands mongod runs inside a multi-document transaction (4.4+); any other is refused there (263). */
-const TRANSACTION_COMMANDS = new Set([
-  "find",
-  "getMore",
-  "killCursors",
-  "aggregate",
-  "distinct",
-  "insert",
-  "update",
-  "delete",
-  "findAndModify",
-  "findandmodify",
-  "create",
-  "createIndexes",
-  "commitTransaction",
-  "abortTransaction",
-]);
-
-/** The write commands: retryable with a `txnNumber` without `autocommit`, and the ones that may wait for a transaction. */
-const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "findandmodify"]);
-
 const TRANSACTION_READ_CONCERNS = new Set(["snapshot", "majority", "local"]);
-
-/** The commands that change the catalog, which mongod runs in a transaction only with read concern "local" (or none). */
-const CATALOG_COMMANDS = new Set(["create", "createIndexes"]);
 
 type TransactionState = "in progress" | "committed" | "aborted";
 
@@ -145,22 +122,22 @@ export class Transactions {
   }
 
   /** Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is. */
-  run(name: string, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
+  run(name: string, traits: CommandTraits, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
     const txnNumber = body["txnNumber"];
-    const outside = (): Document => this.runOutside(name, body, execute);
+    const outside = (): Document => this.runOutside(traits, body, execute);
     if (txnNumber === undefined) {
-      if (name === "commitTransaction" || name === "abortTransaction")
-        throw new MongoCommandError(50768, `${name} must be run within a transaction`);
+      if (traits.endsTransaction) throw new MongoCommandError(50768, `${name} must be run within a transaction`);
       return outside();
     }
     const session = this.sessionOf(body["lsid"]);
     const number = isNumeric(txnNumber) ? toNumber(txnNumber) : NaN;
-    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, session, number, outside);
+    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, traits, session, number, outside);
     if (body["autocommit"] !== false) throw new MongoCommandError(72, "Specifying autocommit=true is not allowed.");
+    checkStatement(name, traits, body);
     const transaction = this.transactionFor(session, number, body);
     if (name === "commitTransaction") return this.commit(transaction);
     if (name === "abortTransaction") return this.abortByClient(transaction);
-    return this.runStatement(name, body, transaction, () => execute(transaction.storage, true));
+    return this.runStatement(name, traits, body, transaction, () => execute(transaction.storage, true));
   }
 
   /**
@@ -169,9 +146,10 @@ export class Transactions {
    * batch never stops halfway), then runs whole on the committed data once the transaction has ended.
    * mongod instead writes up to the held document and waits there; a client sees the same outcomes.
    */
-  private runOutside(name: string, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
+  private runOutside(traits: CommandTraits, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
     try {
-      if (this.locks.size > 0 && WRITE_COMMANDS.has(name)) rehearse(() => execute(this.live.snapshot(this.heldCheck), false));
+      // The retryable writes are the commands that write documents, possibly several: the ones a transaction can hold up halfway.
+      if (this.locks.size > 0 && traits.retryableWrite) rehearse(() => execute(this.live.snapshot(this.heldCheck), false));
       return execute(this.live, false);
     } catch (error) {
       if (error instanceof HeldByTransaction) error.maxTimeMS = timeLimitOf(body);
@@ -233,8 +211,8 @@ export class Transactions {
     return session;
   }
 
-  private runRetryableWrite(name: string, session: Session, txnNumber: number, execute: () => Document): Document {
-    if (!WRITE_COMMANDS.has(name)) {
+  private runRetryableWrite(name: string, traits: CommandTraits, session: Session, txnNumber: number, execute: () => Document): Document {
+    if (!traits.retryableWrite) {
       throw new MongoCommandError(
         50768,
         `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
@@ -287,17 +265,17 @@ export class Transactions {
     return transaction;
   }
 
-  private runStatement(name: string, body: Document, transaction: Transaction, execute: () => Document): Document {
+  private runStatement(name: string, traits: CommandTraits, body: Document, transaction: Transaction, execute: () => Document): Document {
     if (transaction.state === "aborted") throw wasAborted(transaction);
     if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
     try {
-      if (!TRANSACTION_COMMANDS.has(name)) throw new MongoCommandError(263, `Cannot run '${name}' in a multi-document transaction.`);
-      if (CATALOG_COMMANDS.has(name) && (transaction.readConcernLevel ?? "local") !== "local")
+      if (traits.inTransaction === "with read concern local" && (transaction.readConcernLevel ?? "local") !== "local")
         throw new MongoCommandError(
           72,
           `Cannot run '${name}' in a multi-document transaction with readConcern level '${transaction.readConcernLevel}': only 'local' is allowed`,
         );
-      if (body["writeConcern"] !== undefined) throw new MongoCommandError(72, "Cannot set write concern after starting a transaction.");
+      if (body["writeConcern"] !== undefined)
+        throw new MongoCommandError(72, "writeConcern is not allowed within a multi-statement transaction");
       const reply = execute();
       // A write error ends the transaction, as on mongod: nothing of it will commit.
       if (Array.isArray(reply["writeErrors"]) && reply["writeErrors"].length > 0) this.abort(transaction);
@@ -461,6 +439,17 @@ function uniqueKeys(collection: Collection, before: StoredDocument | undefined, 
     }
   }
   return [...keys];
+}
+
+/**
+ * mongod's checks of a statement before it touches the session (`validateSessionOptions`): a command it does
+ * not run in transactions (263, a statement that ends nothing), or one that cannot start one.
+ */
+function checkStatement(name: string, traits: CommandTraits, body: Document): void {
+  if (traits.inTransaction === "refused")
+    throw new MongoCommandError(263, traits.refusedInTransactionBecause ?? `Cannot run '${name}' in a multi-document transaction.`);
+  if (body["startTransaction"] === true && traits.cannotStartTransactionBecause !== undefined)
+    throw new MongoCommandError(263, traits.cannotStartTransactionBecause);
 }
 
 /** Runs a write whose only purpose is to learn whether it would wait: any other error is the real run's to answer. */
