@@ -50,6 +50,12 @@ export const DEFAULT_MAX_INCOMING_CONNECTIONS = 1_000;
 
 const MAX_LOGGED_CHARS = 500;
 
+/** Index keys written since the server started, named as mongod's slow-query log and profiler name them. */
+export interface IndexKeysWritten {
+  readonly keysInserted: number;
+  readonly keysDeleted: number;
+}
+
 /** One listening server: shared storage and cursors, one loop per connection. */
 export class OfflineServer {
   private readonly transactions: Transactions;
@@ -97,9 +103,15 @@ export class OfflineServer {
     });
   }
 
-  /** Records read or written so far, in the committed data and every transaction's snapshot (see `RecordMeter`). */
+  /** Records read or written so far, in the committed data and every transaction's snapshot (see `StorageMeter`). */
   get recordsVisited(): number {
     return this.transactions.live.meter.visited;
+  }
+
+  /** Index keys inserted and deleted so far, in the committed data and every transaction's snapshot (see `StorageMeter`). */
+  get indexKeysWritten(): IndexKeysWritten {
+    const { keysInserted, keysDeleted } = this.transactions.live.meter;
+    return { keysInserted, keysDeleted };
   }
 
   stop(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
 import type { CommandTraits } from "./command-table";
 import { MongoCommandError, TransientTransactionError } from "./errors";
-import { Storage, type CatalogChange, type Collection, type StoredDocument, type WriteGuard } from "./storage";
+import { Storage, type CatalogChange, type Collection, type IndexChanges, type StoredDocument, type WriteGuard } from "./storage";
 import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
 
 /** mongod's default `transactionLifetimeLimitSeconds`: a transaction still open after it is aborted. */
@@ -116,7 +116,7 @@ export class Transactions {
 
   constructor(private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS) {
     this.live = new Storage({
-      beforeWrite: (collection, before, after) => this.beforeLiveWrite(collection, before, after),
+      beforeWrite: (collection, before, after, changes) => this.beforeLiveWrite(collection, before, after, changes),
       beforeCatalogChange: (database, name, change) => this.beforeLiveCatalogChange(database, name, change),
     });
   }
@@ -159,8 +159,8 @@ export class Transactions {
 
   /** Stops a write outside transactions at the first document, key or collection an open transaction holds. */
   private readonly heldCheck: WriteGuard = {
-    beforeWrite: (collection, before, after) => {
-      const holder = this.holderOf(collection, before, after);
+    beforeWrite: (collection, before, after, changes) => {
+      const holder = this.holderOf(collection, before, after, changes);
       if (holder !== undefined) throw new HeldByTransaction(holder);
     },
     // A collection a transaction writes in is locked against drops and index builds (mongod's MODE_IX against
@@ -173,8 +173,13 @@ export class Transactions {
   };
 
   /** The open transaction holding the document written, or one of the unique keys it removes or adds. */
-  private holderOf(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): Transaction | undefined {
-    for (const key of [documentKey(collection, before, after), ...uniqueKeys(collection, before, after)]) {
+  private holderOf(
+    collection: Collection,
+    before: StoredDocument | undefined,
+    after: Document | undefined,
+    changes: IndexChanges,
+  ): Transaction | undefined {
+    for (const key of [documentKey(collection, before, after), ...uniqueKeys(collection, changes)]) {
       const holder = this.locks.get(key);
       if (holder !== undefined) return holder;
     }
@@ -331,9 +336,14 @@ export class Transactions {
   }
 
   /** A write to the shared data outside any transaction (or a commit applying one). */
-  private beforeLiveWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void {
+  private beforeLiveWrite(
+    collection: Collection,
+    before: StoredDocument | undefined,
+    after: Document | undefined,
+    changes: IndexChanges,
+  ): void {
     if (this.committing || this.open.size === 0) return;
-    this.heldCheck.beforeWrite(collection, before, after);
+    this.heldCheck.beforeWrite(collection, before, after, changes);
     this.written(documentKey(collection, before, after));
   }
 
@@ -367,20 +377,20 @@ export class Transactions {
     return {
       // Creating a collection conflicts only at commit, with one created meanwhile (see `commit`), as on mongod.
       beforeCatalogChange: () => undefined,
-      beforeWrite: (collection, before, after) => {
+      beforeWrite: (collection, before, after, changes) => {
         // A collection dropped or created outside since the snapshot: mongod's catalog conflict.
         const namespaceKey = lockKeyOfNamespace(collection.namespace);
         if (!transaction.storage.created.has(collection.namespace) && (this.lastWritten.get(namespaceKey) ?? 0) > transaction.snapshotAt)
           throw this.conflict(transaction);
         transaction.namespaces.add(collection.namespace);
         const document = documentKey(collection, before, after);
-        const keys = uniqueKeys(collection, before, after);
+        const keys = uniqueKeys(collection, changes);
         for (const key of [document, ...keys]) {
           const holder = this.locks.get(key);
           if (holder !== undefined && holder !== transaction) throw this.conflict(transaction);
         }
         if ((this.lastWritten.get(document) ?? 0) > transaction.snapshotAt) throw this.conflict(transaction);
-        if (after !== undefined && this.keyCommittedSince(collection, after, transaction)) throw this.conflict(transaction);
+        if (after !== undefined && this.keyCommittedSince(collection, after, changes, transaction)) throw this.conflict(transaction);
         for (const key of [document, ...keys]) {
           this.locks.set(key, transaction);
           transaction.held.add(key);
@@ -397,17 +407,21 @@ export class Transactions {
     return writeConflict();
   }
 
-  /** True when the shared data holds one of `doc`'s unique keys in a document written after the snapshot: a commit the snapshot cannot see. */
-  private keyCommittedSince(collection: Collection, doc: Document, transaction: Transaction): boolean {
+  /**
+   * True when the shared data holds a unique key the write adds to `doc` in a document written after the snapshot:
+   * a commit the snapshot cannot see.
+   */
+  private keyCommittedSince(collection: Collection, doc: Document, changes: IndexChanges, transaction: Transaction): boolean {
     const live = this.live.existingCollection(collection.database, collection.name);
     if (live === undefined) return false;
-    return live.indexes.some((index) =>
-      index.uniqueKeys(doc).some(({ holder }) => {
-        const record = holder === undefined ? undefined : live.record(holder);
+    return changes.some(([index, change]) => {
+      const liveIndex = live.indexes.find((candidate) => candidate.spec.name === index.spec.name);
+      return (liveIndex?.holdersOfAdded(change) ?? []).some((holder) => {
+        const record = live.record(holder);
         if (record === undefined || canonicalKey(record.doc["_id"]) === canonicalKey(doc["_id"])) return false;
         return (this.lastWritten.get(lockKeyOfDocument(live.namespace, record.doc["_id"])) ?? 0) > transaction.snapshotAt;
-      }),
-    );
+      });
+    });
   }
 }
 
@@ -430,15 +444,11 @@ function splitNamespace(namespace: string): string[] {
   return [namespace.slice(0, dot), namespace.slice(dot + 1)];
 }
 
-/** The lock keys of the unique index entries (other than `_id`'s) the write removes or adds. */
-function uniqueKeys(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): string[] {
-  const keys = new Set<string>();
-  for (const index of collection.indexes.slice(1)) {
-    for (const doc of [before?.doc, after]) {
-      if (doc !== undefined) for (const { key } of index.uniqueKeys(doc)) keys.add(`${collection.namespace}\u0000k\u0000${key}`);
-    }
-  }
-  return [...keys];
+/** The lock keys of the unique index entries (other than `_id`'s, which the document's own lock covers) the write removes or adds. */
+function uniqueKeys(collection: Collection, changes: IndexChanges): string[] {
+  return changes
+    .filter(([index]) => index !== collection.indexes[0])
+    .flatMap(([index, change]) => index.uniqueKeysOf(change).map((key) => `${collection.namespace}\u0000k\u0000${key}`));
 }
 
 /**
