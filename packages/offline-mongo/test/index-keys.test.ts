@@ -1,21 +1,9 @@
-import type { ClientSession, Collection, MongoClient } from "mongodb";
-import { startOfflineServer, type IndexKeysWritten, type RunningOfflineServer } from "../src";
-import { newClient } from "./connect";
+import type { ClientSession, Collection } from "mongodb";
+import type { IndexKeysWritten } from "../src";
+import { useTestDatabase } from "./connect";
 
 // The stand-in's own meter of index keys written: no other server has it, so this file always starts one.
-let server: RunningOfflineServer;
-let client: MongoClient;
-let collections = 0;
-
-beforeAll(async () => {
-  server = await startOfflineServer({ replicaSet: "rs0" });
-  client = newClient(server.uri, { discover: true });
-});
-
-afterAll(async () => {
-  await client.close();
-  await server.stop();
-});
+const target = useTestDatabase("index_keys", { alwaysOffline: true, offlineServer: { replicaSet: "rs0" } });
 
 interface Book {
   _id: number;
@@ -27,8 +15,7 @@ interface Book {
 
 /** A fresh collection holding book 1, with a multikey index on `tags`, one on `count` and a unique one on `isbn`. */
 async function books(): Promise<Collection<Book>> {
-  collections += 1;
-  const collection = client.db("index_keys").collection<Book>(`books${collections}`);
+  const collection = target.db.collection<Book>(target.freshCollection("books").collectionName);
   await collection.createIndexes([{ key: { tags: 1 } }, { key: { count: 1 } }, { key: { isbn: 1 }, unique: true }]);
   await collection.insertOne({ _id: 1, tags: ["a", "b"], count: 0, isbn: "978-1" });
   return collection;
@@ -36,9 +23,9 @@ async function books(): Promise<Collection<Book>> {
 
 /** The keys written while `work` runs. */
 async function keysWrittenBy(work: () => Promise<unknown>): Promise<IndexKeysWritten> {
-  const before = server.indexKeysWritten();
+  const before = target.offline.indexKeysWritten();
   await work();
-  const after = server.indexKeysWritten();
+  const after = target.offline.indexKeysWritten();
   return { keysInserted: after.keysInserted - before.keysInserted, keysDeleted: after.keysDeleted - before.keysDeleted };
 }
 
@@ -51,6 +38,15 @@ async function taggedWith(collection: Collection<Book>, tag: string, session?: C
 /** Book 1's tags from a, b to b, c: key a goes, key c comes, key b stays. */
 const retag = { $set: { tags: ["b", "c"] } };
 
+/** Book 1 retagged in a transaction left open, and the keys that wrote. */
+async function retaggedInTransaction(): Promise<{ collection: Collection<Book>; session: ClientSession; written: IndexKeysWritten }> {
+  const collection = await books();
+  const session = target.client.startSession();
+  session.startTransaction();
+  const written = await keysWrittenBy(() => collection.updateOne({ _id: 1 }, retag, { session }));
+  return { collection, session, written };
+}
+
 describe("an update's index keys", () => {
   it("are none at all when it changes no indexed field, outside a transaction and in one", async () => {
     const collection = await books();
@@ -59,7 +55,7 @@ describe("an update's index keys", () => {
       keysDeleted: 0,
     });
     const inTransaction = keysWrittenBy(() =>
-      client.withSession((session) =>
+      target.client.withSession((session) =>
         session.withTransaction(() => collection.updateOne({ _id: 1 }, { $set: { note: "signed twice" } }, { session })),
       ),
     );
@@ -76,10 +72,7 @@ describe("an update's index keys", () => {
   });
 
   it("change a multikey index in the transaction's snapshot only, until it commits", async () => {
-    const collection = await books();
-    const session = client.startSession();
-    session.startTransaction();
-    const written = await keysWrittenBy(() => collection.updateOne({ _id: 1 }, retag, { session }));
+    const { collection, session, written } = await retaggedInTransaction();
     expect(written).toEqual({ keysInserted: 1, keysDeleted: 1 });
     expect(await taggedWith(collection, "c", session)).toEqual([1]);
     expect(await taggedWith(collection, "a", session)).toEqual([]);
@@ -94,10 +87,7 @@ describe("an update's index keys", () => {
   });
 
   it("vanish with the transaction that wrote them when it aborts", async () => {
-    const collection = await books();
-    const session = client.startSession();
-    session.startTransaction();
-    await collection.updateOne({ _id: 1 }, retag, { session });
+    const { collection, session } = await retaggedInTransaction();
     expect(await taggedWith(collection, "c", session)).toEqual([1]);
     expect(await keysWrittenBy(() => session.abortTransaction())).toEqual({ keysInserted: 0, keysDeleted: 0 });
     await session.endSession();
