@@ -1,5 +1,5 @@
-import { MongoServerError, type Document } from "mongodb";
-import { serverError, useTestDatabase, type TestDatabase } from "./connect";
+import { Long, MongoServerError, type Document } from "mongodb";
+import { newClient, serverError, useTestDatabase, type TestDatabase } from "./connect";
 
 // What each command may do (write concern, transactions, retries), as mongod 7.0 declares it, on a
 // one-member replica set (MONGODB_REPLICA_SET_URI when set) and a standalone (MONGODB_URI when set).
@@ -111,5 +111,55 @@ describe("a write concern on a statement inside a transaction", () => {
     const error = await serverError(replicaSet.db.command(insert, { session }));
     expect(error).toMatchObject({ code: 72, errmsg: "writeConcern is not allowed within a multi-statement transaction" });
     await session.endSession();
+  });
+});
+
+describe("a retryable write (a txnNumber outside a transaction)", () => {
+  /**
+   * Runs `body` as a retryable write numbered `txnNumber`, through a client of its own: its session, numbered far
+   * above what the driver counts, must not return to the pool the other tests' writes take sessions from.
+   */
+  async function retryable(body: Document, txnNumber: number): Promise<Document> {
+    const client = newClient(replicaSet.uri, { discover: true });
+    try {
+      return await client.withSession((session) =>
+        client.db(replicaSet.db.databaseName).command({ ...body, txnNumber: Long.fromNumber(txnNumber) }, { session }),
+      );
+    } finally {
+      await client.close();
+    }
+  }
+
+  it("refuses a multi-document update statement (72), as a write error of that statement only", async () => {
+    const name = await collectionWith(replicaSet, { _id: 1, n: 0 }, { _id: 2, n: 0 });
+    const updates = [
+      { q: { _id: 1 }, u: { $set: { n: 1 } } },
+      { q: {}, u: { $set: { n: 2 } }, multi: true },
+    ];
+    const reply = await retryable({ update: name, updates }, 4_000_000);
+    expect(reply).toMatchObject({
+      ok: 1,
+      n: 1,
+      writeErrors: [{ index: 1, code: 72, errmsg: "Cannot use (or request) retryable writes with multi=true" }],
+    });
+    expect(await replicaSet.db.collection(name).find().toArray()).toEqual([
+      { _id: 1, n: 1 },
+      { _id: 2, n: 0 },
+    ]);
+  });
+
+  it("refuses a delete of every match (limit 0) the same way", async () => {
+    const name = await collectionWith(replicaSet, { _id: 1 }, { _id: 2 }, { _id: 3 });
+    const deletes = [
+      { q: { _id: 1 }, limit: 1 },
+      { q: {}, limit: 0 },
+    ];
+    const reply = await retryable({ delete: name, deletes }, 4_000_000);
+    expect(reply).toMatchObject({
+      ok: 1,
+      n: 1,
+      writeErrors: [{ index: 1, code: 72, errmsg: "Cannot use (or request) retryable writes with limit=0" }],
+    });
+    expect(await replicaSet.db.collection(name).countDocuments()).toBe(2);
   });
 });
