@@ -24,10 +24,18 @@ export interface CommandTraits {
   readonly retryableWrite: boolean;
   /** `commitTransaction` or `abortTransaction`: the only commands that take a write concern inside a transaction. */
   readonly endsTransaction: boolean;
+  /** `hello` or `isMaster`: the handshake, whose `client` field names the connection's application. */
+  readonly handshake: boolean;
 }
 
-const READ: CommandTraits = { writeConcern: "refused", inTransaction: "allowed", retryableWrite: false, endsTransaction: false };
-const WRITE: CommandTraits = { writeConcern: "awaited", inTransaction: "allowed", retryableWrite: true, endsTransaction: false };
+const READ: CommandTraits = {
+  writeConcern: "refused",
+  inTransaction: "allowed",
+  retryableWrite: false,
+  endsTransaction: false,
+  handshake: false,
+};
+const WRITE: CommandTraits = { ...READ, writeConcern: "awaited", retryableWrite: true };
 /** Commands that neither write documents nor run in transactions: handshakes, listings, parameters, fail points. */
 const OTHER: CommandTraits = { ...READ, inTransaction: "refused" };
 const CATALOG_CHANGE: CommandTraits = { ...OTHER, writeConcern: "awaited" };
@@ -35,6 +43,7 @@ const IN_TRANSACTION_CATALOG_CHANGE: CommandTraits = { ...CATALOG_CHANGE, inTran
 const DROP_INDEXES = CATALOG_CHANGE;
 const FIND_AND_MODIFY = WRITE;
 const BUILD_INFO = OTHER;
+const HANDSHAKE: CommandTraits = { ...OTHER, handshake: true };
 
 function transactionEnd(verb: "a commit" | "an abort"): CommandTraits {
   return {
@@ -47,9 +56,9 @@ function transactionEnd(verb: "a commit" | "an abort"): CommandTraits {
 
 /** Every command this server implements, under each of its names (an alias repeats its command's entry). */
 export const COMMAND_TABLE = {
-  hello: OTHER,
-  isMaster: OTHER,
-  ismaster: OTHER,
+  hello: HANDSHAKE,
+  isMaster: HANDSHAKE,
+  ismaster: HANDSHAKE,
   ping: OTHER,
   buildInfo: BUILD_INFO,
   buildinfo: BUILD_INFO,

@@ -1,5 +1,6 @@
 import { EJSON, type Document } from "bson";
 import net from "node:net";
+import { traitsOf } from "./command-table";
 import { aliasesOf, runCommand } from "./commands";
 import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
@@ -286,7 +287,7 @@ export class OfflineServer {
 
   /** A handshake names the connection's application (`client.application.name`), which `failCommand` can target. */
   private rememberAppName({ name, body }: CommandCall, connectionId: number): void {
-    if (this.failPoints === undefined || !["hello", "isMaster", "ismaster"].includes(name)) return;
+    if (this.failPoints === undefined || traitsOf(name)?.handshake !== true) return;
     const client: unknown = body["client"];
     const application: unknown = isDocument(client) ? client["application"] : undefined;
     const appName: unknown = isDocument(application) ? application["name"] : undefined;
