@@ -1,7 +1,7 @@
 import { Int32, type Document } from "bson";
 import { codeNameOf, MongoCommandError, notSupported } from "./errors";
+import { traitsOf } from "./command-table";
 import { isDocument, isNumeric, toNumber } from "./values";
-import { WRITE_CONCERN_COMMANDS } from "./write-concern";
 
 /** A client's command as `failCommand` sees it. */
 export interface CommandCall {
@@ -31,7 +31,6 @@ const RETRIABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 116
 /** Codes mongod labels TransientTransactionError inside a transaction whatever the command (`isTransientTransactionError`). */
 const TRANSIENT_CODES = new Set([24, 112, 246, 267]);
 const NO_SUCH_TRANSACTION = 251;
-const COMMIT_OR_ABORT = new Set(["commitTransaction", "abortTransaction"]);
 
 /** The `data` fields mongod's `failCommand` has that would change what it fails here, and this server does not implement. */
 const UNSUPPORTED_DATA = ["threadName", "tassert"];
@@ -157,8 +156,7 @@ function withLabels(reply: Document, labels: readonly string[]): Document {
 /** The labels mongod's `ErrorLabelBuilder` gives an error of `code` when the fail point names none. */
 function defaultLabels(call: CommandCall, code: number): string[] {
   const inTransaction = call.body["txnNumber"] !== undefined && call.body["autocommit"] !== undefined;
-  const transient =
-    TRANSIENT_CODES.has(code) || code === NO_SUCH_TRANSACTION || (!COMMIT_OR_ABORT.has(call.name) && RETRIABLE_CODES.has(code));
+  const transient = TRANSIENT_CODES.has(code) || code === NO_SUCH_TRANSACTION || (!endsTransaction(call) && RETRIABLE_CODES.has(code));
   if (inTransaction && transient) return ["TransientTransactionError"];
   return isRetryableWriteOrEnd(call) && RETRIABLE_CODES.has(code) ? ["RetryableWriteError"] : [];
 }
@@ -166,13 +164,18 @@ function defaultLabels(call: CommandCall, code: number): string[] {
 /** A command mongod waits for a write concern after: one that takes one, and in a transaction only its commit or abort. */
 function waitsForWriteConcern(call: CommandCall): boolean {
   const inTransaction = call.body["autocommit"] !== undefined;
-  return WRITE_CONCERN_COMMANDS.has(call.name) && (!inTransaction || COMMIT_OR_ABORT.has(call.name));
+  const takesOne = (traitsOf(call.name)?.writeConcern ?? "refused") !== "refused";
+  return takesOne && (!inTransaction || endsTransaction(call));
+}
+
+function endsTransaction(call: CommandCall): boolean {
+  return traitsOf(call.name)?.endsTransaction ?? false;
 }
 
 /** A retryable write (a `txnNumber` outside a transaction), or the commit or abort of a transaction. */
 function isRetryableWriteOrEnd(call: CommandCall): boolean {
   if (call.body["txnNumber"] === undefined) return false;
-  return call.body["autocommit"] === undefined || COMMIT_OR_ABORT.has(call.name);
+  return call.body["autocommit"] === undefined || endsTransaction(call);
 }
 
 function parseMode(mode: unknown): Mode {

@@ -1,6 +1,7 @@
-import { OfflineServer } from "./server";
+import { OfflineServer, type IndexKeysWritten } from "./server";
 import { DEFAULT_TTL_MONITOR_INTERVAL_MS } from "./ttl";
 
+export type { IndexKeysWritten } from "./server";
 export { OFFLINE_SERVER_VERSION } from "./version";
 
 export interface OfflineServerOptions {
@@ -43,6 +44,12 @@ export interface RunningOfflineServer {
    * included: a meter for tests of how much of a collection an operation touches.
    */
   recordsVisited(): number;
+  /**
+   * Index keys inserted and deleted since it started, transactions' snapshots included (a transaction's keys
+   * count again when its commit applies them): what a write costs its indexes, as mongod's `keysInserted` and
+   * `keysDeleted`. An update that changes no indexed field writes none.
+   */
+  indexKeysWritten(): IndexKeysWritten;
 }
 
 /** Starts an in-memory server that speaks MongoDB's wire protocol, for machines without mongod. */
@@ -67,5 +74,6 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     stop: () => server.stop(),
     restart: async () => void (await server.listen(port)),
     recordsVisited: () => server.recordsVisited,
+    indexKeysWritten: () => server.indexKeysWritten,
   };
 }

@@ -3,7 +3,8 @@ import BTree from "sorted-btree";
 import { MongoCommandError, notSupported } from "./errors";
 import { compareKeyValues, documentKeys, keyComparator, keyTuples, type IndexKey, type KeyTuple } from "./keys";
 import { valuesAtPath } from "./paths";
-import { canonicalKey, formatDocument, isNumeric, toNumber, type TypedNumber } from "./values";
+import type { StorageMeter } from "./records";
+import { canonicalKey, formatDocument, isNumeric, sameStoredValue, toNumber, type TypedNumber } from "./values";
 
 export interface IndexSpec {
   readonly name: string;
@@ -89,6 +90,16 @@ export function sameKeyPattern(a: Document, b: Document): boolean {
   return canonicalKey(a) === canonicalKey(b);
 }
 
+/** The keys one write takes out of an index and puts in: for an update, only those that differ. */
+export interface KeyChange {
+  readonly removed: readonly KeyTuple[];
+  readonly added: readonly KeyTuple[];
+  /** Field positions the new document holds an array along: they make the index multikey. */
+  readonly arrayFields: readonly number[];
+}
+
+const NO_CHANGE: KeyChange = { removed: [], added: [], arrayFields: [] };
+
 /**
  * One index: a B-tree of `[...key values, record id]` in mongod's key order (BSON type order, each
  * field ascending or descending), one entry per distinct key of each document (multikey: one per
@@ -99,32 +110,39 @@ export class Index {
   readonly directions: readonly number[];
   /** Field positions some document holds an array along (sticky, as mongod's multikey paths). */
   readonly multikeyFields = new Set<number>();
+  /** The top-level fields its key paths start from: an update that leaves them all as they were changes none of its keys. */
+  private readonly topFields: readonly string[];
   private tree: BTree<IndexKey, true>;
 
   constructor(
     readonly spec: IndexSpec,
     private readonly namespace: string,
+    private readonly meter: StorageMeter,
   ) {
     this.fields = Object.keys(spec.key);
+    this.topFields = [...new Set(this.fields.map((field) => field.split(".")[0] ?? field))];
     this.directions = Object.values(spec.key).map((direction) => (toNumber(direction as TypedNumber) < 0 ? -1 : 1));
     this.tree = new BTree<IndexKey, true>(undefined, keyComparator(this.directions));
   }
 
   /** An independent copy that shares the tree's nodes until either side changes (the B-tree copies on write), for a transaction's snapshot. */
   clone(): Index {
-    const copy = new Index(this.spec, this.namespace);
+    const copy = new Index(this.spec, this.namespace, this.meter);
     copy.tree = this.tree.clone();
     this.multikeyFields.forEach((field) => copy.multikeyFields.add(field));
     return copy;
   }
 
-  /** The keys `doc` holds in this index if it is unique (none otherwise), each with the record that holds it now, if any. */
-  uniqueKeys(doc: Document): { key: string; holder: number | undefined }[] {
+  /** The lock keys of what `change` does to this index if it is unique (none otherwise): one per key removed or added. */
+  uniqueKeysOf(change: KeyChange): string[] {
     if (!this.spec.unique) return [];
-    return (this.keysOf(doc)?.tuples ?? []).map((tuple) => ({
-      key: `${this.spec.name}|${tuple.canonical}`,
-      holder: this.idOf(tuple.plain),
-    }));
+    return [...change.removed, ...change.added].map((tuple) => `${this.spec.name}|${tuple.canonical}`);
+  }
+
+  /** The records holding, in this index if it is unique, the keys `change` adds. */
+  holdersOfAdded(change: KeyChange): number[] {
+    if (!this.spec.unique) return [];
+    return change.added.flatMap((tuple) => this.idOf(tuple.plain) ?? []);
   }
 
   get isMultikey(): boolean {
@@ -147,29 +165,16 @@ export class Index {
     return { tuples: keyTuples(perField), arrayFields };
   }
 
-  /** Throws E11000 if `doc` would duplicate another record's key in this unique index. */
-  checkUnique(doc: Document, self: number | undefined): void {
+  /** Throws E11000 if a key `change` adds is another record's in this unique index. */
+  checkUnique(change: KeyChange): void {
     if (!this.spec.unique) return;
-    for (const tuple of this.keysOf(doc)?.tuples ?? []) {
-      const holder = this.holderOtherThan(tuple.plain, self);
-      if (holder !== undefined) throw this.duplicateKeyError(tuple.typed);
-    }
+    for (const tuple of change.added) if (this.idOf(tuple.plain) !== undefined) throw this.duplicateKeyError(tuple.typed);
   }
 
   /** A record holding exactly this key (plain values), if any. */
   idOf(values: readonly unknown[]): number | undefined {
-    return this.holderOtherThan(values, undefined);
-  }
-
-  /** A record id other than `self` holding exactly this key, if any. */
-  private holderOtherThan(values: readonly unknown[], self: number | undefined): number | undefined {
-    let entry = this.tree.getPairOrNextHigher([...values, -Infinity]);
-    while (entry !== undefined && this.sameValues(entry[0], values)) {
-      const id = entry[0][this.fields.length] as number;
-      if (id !== self) return id;
-      entry = this.tree.nextHigherPair(entry[0]);
-    }
-    return undefined;
+    const entry = this.tree.getPairOrNextHigher([...values, -Infinity]);
+    return entry !== undefined && this.sameValues(entry[0], values) ? (entry[0][this.fields.length] as number) : undefined;
   }
 
   private sameValues(key: IndexKey, values: readonly unknown[]): boolean {
@@ -186,35 +191,34 @@ export class Index {
     );
   }
 
-  /** Validates that the document can be indexed at all (parallel arrays) without adding it. */
-  validate(doc: Document): void {
-    this.keysOf(doc);
-  }
-
-  add(id: number, doc: Document): void {
-    const keys = this.keysOf(doc);
-    if (keys === undefined) return;
-    keys.arrayFields.forEach((field) => this.multikeyFields.add(field));
-    for (const tuple of keys.tuples) this.tree.set([...tuple.plain, id], true);
-  }
-
-  remove(id: number, doc: Document): void {
-    for (const tuple of this.keysOf(doc)?.tuples ?? []) this.tree.delete([...tuple.plain, id]);
-  }
-
   /**
-   * Moves a record from its old document's keys to its new one's, touching only the keys that differ,
-   * as mongod does: appending one element to a 1,000-element array inserts one key, not 1,000.
+   * The keys a write of `before` into `after` (either missing for an insert or a delete) takes out and puts in,
+   * touching only those that differ, as mongod does: appending one element to a 1,000-element array adds one
+   * key, not 1,000, and an update that leaves the indexed fields as they were changes none (their keys are not
+   * even computed). Refuses a new document that cannot be indexed (parallel arrays).
    */
-  update(id: number, before: Document, after: Document): void {
-    const oldTuples = this.keysOf(before)?.tuples ?? [];
-    const newKeys = this.keysOf(after);
-    const hadKey = new Set(oldTuples.map((tuple) => tuple.canonical));
-    const hasKey = new Set(newKeys?.tuples.map((tuple) => tuple.canonical));
-    for (const tuple of oldTuples) if (!hasKey.has(tuple.canonical)) this.tree.delete([...tuple.plain, id]);
-    if (newKeys === undefined) return;
-    newKeys.arrayFields.forEach((field) => this.multikeyFields.add(field));
-    for (const tuple of newKeys.tuples) if (!hadKey.has(tuple.canonical)) this.tree.set([...tuple.plain, id], true);
+  keyChange(before: Document | undefined, after: Document | undefined): KeyChange {
+    if (before !== undefined && after !== undefined && this.readsSameFields(before, after)) return NO_CHANGE;
+    const old = before === undefined ? [] : (this.keysOf(before)?.tuples ?? []);
+    const next = after === undefined ? undefined : this.keysOf(after);
+    const hadKey = new Set(old.map((tuple) => tuple.canonical));
+    const hasKey = new Set(next?.tuples.map((tuple) => tuple.canonical));
+    return {
+      removed: old.filter((tuple) => !hasKey.has(tuple.canonical)),
+      added: next?.tuples.filter((tuple) => !hadKey.has(tuple.canonical)) ?? [],
+      arrayFields: next?.arrayFields ?? [],
+    };
+  }
+
+  private readsSameFields(before: Document, after: Document): boolean {
+    return this.topFields.every((field) => field in before === field in after && sameStoredValue(before[field], after[field]));
+  }
+
+  /** Applies a change `keyChange` computed for record `id`, counting the keys it deletes and inserts. */
+  apply(id: number, change: KeyChange): void {
+    for (const tuple of change.removed) if (this.tree.delete([...tuple.plain, id])) this.meter.keysDeleted += 1;
+    change.arrayFields.forEach((field) => this.multikeyFields.add(field));
+    for (const tuple of change.added) if (this.tree.set([...tuple.plain, id], true)) this.meter.keysInserted += 1;
   }
 
   /** The first entry at or after `key` in the scan's direction (forward: ascending tree order). */

@@ -16,12 +16,15 @@ export interface StoredDocument {
 }
 
 /**
- * Counts the records read or written in record stores, shared by the committed data and every
- * transaction's snapshot of it: what tells work proportional to the documents touched from work
- * proportional to a collection (see `RunningOfflineServer.recordsVisited`).
+ * Counts the records read or written in record stores, and the index keys inserted and deleted, shared by
+ * the committed data and every transaction's snapshot of it: what tells work proportional to the documents
+ * touched from work proportional to a collection (see `RunningOfflineServer.recordsVisited`), and what an
+ * update costs its indexes (mongod's `keysInserted` and `keysDeleted`).
  */
-export class RecordMeter {
+export class StorageMeter {
   visited = 0;
+  keysInserted = 0;
+  keysDeleted = 0;
 }
 
 /**
@@ -32,7 +35,7 @@ export class RecordMeter {
 export class RecordStore {
   private tree = new BTree<number, StoredDocument>();
 
-  constructor(readonly meter: RecordMeter) {}
+  constructor(readonly meter: StorageMeter) {}
 
   /** An independent copy as of now, sharing the tree's nodes until either side changes. */
   clone(): RecordStore {

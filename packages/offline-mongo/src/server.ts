@@ -1,5 +1,6 @@
 import { EJSON, type Document } from "bson";
 import net from "node:net";
+import { traitsOf } from "./command-table";
 import { aliasesOf, runCommand } from "./commands";
 import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
@@ -50,6 +51,12 @@ export const DEFAULT_MAX_INCOMING_CONNECTIONS = 1_000;
 
 const MAX_LOGGED_CHARS = 500;
 
+/** Index keys written since the server started, named as mongod's slow-query log and profiler name them. */
+export interface IndexKeysWritten {
+  readonly keysInserted: number;
+  readonly keysDeleted: number;
+}
+
 /** One listening server: shared storage and cursors, one loop per connection. */
 export class OfflineServer {
   private readonly transactions: Transactions;
@@ -97,9 +104,15 @@ export class OfflineServer {
     });
   }
 
-  /** Records read or written so far, in the committed data and every transaction's snapshot (see `RecordMeter`). */
+  /** Records read or written so far, in the committed data and every transaction's snapshot (see `StorageMeter`). */
   get recordsVisited(): number {
     return this.transactions.live.meter.visited;
+  }
+
+  /** Index keys inserted and deleted so far, in the committed data and every transaction's snapshot (see `StorageMeter`). */
+  get indexKeysWritten(): IndexKeysWritten {
+    const { keysInserted, keysDeleted } = this.transactions.live.meter;
+    return { keysInserted, keysDeleted };
   }
 
   stop(): Promise<void> {
@@ -274,7 +287,7 @@ export class OfflineServer {
 
   /** A handshake names the connection's application (`client.application.name`), which `failCommand` can target. */
   private rememberAppName({ name, body }: CommandCall, connectionId: number): void {
-    if (this.failPoints === undefined || !["hello", "isMaster", "ismaster"].includes(name)) return;
+    if (this.failPoints === undefined || traitsOf(name)?.handshake !== true) return;
     const client: unknown = body["client"];
     const application: unknown = isDocument(client) ? client["application"] : undefined;
     const appName: unknown = isDocument(application) ? application["name"] : undefined;

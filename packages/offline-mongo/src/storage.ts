@@ -1,7 +1,7 @@
 import { BSON, ObjectId, UUID, type Document } from "bson";
 import { MongoCommandError } from "./errors";
-import { describeIndex, Index, type IndexSpec } from "./indexes";
-import { RecordMeter, RecordStore, type StoredDocument } from "./records";
+import { describeIndex, Index, type IndexSpec, type KeyChange } from "./indexes";
+import { RecordStore, StorageMeter, type StoredDocument } from "./records";
 import { toPlain } from "./values";
 
 export const MAX_BSON_SIZE = 16 * 1024 * 1024;
@@ -10,12 +10,18 @@ export type { StoredDocument } from "./records";
 
 const ID_INDEX: IndexSpec = { name: "_id_", key: { _id: 1 }, unique: true, sparse: false };
 
+/** What one write does to the collection's indexes: each index with the keys it takes out and puts in, in index order. */
+export type IndexChanges = readonly (readonly [Index, KeyChange])[];
+
 /**
  * Asked before each write, and throws to stop it, as transactions' conflicts and locks do (see `transactions.ts`).
  */
 export interface WriteGuard {
-  /** A write to a document, with the document as stored (none for an insert) and as it will be (none for a delete). */
-  beforeWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void;
+  /**
+   * A write to a document, with the document as stored (none for an insert) and as it will be (none for a
+   * delete), and the index keys it changes.
+   */
+  beforeWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined, changes: IndexChanges): void;
   /** A change to the catalog: a collection created or dropped, or one of its indexes built or dropped. */
   beforeCatalogChange(database: string, name: string, change: CatalogChange): void;
 }
@@ -32,12 +38,12 @@ export class Collection {
   constructor(
     readonly database: string,
     readonly name: string,
-    meter: RecordMeter,
+    private readonly meter: StorageMeter,
     private readonly guard: WriteGuard | undefined = undefined,
     readonly uuid = new UUID(),
   ) {
     this.records = new RecordStore(meter);
-    this.indexList = [new Index(ID_INDEX, this.namespace)];
+    this.indexList = [new Index(ID_INDEX, this.namespace, meter)];
   }
 
   /**
@@ -45,7 +51,7 @@ export class Collection {
    * record store and index trees copy on write, so it costs nothing until the copy writes.
    */
   snapshot(guard: WriteGuard): Collection {
-    const copy = new Collection(this.database, this.name, this.records.meter, guard, this.uuid);
+    const copy = new Collection(this.database, this.name, this.meter, guard, this.uuid);
     copy.records = this.records.clone();
     copy.indexList = this.indexList.map((index) => index.clone());
     copy.nextId = this.nextId;
@@ -101,48 +107,53 @@ export class Collection {
       throw new MongoCommandError(10334, `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`);
     }
     validateId(doc["_id"]);
-    this.guard?.beforeWrite(this, undefined, doc);
-    this.checkIndexes(doc, undefined);
+    const changes = this.indexChanges(undefined, doc);
+    this.guard?.beforeWrite(this, undefined, doc, changes);
+    checkUnique(changes);
     const record: StoredDocument = { id: this.nextId++, doc, plain: toPlain(doc) as Document, bytes: size };
     this.records.set(record);
     this.bytes += size;
-    this.indexList.forEach((index) => index.add(record.id, doc));
+    applyChanges(record.id, changes);
     return record;
   }
 
+  /** Stores the new version of a record, changing only the index keys that differ (none when no indexed field changed). */
   replace(old: StoredDocument, doc: Document): StoredDocument {
     const size = BSON.calculateObjectSize(doc);
     if (size > MAX_BSON_SIZE) throw new MongoCommandError(17419, `Resulting document after update is larger than ${MAX_BSON_SIZE}`);
-    this.guard?.beforeWrite(this, old, doc);
-    this.checkIndexes(doc, old.id);
+    const changes = this.indexChanges(old.doc, doc);
+    this.guard?.beforeWrite(this, old, doc, changes);
+    checkUnique(changes);
     const record: StoredDocument = { id: old.id, doc, plain: toPlain(doc) as Document, bytes: size };
     this.bytes += size - old.bytes;
     this.records.set(record);
-    this.indexList.forEach((index) => index.update(old.id, old.doc, doc));
+    applyChanges(old.id, changes);
     return record;
   }
 
   remove(record: StoredDocument): void {
-    this.guard?.beforeWrite(this, record, undefined);
-    this.indexList.forEach((index) => index.remove(record.id, record.doc));
+    const changes = this.indexChanges(record.doc, undefined);
+    this.guard?.beforeWrite(this, record, undefined, changes);
+    applyChanges(record.id, changes);
     if (this.records.delete(record.id)) this.bytes -= record.bytes;
   }
 
-  private checkIndexes(doc: Document, self: number | undefined): void {
-    for (const index of this.indexList) {
-      index.validate(doc);
-      index.checkUnique(doc, self);
-    }
+  /** What a write of `before` into `after` does to each index; indexes whose keys it leaves alone are left out. */
+  private indexChanges(before: Document | undefined, after: Document | undefined): IndexChanges {
+    return this.indexList.flatMap((index) => {
+      const change = index.keyChange(before, after);
+      return change.removed.length + change.added.length + change.arrayFields.length > 0 ? [[index, change] as const] : [];
+    });
   }
 
   /** Builds the index over existing documents first, so a failing build leaves nothing behind. */
   addIndex(spec: IndexSpec): void {
     this.guard?.beforeCatalogChange(this.database, this.name, "index");
-    const index = new Index(spec, this.namespace);
+    const index = new Index(spec, this.namespace, this.meter);
     for (const record of this.records.values()) {
-      index.validate(record.doc);
-      index.checkUnique(record.doc, record.id);
-      index.add(record.id, record.doc);
+      const change = index.keyChange(undefined, record.doc);
+      index.checkUnique(change);
+      index.apply(record.id, change);
     }
     this.indexList.push(index);
   }
@@ -157,6 +168,14 @@ export class Collection {
   describeIndexes(): Document[] {
     return this.indexList.map((index) => describeIndex(index.spec));
   }
+}
+
+function checkUnique(changes: IndexChanges): void {
+  for (const [index, change] of changes) index.checkUnique(change);
+}
+
+function applyChanges(id: number, changes: IndexChanges): void {
+  for (const [index, change] of changes) index.apply(id, change);
 }
 
 function withIdFirst(input: Document): Document {
@@ -189,7 +208,7 @@ export class Storage {
   /** `guard` is asked before every write to every collection of this storage; `meter` counts the records they visit. */
   constructor(
     private readonly guard: WriteGuard | undefined = undefined,
-    readonly meter = new RecordMeter(),
+    readonly meter = new StorageMeter(),
     private readonly isSnapshot = false,
   ) {}
 

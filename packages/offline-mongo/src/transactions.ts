@@ -1,6 +1,7 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
+import type { CommandTraits } from "./command-table";
 import { MongoCommandError, TransientTransactionError } from "./errors";
-import { Storage, type CatalogChange, type Collection, type StoredDocument, type WriteGuard } from "./storage";
+import { Storage, type CatalogChange, type Collection, type IndexChanges, type StoredDocument, type WriteGuard } from "./storage";
 import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
 
 /** mongod's default `transactionLifetimeLimitSeconds`: a transaction still open after it is aborted. */
@@ -35,31 +36,7 @@ export class HeldByTransaction extends Error {
   }
 }
 
-/** The commands mongod runs inside a multi-document transaction (4.4+); any other is refused there (263). */
-const TRANSACTION_COMMANDS = new Set([
-  "find",
-  "getMore",
-  "killCursors",
-  "aggregate",
-  "distinct",
-  "insert",
-  "update",
-  "delete",
-  "findAndModify",
-  "findandmodify",
-  "create",
-  "createIndexes",
-  "commitTransaction",
-  "abortTransaction",
-]);
-
-/** The write commands: retryable with a `txnNumber` without `autocommit`, and the ones that may wait for a transaction. */
-const WRITE_COMMANDS = new Set(["insert", "update", "delete", "findAndModify", "findandmodify"]);
-
 const TRANSACTION_READ_CONCERNS = new Set(["snapshot", "majority", "local"]);
-
-/** The commands that change the catalog, which mongod runs in a transaction only with read concern "local" (or none). */
-const CATALOG_COMMANDS = new Set(["create", "createIndexes"]);
 
 type TransactionState = "in progress" | "committed" | "aborted";
 
@@ -139,28 +116,28 @@ export class Transactions {
 
   constructor(private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS) {
     this.live = new Storage({
-      beforeWrite: (collection, before, after) => this.beforeLiveWrite(collection, before, after),
+      beforeWrite: (collection, before, after, changes) => this.beforeLiveWrite(collection, before, after, changes),
       beforeCatalogChange: (database, name, change) => this.beforeLiveCatalogChange(database, name, change),
     });
   }
 
   /** Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is. */
-  run(name: string, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
+  run(name: string, traits: CommandTraits, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
     const txnNumber = body["txnNumber"];
-    const outside = (): Document => this.runOutside(name, body, execute);
+    const outside = (): Document => this.runOutside(traits, body, execute);
     if (txnNumber === undefined) {
-      if (name === "commitTransaction" || name === "abortTransaction")
-        throw new MongoCommandError(50768, `${name} must be run within a transaction`);
+      if (traits.endsTransaction) throw new MongoCommandError(50768, `${name} must be run within a transaction`);
       return outside();
     }
     const session = this.sessionOf(body["lsid"]);
     const number = isNumeric(txnNumber) ? toNumber(txnNumber) : NaN;
-    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, session, number, outside);
+    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, traits, session, number, outside);
     if (body["autocommit"] !== false) throw new MongoCommandError(72, "Specifying autocommit=true is not allowed.");
+    checkStatement(name, traits, body);
     const transaction = this.transactionFor(session, number, body);
     if (name === "commitTransaction") return this.commit(transaction);
     if (name === "abortTransaction") return this.abortByClient(transaction);
-    return this.runStatement(name, body, transaction, () => execute(transaction.storage, true));
+    return this.runStatement(name, traits, body, transaction, () => execute(transaction.storage, true));
   }
 
   /**
@@ -169,9 +146,10 @@ export class Transactions {
    * batch never stops halfway), then runs whole on the committed data once the transaction has ended.
    * mongod instead writes up to the held document and waits there; a client sees the same outcomes.
    */
-  private runOutside(name: string, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
+  private runOutside(traits: CommandTraits, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
     try {
-      if (this.locks.size > 0 && WRITE_COMMANDS.has(name)) rehearse(() => execute(this.live.snapshot(this.heldCheck), false));
+      // The retryable writes are the commands that write documents, possibly several: the ones a transaction can hold up halfway.
+      if (this.locks.size > 0 && traits.retryableWrite) rehearse(() => execute(this.live.snapshot(this.heldCheck), false));
       return execute(this.live, false);
     } catch (error) {
       if (error instanceof HeldByTransaction) error.maxTimeMS = timeLimitOf(body);
@@ -181,8 +159,8 @@ export class Transactions {
 
   /** Stops a write outside transactions at the first document, key or collection an open transaction holds. */
   private readonly heldCheck: WriteGuard = {
-    beforeWrite: (collection, before, after) => {
-      const holder = this.holderOf(collection, before, after);
+    beforeWrite: (collection, before, after, changes) => {
+      const holder = this.holderOf(collection, before, after, changes);
       if (holder !== undefined) throw new HeldByTransaction(holder);
     },
     // A collection a transaction writes in is locked against drops and index builds (mongod's MODE_IX against
@@ -195,8 +173,13 @@ export class Transactions {
   };
 
   /** The open transaction holding the document written, or one of the unique keys it removes or adds. */
-  private holderOf(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): Transaction | undefined {
-    for (const key of [documentKey(collection, before, after), ...uniqueKeys(collection, before, after)]) {
+  private holderOf(
+    collection: Collection,
+    before: StoredDocument | undefined,
+    after: Document | undefined,
+    changes: IndexChanges,
+  ): Transaction | undefined {
+    for (const key of [documentKey(collection, before, after), ...uniqueKeys(collection, changes)]) {
       const holder = this.locks.get(key);
       if (holder !== undefined) return holder;
     }
@@ -233,8 +216,8 @@ export class Transactions {
     return session;
   }
 
-  private runRetryableWrite(name: string, session: Session, txnNumber: number, execute: () => Document): Document {
-    if (!WRITE_COMMANDS.has(name)) {
+  private runRetryableWrite(name: string, traits: CommandTraits, session: Session, txnNumber: number, execute: () => Document): Document {
+    if (!traits.retryableWrite) {
       throw new MongoCommandError(
         50768,
         `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
@@ -287,17 +270,17 @@ export class Transactions {
     return transaction;
   }
 
-  private runStatement(name: string, body: Document, transaction: Transaction, execute: () => Document): Document {
+  private runStatement(name: string, traits: CommandTraits, body: Document, transaction: Transaction, execute: () => Document): Document {
     if (transaction.state === "aborted") throw wasAborted(transaction);
     if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
     try {
-      if (!TRANSACTION_COMMANDS.has(name)) throw new MongoCommandError(263, `Cannot run '${name}' in a multi-document transaction.`);
-      if (CATALOG_COMMANDS.has(name) && (transaction.readConcernLevel ?? "local") !== "local")
+      if (traits.inTransaction === "with read concern local" && (transaction.readConcernLevel ?? "local") !== "local")
         throw new MongoCommandError(
           72,
           `Cannot run '${name}' in a multi-document transaction with readConcern level '${transaction.readConcernLevel}': only 'local' is allowed`,
         );
-      if (body["writeConcern"] !== undefined) throw new MongoCommandError(72, "Cannot set write concern after starting a transaction.");
+      if (body["writeConcern"] !== undefined)
+        throw new MongoCommandError(72, "writeConcern is not allowed within a multi-statement transaction");
       const reply = execute();
       // A write error ends the transaction, as on mongod: nothing of it will commit.
       if (Array.isArray(reply["writeErrors"]) && reply["writeErrors"].length > 0) this.abort(transaction);
@@ -353,9 +336,14 @@ export class Transactions {
   }
 
   /** A write to the shared data outside any transaction (or a commit applying one). */
-  private beforeLiveWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): void {
+  private beforeLiveWrite(
+    collection: Collection,
+    before: StoredDocument | undefined,
+    after: Document | undefined,
+    changes: IndexChanges,
+  ): void {
     if (this.committing || this.open.size === 0) return;
-    this.heldCheck.beforeWrite(collection, before, after);
+    this.heldCheck.beforeWrite(collection, before, after, changes);
     this.written(documentKey(collection, before, after));
   }
 
@@ -389,20 +377,20 @@ export class Transactions {
     return {
       // Creating a collection conflicts only at commit, with one created meanwhile (see `commit`), as on mongod.
       beforeCatalogChange: () => undefined,
-      beforeWrite: (collection, before, after) => {
+      beforeWrite: (collection, before, after, changes) => {
         // A collection dropped or created outside since the snapshot: mongod's catalog conflict.
         const namespaceKey = lockKeyOfNamespace(collection.namespace);
         if (!transaction.storage.created.has(collection.namespace) && (this.lastWritten.get(namespaceKey) ?? 0) > transaction.snapshotAt)
           throw this.conflict(transaction);
         transaction.namespaces.add(collection.namespace);
         const document = documentKey(collection, before, after);
-        const keys = uniqueKeys(collection, before, after);
+        const keys = uniqueKeys(collection, changes);
         for (const key of [document, ...keys]) {
           const holder = this.locks.get(key);
           if (holder !== undefined && holder !== transaction) throw this.conflict(transaction);
         }
         if ((this.lastWritten.get(document) ?? 0) > transaction.snapshotAt) throw this.conflict(transaction);
-        if (after !== undefined && this.keyCommittedSince(collection, after, transaction)) throw this.conflict(transaction);
+        if (after !== undefined && this.keyCommittedSince(collection, after, changes, transaction)) throw this.conflict(transaction);
         for (const key of [document, ...keys]) {
           this.locks.set(key, transaction);
           transaction.held.add(key);
@@ -419,17 +407,21 @@ export class Transactions {
     return writeConflict();
   }
 
-  /** True when the shared data holds one of `doc`'s unique keys in a document written after the snapshot: a commit the snapshot cannot see. */
-  private keyCommittedSince(collection: Collection, doc: Document, transaction: Transaction): boolean {
+  /**
+   * True when the shared data holds a unique key the write adds to `doc` in a document written after the snapshot:
+   * a commit the snapshot cannot see.
+   */
+  private keyCommittedSince(collection: Collection, doc: Document, changes: IndexChanges, transaction: Transaction): boolean {
     const live = this.live.existingCollection(collection.database, collection.name);
     if (live === undefined) return false;
-    return live.indexes.some((index) =>
-      index.uniqueKeys(doc).some(({ holder }) => {
-        const record = holder === undefined ? undefined : live.record(holder);
+    return changes.some(([index, change]) => {
+      const liveIndex = live.indexes.find((candidate) => candidate.spec.name === index.spec.name);
+      return (liveIndex?.holdersOfAdded(change) ?? []).some((holder) => {
+        const record = live.record(holder);
         if (record === undefined || canonicalKey(record.doc["_id"]) === canonicalKey(doc["_id"])) return false;
         return (this.lastWritten.get(lockKeyOfDocument(live.namespace, record.doc["_id"])) ?? 0) > transaction.snapshotAt;
-      }),
-    );
+      });
+    });
   }
 }
 
@@ -452,15 +444,22 @@ function splitNamespace(namespace: string): string[] {
   return [namespace.slice(0, dot), namespace.slice(dot + 1)];
 }
 
-/** The lock keys of the unique index entries (other than `_id`'s) the write removes or adds. */
-function uniqueKeys(collection: Collection, before: StoredDocument | undefined, after: Document | undefined): string[] {
-  const keys = new Set<string>();
-  for (const index of collection.indexes.slice(1)) {
-    for (const doc of [before?.doc, after]) {
-      if (doc !== undefined) for (const { key } of index.uniqueKeys(doc)) keys.add(`${collection.namespace}\u0000k\u0000${key}`);
-    }
-  }
-  return [...keys];
+/** The lock keys of the unique index entries (other than `_id`'s, which the document's own lock covers) the write removes or adds. */
+function uniqueKeys(collection: Collection, changes: IndexChanges): string[] {
+  return changes
+    .filter(([index]) => index !== collection.indexes[0])
+    .flatMap(([index, change]) => index.uniqueKeysOf(change).map((key) => `${collection.namespace}\u0000k\u0000${key}`));
+}
+
+/**
+ * mongod's checks of a statement before it touches the session (`validateSessionOptions`): a command it does
+ * not run in transactions (263, a statement that ends nothing), or one that cannot start one.
+ */
+function checkStatement(name: string, traits: CommandTraits, body: Document): void {
+  if (traits.inTransaction === "refused")
+    throw new MongoCommandError(263, traits.refusedInTransactionBecause ?? `Cannot run '${name}' in a multi-document transaction.`);
+  if (body["startTransaction"] === true && traits.cannotStartTransactionBecause !== undefined)
+    throw new MongoCommandError(263, traits.cannotStartTransactionBecause);
 }
 
 /** Runs a write whose only purpose is to learn whether it would wait: any other error is the real run's to answer. */

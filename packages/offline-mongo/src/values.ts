@@ -1,4 +1,4 @@
-import { BSONRegExp, Decimal128, Double, Int32, Long, ObjectId, Timestamp, Binary, type Document } from "bson";
+import { BSON, BSONRegExp, Decimal128, Double, Int32, Long, ObjectId, Timestamp, Binary, type Document } from "bson";
 import { MongoCommandError, notSupported } from "./errors";
 
 /** A nested document (not an array and not a BSON value class such as ObjectId). */
@@ -112,6 +112,27 @@ export function canonicalKey(value: unknown): string {
   if (value instanceof BSONRegExp) return `r${value.pattern}/${value.options}`;
   if (value instanceof Timestamp) return `t${value.toString()}`;
   throw notSupported(`indexing a value of BSON type ${bsonTypeName(value)}`);
+}
+
+/**
+ * True when two stored values are the same BSON value, type included (Int32 1 and Double 1 differ), so that
+ * whatever is derived from them (index keys) is the same too. Cheaper than deriving: no key is built.
+ */
+export function sameStoredValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((element, i) => sameStoredValue(element, b[i]));
+  if (isDocument(a)) return isDocument(b) && sameFields(a, b);
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null || a.constructor !== b.constructor) return false;
+  if (a instanceof ObjectId) return a.equals(b as ObjectId);
+  if (a instanceof Int32 || a instanceof Double) return Object.is(a.value, (b as Int32 | Double).value);
+  if (a instanceof Date) return Object.is(a.getTime(), (b as Date).getTime());
+  return Buffer.compare(BSON.serialize({ v: a }), BSON.serialize({ v: b })) === 0;
+}
+
+function sameFields(a: Document, b: Document): boolean {
+  const names = Object.keys(a);
+  const others = Object.keys(b);
+  return names.length === others.length && names.every((name, i) => name === others[i] && sameStoredValue(a[name], b[name]));
 }
 
 /** mongod's shell-like rendering of a value in error messages, e.g. `ObjectId('…')`, `"text"`, `1.5`. */

@@ -1,23 +1,7 @@
 import { Int32, type Document } from "bson";
+import type { CommandTraits } from "./command-table";
 import { MongoCommandError, notSupported } from "./errors";
 import { isDocument, isNumeric, toNumber } from "./values";
-
-/** The commands of this server that take a write concern, by every name they answer to. */
-export const WRITE_CONCERN_COMMANDS: ReadonlySet<string> = new Set([
-  "insert",
-  "update",
-  "delete",
-  "findAndModify",
-  "findandmodify",
-  "create",
-  "drop",
-  "dropDatabase",
-  "createIndexes",
-  "dropIndexes",
-  "deleteIndexes",
-  "commitTransaction",
-  "abortTransaction",
-]);
 
 /** mongod's bound on a numeric `w` (the most voting members a replica set can have). */
 const MAX_W = 50;
@@ -30,11 +14,14 @@ interface WriteConcern {
 
 /**
  * A write concern as mongod parses it (`extractWriteConcern`), or undefined when the command names none.
- * A standalone refuses what only replication could satisfy before running anything (2 BadValue), as
- * mongod's `validateWriteConcern` does.
+ * A command that takes none refuses one (72), and a standalone refuses what only replication could satisfy
+ * (2 BadValue, mongod's `validateWriteConcern`), before running anything.
  */
-export function checkWriteConcern(name: string, body: Document, replicaSetMember: boolean): void {
-  if (!WRITE_CONCERN_COMMANDS.has(name)) return;
+export function checkWriteConcern({ writeConcern }: CommandTraits, body: Document, replicaSetMember: boolean): void {
+  if (writeConcern === "refused") {
+    if ("writeConcern" in body) throw new MongoCommandError(72, "Command does not support writeConcern");
+    return;
+  }
   const concern = parseWriteConcern(body["writeConcern"]);
   if (concern === undefined || replicaSetMember) return;
   if (typeof concern.w === "number" && concern.w > 1) {
@@ -48,10 +35,10 @@ export function checkWriteConcern(name: string, body: Document, replicaSetMember
 /**
  * The `writeConcernError` a one-member replica set reports once the write is done: more members than it has
  * (100 UnsatisfiableWriteConcern) or a tag its configuration does not define (79 UnknownReplWriteConcern).
- * The write itself stands, as on mongod.
+ * The write itself stands, as on mongod; a command that wrote nothing (a read) waits for nothing.
  */
-export function writeConcernErrorOf(name: string, body: Document, replicaSetMember: boolean): Document | undefined {
-  if (!replicaSetMember || !WRITE_CONCERN_COMMANDS.has(name)) return undefined;
+export function writeConcernErrorOf({ writeConcern }: CommandTraits, body: Document, replicaSetMember: boolean): Document | undefined {
+  if (!replicaSetMember || writeConcern !== "awaited") return undefined;
   const concern = parseWriteConcern(body["writeConcern"]);
   if (concern === undefined) return undefined;
   const errInfo = { writeConcern: usedWriteConcern(concern) };

@@ -1,5 +1,5 @@
 import { MongoClient, MongoServerError, type Collection, type Db, type Document, type Filter, type UpdateFilter } from "mongodb";
-import { startOfflineServer, type OfflineServerOptions } from "../src";
+import { startOfflineServer, type OfflineServerOptions, type RunningOfflineServer } from "../src";
 
 interface TestServer {
   readonly uri: string;
@@ -46,6 +46,8 @@ export interface TestDatabase {
   readonly db: Db;
   /** A collection no other test of this file uses: `${prefix}1`, `${prefix}2`, ... */
   freshCollection(prefix?: string): Collection;
+  /** The stand-in this file started (`alwaysOffline`), for its meters, which no other server has. */
+  readonly offline: RunningOfflineServer;
 }
 
 export interface TestDatabaseOptions {
@@ -62,12 +64,14 @@ export interface TestDatabaseOptions {
  */
 export function useTestDatabase(file: string, options: TestDatabaseOptions = {}): TestDatabase {
   let server: TestServer | undefined;
+  let offline: RunningOfflineServer | undefined;
   let client: MongoClient | undefined;
   let db: Db | undefined;
   let collections = 0;
 
   beforeAll(async () => {
-    server = options.alwaysOffline ? await startOfflineServer(options.offlineServer) : await startTestServer(options.offlineServer);
+    offline = options.alwaysOffline ? await startOfflineServer(options.offlineServer) : undefined;
+    server = offline ?? (await startTestServer(options.offlineServer));
     client = newClient(server.uri, { discover: options.offlineServer?.replicaSet !== undefined });
     db = client.db(uniqueDbName(file));
   });
@@ -92,6 +96,9 @@ export function useTestDatabase(file: string, options: TestDatabaseOptions = {})
     },
     get db() {
       return ready(db, "db");
+    },
+    get offline() {
+      return ready(offline, "offline (a stand-in this file started with alwaysOffline)");
     },
     freshCollection(prefix = "c") {
       collections += 1;

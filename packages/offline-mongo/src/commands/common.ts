@@ -68,6 +68,11 @@ export function runWriteBatch<T>(items: readonly T[], ordered: boolean, run: (it
   return writeErrors;
 }
 
+/** mongod's `isRetryableWrite`: a write sent with a `txnNumber` outside any transaction. */
+export function isRetryableWrite(body: Document): boolean {
+  return body["txnNumber"] !== undefined && body["autocommit"] === undefined;
+}
+
 export function documentList(command: string, field: string, value: unknown): Document[] {
   if (!Array.isArray(value) || !value.every(isDocument)) {
     throw new MongoCommandError(14, `BSON field '${command}.${field}' is the wrong type, expected type 'array' of objects`);

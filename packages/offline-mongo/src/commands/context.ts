@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import type { CommandName } from "../command-table";
 import type { CursorRegistry } from "../cursors";
 import type { FailPoints } from "../fail-points";
 import type { Storage } from "../storage";
@@ -37,8 +38,8 @@ export interface CommandContext {
 }
 
 export interface CommandDefinition {
-  /** The command's name and aliases, as the first field of the command document. */
-  readonly names: readonly string[];
+  /** The command's name and aliases, as the first field of the command document; each has its entry in `COMMAND_TABLE`. */
+  readonly names: readonly CommandName[];
   /**
    * Fields this command accepts besides its name and the generic ones every command accepts;
    * "any" for commands mongod parses leniently (hello, whose fields grow with each driver release).

@@ -1,4 +1,5 @@
 import { Int32, ObjectId, type Document } from "bson";
+import type { CommandName } from "../command-table";
 import { unsupportedOption } from "../errors";
 import { MAX_BSON_SIZE } from "../storage";
 import { OFFLINE_SERVER_VERSION, VERSION_ARRAY } from "../version";
@@ -39,7 +40,7 @@ function replicaSetFields({ name, me }: ReplicaSetMember): Document {
 }
 
 /** Two commands on mongod (`isMaster` has the alias `ismaster`), which `failCommand` tells apart. */
-function handshake(names: readonly string[]): CommandDefinition {
+function handshake(names: readonly CommandName[]): CommandDefinition {
   return {
     names,
     fields: "any",

@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import { COMMAND_TABLE, type CommandTraits } from "../command-table";
 import { MongoCommandError, noSuchCommand } from "../errors";
 import { HeldByTransaction } from "../transactions";
 import { checkWriteConcern, writeConcernErrorOf } from "../write-concern";
@@ -17,7 +18,8 @@ import { writeCommands } from "./write";
 
 export type { CommandContext } from "./context";
 
-const COMMANDS = new Map<string, CommandDefinition>(
+/** Each command by every name it answers to, with that name's traits. */
+const COMMANDS = new Map<string, { definition: CommandDefinition; traits: CommandTraits }>(
   [
     ...handshakeCommands,
     ...readCommands,
@@ -29,12 +31,12 @@ const COMMANDS = new Map<string, CommandDefinition>(
     ...parameterCommands,
     ...transactionCommands,
     ...testCommands,
-  ].flatMap((definition) => definition.names.map((name) => [name, definition] as const)),
+  ].flatMap((definition) => definition.names.map((name) => [name, { definition, traits: COMMAND_TABLE[name] }] as const)),
 );
 
 /** Every name of the command `name` names (itself and its aliases); none for an unknown command. */
 export function aliasesOf(name: string): readonly string[] {
-  return COMMANDS.get(name)?.names ?? [];
+  return COMMANDS.get(name)?.definition.names ?? [];
 }
 
 /**
@@ -45,15 +47,16 @@ export function aliasesOf(name: string): readonly string[] {
 export function runCommand(body: Document, context: CommandContext): Document {
   const name = Object.keys(body)[0] ?? "";
   try {
-    const definition = COMMANDS.get(name);
-    if (!definition) throw noSuchCommand(name);
+    const command = COMMANDS.get(name);
+    if (!command) throw noSuchCommand(name);
+    const { definition, traits } = command;
     const replicaSetMember = context.replicaSet !== undefined;
     checkGenericFields(name, body, definition.fields, replicaSetMember);
-    checkWriteConcern(name, body, replicaSetMember);
-    const reply = context.transactions.run(name, body, (storage, inTransaction) =>
+    checkWriteConcern(traits, body, replicaSetMember);
+    const reply = context.transactions.run(name, traits, body, (storage, inTransaction) =>
       definition.run(body, { ...context, storage, inTransaction }),
     );
-    const writeConcernError = reply["ok"] === 1 ? writeConcernErrorOf(name, body, replicaSetMember) : undefined;
+    const writeConcernError = reply["ok"] === 1 ? writeConcernErrorOf(traits, body, replicaSetMember) : undefined;
     return writeConcernError === undefined ? reply : { ...reply, writeConcernError };
   } catch (error) {
     if (error instanceof HeldByTransaction) throw error;

@@ -5,7 +5,7 @@ import type { CommandDefinition } from "./context";
  * `commitTransaction` and `abortTransaction` are answered by `Transactions.run` from the session's
  * state; reaching a definition means the command came without a transaction to end.
  */
-function endOfTransaction(name: string): CommandDefinition {
+function endOfTransaction(name: "commitTransaction" | "abortTransaction"): CommandDefinition {
   return {
     names: [name],
     fields: ["recoveryToken"],

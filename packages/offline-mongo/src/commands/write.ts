@@ -4,7 +4,7 @@ import { updateRecord, upsertRecord } from "../modify";
 import { compileProjection } from "../projection";
 import { parseUpdate } from "../updates";
 import { documentArg, isNumeric, isTruthy, toNumber } from "../values";
-import { collectionName, documentList, refuseOptions, runWriteBatch, withWriteErrors } from "./common";
+import { collectionName, documentList, isRetryableWrite, refuseOptions, runWriteBatch, withWriteErrors } from "./common";
 import type { CommandDefinition } from "./context";
 import { select } from "./read";
 
@@ -41,6 +41,8 @@ const remove: CommandDefinition = {
       const limit = isNumeric(statement["limit"]) ? toNumber(statement["limit"]) : NaN;
       if (limit !== 0 && limit !== 1)
         throw new MongoCommandError(9, `The limit field in delete objects must be 0 or 1. Got ${String(statement["limit"])}`);
+      // A retry could not tell which of many documents it already deleted: mongod retries single-document statements only.
+      if (limit === 0 && isRetryableWrite(body)) throw new MongoCommandError(72, "Cannot use (or request) retryable writes with limit=0");
       const records = select(context, name, "delete", { filter: statement["q"], limit, hint: statement["hint"] });
       const collection = context.storage.existingCollection(context.db, name);
       records.forEach((record) => collection?.remove(record));
@@ -63,6 +65,7 @@ const update: CommandDefinition = {
     const writeErrors = runWriteBatch(statements, body["ordered"] !== false || context.inTransaction, (statement, index) => {
       refuseOptions(statement, "update", ["collation", "c", "sort"]);
       const multi = isTruthy(statement["multi"]);
+      if (multi && isRetryableWrite(body)) throw new MongoCommandError(72, "Cannot use (or request) retryable writes with multi=true");
       const spec = parseUpdate(statement["u"], multi);
       const filter = documentArg("update", "q", statement["q"] ?? {});
       const options = { filter, arrayFilters: documentList("update", "arrayFilters", statement["arrayFilters"] ?? []) };
