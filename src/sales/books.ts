@@ -3,7 +3,7 @@ import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError } from "../db/errors";
 import { salesCollection, type BookId, type BookDocument } from "./documents";
 import { formatBookId } from "./book-ids";
-import { BookAlreadyExistsError, InvalidInputError } from "./errors";
+import { BookAlreadyExistsError, BookNotFoundError, InvalidInputError } from "./errors";
 import { searchWordsOf } from "./search-words";
 
 export const MAX_TITLE_LENGTH = 500;
@@ -89,6 +89,12 @@ export function embeddedBuyersProjection(embeddedBuyers: number): BookProjection
  * loads them itself (see `Book.customersPurchased`).
  */
 export const WITHOUT_BUYERS = { search_words: 0, customers_purchased: 0 } as const;
+
+/** `book` as a command found it, or NOT_FOUND for `bookId` when it found none. */
+export function foundBook<T>(book: T | null, bookId: BookId): T {
+  if (book === null) throw new BookNotFoundError(formatBookId(bookId));
+  return book;
+}
 
 export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<BookDocument[]> {
   return salesCollection(db)

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { ClientSession, Collection, Db } from "mongodb";
+import type { ClientSession, Db } from "mongodb";
 import { isDuplicateKeyError } from "../db/errors";
-import { PURCHASE_REQUESTS, type ClaimDocument, type PurchaseStorage } from "./documents";
+import { claimsCollection, type ClaimDocument, type PurchaseStorage } from "./documents";
 
 /**
  * The stored claims on purchaseIds (`purchase_requests`): each function is one command on one claim,
@@ -20,10 +20,6 @@ export interface Ownership {
 export type Taking = { fresh: ClaimDocument } | { stale: ClaimDocument };
 
 const HOUR_MS = 3_600_000;
-
-export function claimsCollection(db: Db): Collection<ClaimDocument> {
-  return db.collection<ClaimDocument>(PURCHASE_REQUESTS);
-}
 
 /** A claim on `id` owned by a new token, as its first request inserts it, kept `lifetimeHours`. */
 export function newClaim(id: ClaimId, customerId: string, lifetimeHours: number): ClaimDocument {

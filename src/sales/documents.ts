@@ -88,6 +88,7 @@ export const RECONCILE_JOURNAL = "reconcile_journal";
 // would pay for it. A handle holds no state of its own, so one per database serves them all.
 const salesHandles = new WeakMap<Db, Collection<BookDocument>>();
 const extraSalesHandles = new WeakMap<Db, Collection<ExtraSalesDocument>>();
+const claimHandles = new WeakMap<Db, Collection<ClaimDocument>>();
 
 export function salesCollection(db: Db): Collection<BookDocument> {
   return handleOf(salesHandles, db, SALES);
@@ -95,6 +96,10 @@ export function salesCollection(db: Db): Collection<BookDocument> {
 
 export function extraSalesCollection(db: Db): Collection<ExtraSalesDocument> {
   return handleOf(extraSalesHandles, db, EXTRA_SALES);
+}
+
+export function claimsCollection(db: Db): Collection<ClaimDocument> {
+  return handleOf(claimHandles, db, PURCHASE_REQUESTS);
 }
 
 function handleOf<T extends Document>(handles: WeakMap<Db, Collection<T>>, db: Db, name: string): Collection<T> {

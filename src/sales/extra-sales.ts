@@ -1,9 +1,7 @@
 import type { ClientSession, Collection, Db } from "mongodb";
 import { isDuplicateKeyError, isMissingHintedIndexError, MissingIndexError } from "../db/errors";
-import { formatBookId } from "./book-ids";
-import { WITHOUT_BUYERS } from "./books";
+import { foundBook, WITHOUT_BUYERS } from "./books";
 import { extraSalesCollection, salesCollection, type BookId, type BookWithoutBuyers, type ExtraSalesDocument } from "./documents";
-import { BookNotFoundError } from "./errors";
 import { UNIQUE_PAGE_INDEX, UNIQUE_PAGE_KEY } from "./indexes";
 import type { KnownOutlier, KnownOutliersView } from "./known-outliers";
 
@@ -215,6 +213,5 @@ async function countExtraSales(
     { returnDocument: "after", projection: WITHOUT_BUYERS, session },
   );
   // The book was there a moment ago and books are never deleted by this API.
-  if (!book) throw new BookNotFoundError(formatBookId(bookId));
-  return book;
+  return foundBook(book, bookId);
 }

@@ -1,9 +1,7 @@
 import type { ClientSession, Db } from "mongodb";
 import type { OutlierSettings } from "../config";
-import { formatBookId } from "./book-ids";
-import { WITHOUT_BUYERS } from "./books";
+import { foundBook, WITHOUT_BUYERS } from "./books";
 import { pageSizeOf, salesCollection, type BookDocument, type BookId, type BookWithoutBuyers, type PurchaseStorage } from "./documents";
-import { BookNotFoundError } from "./errors";
 import { recordExtraSales, recordExtraSalesInTransaction, type ExtraSalesWrite } from "./extra-sales";
 import type { KnownOutlier, KnownOutliersView } from "./known-outliers";
 import type { SharedWrites } from "./shared-writes";
@@ -106,8 +104,7 @@ async function flagAsOutlier(db: Db, bookId: BookId, session: ClientSession | un
     { $set: { has_extras: true } },
     { projection: { customers_purchased: 1, purchase_count: 1, extra_page_size: 1 }, session },
   );
-  if (!book) throw new BookNotFoundError(formatBookId(bookId));
-  return book as OutlierShape;
+  return foundBook(book, bookId) as OutlierShape;
 }
 
 /** The page the (possibly lagging) count points to, which is never past the open page. */

@@ -1,8 +1,6 @@
 import type { Db } from "mongodb";
-import { formatBookId } from "./book-ids";
-import { WITHOUT_BUYERS } from "./books";
+import { foundBook, WITHOUT_BUYERS } from "./books";
 import { salesCollection, type BookId, type PurchaseStorage } from "./documents";
-import { BookNotFoundError } from "./errors";
 import type { PurchaseOutcome } from "./purchases";
 
 /**
@@ -12,6 +10,5 @@ import type { PurchaseOutcome } from "./purchases";
 export async function replay(db: Db, bookId: BookId, storedIn: PurchaseStorage): Promise<PurchaseOutcome> {
   const book = await salesCollection(db).findOne({ _id: bookId }, { projection: WITHOUT_BUYERS });
   // Books are never deleted by this API, so a recorded purchase's book is there.
-  if (!book) throw new BookNotFoundError(formatBookId(bookId));
-  return { book, storedIn, replayed: true, purchasesInWrite: 0 };
+  return { book: foundBook(book, bookId), storedIn, replayed: true, purchasesInWrite: 0 };
 }

@@ -2,8 +2,8 @@ import type { Db } from "mongodb";
 import { isDuplicateKeyError } from "../db/errors";
 import { inTransaction } from "../db/transactions";
 import { bookIdKey } from "./book-ids";
-import { claimedPurchaseIds, claimsCollection } from "./claims";
-import type { BookId, BookWithoutBuyers, ClaimDocument } from "./documents";
+import { claimedPurchaseIds } from "./claims";
+import { claimsCollection, type BookId, type BookWithoutBuyers, type ClaimDocument } from "./documents";
 import { recordExtraSales, recordExtraSalesInTransaction, type ExtraSalesWrite, type OutlierPurchase } from "./extra-sales";
 import type { KnownOutliers } from "./known-outliers";
 

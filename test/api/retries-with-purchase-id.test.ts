@@ -1,6 +1,5 @@
 import { parseBookId } from "../../src/sales/book-ids";
-import { claimsCollection } from "../../src/sales/claims";
-import type { ClaimDocument } from "../../src/sales/documents";
+import { claimsCollection, type ClaimDocument } from "../../src/sales/documents";
 import { graphql } from "../__generated__";
 import type { RecordKeyedPurchaseMutation } from "../__generated__/graphql";
 import { openTestApi, type ExecutionResult, type TestApi } from "../support/api";

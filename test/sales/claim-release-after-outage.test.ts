@@ -4,7 +4,7 @@ import { connectToDatabase, type DatabaseConnection } from "../../src/db/connect
 import { createBook } from "../../src/sales/books";
 import type { ReleaseRetryTiming } from "../../src/sales/claim-releases";
 import { PurchaseInProgressError } from "../../src/sales/errors";
-import { claimsCollection } from "../../src/sales/claims";
+import { claimsCollection } from "../../src/sales/documents";
 import { PurchaseService } from "../../src/sales/purchase-service";
 import type { PurchaseRequest } from "../../src/sales/purchases";
 import { storedPurchases } from "../support/factories";

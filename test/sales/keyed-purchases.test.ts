@@ -1,6 +1,6 @@
 import { createBook } from "../../src/sales/books";
 import { PurchaseInProgressError } from "../../src/sales/errors";
-import { claimsCollection } from "../../src/sales/claims";
+import { claimsCollection } from "../../src/sales/documents";
 import { PURCHASE_ID_TIMING } from "../../src/sales/keyed-purchases";
 import { PurchaseService } from "../../src/sales/purchase-service";
 import { openTestDatabase, type TestDatabase } from "../support/database";

@@ -2,7 +2,7 @@ import type { BookResolvers } from "../__generated__/resolvers-types";
 import { formatBookId, parseBookId } from "../../sales/book-ids";
 import { retrieveBuyersWindow } from "../../sales/book-buyers";
 import type { BookDocument, BookId } from "../../sales/documents";
-import { BookNotFoundError } from "../../sales/errors";
+import { foundBook } from "../../sales/books";
 import type { SalesLoaders } from "../../sales/loaders";
 import type { BookModel } from "../models";
 import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
@@ -48,10 +48,8 @@ export const Book: BookResolvers = {
 /** The book with its embedded buyers: a write sends none back, so the request's loader reads them (one query for every such book). */
 async function withEmbeddedBuyers(book: BookModel, loaders: SalesLoaders): Promise<BookDocument> {
   if (hasEmbeddedBuyers(book)) return book;
-  const read = await loaders.book.load(book._id);
   // Books are never deleted by this API, so a book a write has just answered with is there.
-  if (read === null) throw new BookNotFoundError(formatBookId(book._id));
-  return read;
+  return foundBook(await loaders.book.load(book._id), book._id);
 }
 
 function hasEmbeddedBuyers(book: BookModel): book is BookDocument {
