@@ -4,7 +4,7 @@ import { DEFAULT_PURCHASE_ID_LIFETIME_HOURS, type OutlierSettings, type Purchase
 import { isDatabaseUnavailable } from "../db/errors";
 import { helloOf, usesTransactions } from "../db/topology";
 import type { ClaimReleases } from "./claim-releases";
-import { findClaim, newClaim, releaseClaim, storeOutcome, takeClaim, type ClaimId, type Ownership, type Taking } from "./claims";
+import { findClaim, newClaim, releaseClaim, storeOutcome, takeClaim, type ClaimId, type Taking } from "./claims";
 import type { ClaimDocument } from "./documents";
 import { PurchaseIdConflictError, PurchaseInProgressError } from "./errors";
 import type { KnownOutlier, KnownOutliers } from "./known-outliers";
@@ -154,18 +154,20 @@ async function recordAsOwner(
 ): Promise<RecordedPurchase | undefined> {
   const ownership = await takeClaim(db, taking);
   if (ownership === undefined) return undefined;
-  const leaseEnds = new Date(ownership.claimedAt.getTime() + timing.leaseMs);
+  // A write this request could not land is handed to claimReleases, which retries it until the lease ends.
+  const oweLater = (write: () => Promise<void>) =>
+    claimReleases.owe(ownership.token, new Date(ownership.claimedAt.getTime() + timing.leaseMs), write);
   let purchase: RecordedPurchase;
   try {
     purchase = await recordPurchase(db, request.bookId, request.customerId, settings, { knownOutliers, sharedWrites });
   } catch (error) {
     // The client needs the original error; a release that fails now is retried by claimReleases, else the claim waits out its lease.
     const release = () => releaseClaim(db, id, ownership.token);
-    await release().catch(() => claimReleases.owe(ownership.token, leaseEnds, release));
+    await release().catch(() => oweLater(release));
     throw error;
   }
   // Matches nothing only if this request outlived its lease and was taken over: the residual risk (c).
-  await keepOutcome(() => storeOutcome(db, id, ownership.token, purchase.storedIn), ownership, leaseEnds, timing, claimReleases);
+  await keepOutcome(() => storeOutcome(db, id, ownership.token, purchase.storedIn), timing.waitMs, oweLater);
   return purchase;
 }
 
@@ -181,20 +183,14 @@ const OUTCOME_RETRY_MS = 250;
  * a retry of the key in this process trying it first. Only a process that dies first leaves the claim
  * without its outcome: the standalone path's residual risk (a).
  */
-async function keepOutcome(
-  store: () => Promise<void>,
-  ownership: Ownership,
-  leaseEnds: Date,
-  timing: PurchaseIdTiming,
-  claimReleases: ClaimReleases,
-): Promise<void> {
-  const giveUpAt = Date.now() + timing.waitMs;
+async function keepOutcome(store: () => Promise<void>, waitMs: number, oweLater: (write: () => Promise<void>) => void): Promise<void> {
+  const giveUpAt = Date.now() + waitMs;
   for (;;) {
     try {
       return await store();
     } catch (error) {
       if (!isDatabaseUnavailable(error) || Date.now() + OUTCOME_RETRY_MS >= giveUpAt) {
-        claimReleases.owe(ownership.token, leaseEnds, store);
+        oweLater(store);
         throw error;
       }
       await sleep(OUTCOME_RETRY_MS);
