@@ -1,3 +1,4 @@
+import { deserialize, serialize } from "bson";
 import {
   ChangeStream,
   ClientSession,
@@ -50,8 +51,19 @@ export class ClientEntity {
     if (!this.observing || !this.observe.has(type)) return;
     if (commandName !== undefined && (this.ignored.has(commandName) || SENSITIVE.has(commandName) || commandName === "configureFailPoint"))
       return;
-    this.events.push({ type, ...(commandName === undefined ? {} : { commandName }), ...detail });
+    this.events.push({ type, ...(commandName === undefined ? {} : { commandName }), ...snapshot(detail) });
   }
+}
+
+/** A copy of an event's documents as they were sent: the driver goes on changing some of them (a read concern gains afterClusterTime). */
+function snapshot(detail: Omit<ObservedEvent, "type" | "commandName">): Omit<ObservedEvent, "type" | "commandName"> {
+  const copy = (document: Document | undefined): Document | undefined =>
+    document === undefined ? undefined : deserialize(serialize(document, { ignoreUndefined: true }), { promoteValues: false });
+  return {
+    ...detail,
+    ...(detail.command === undefined ? {} : { command: copy(detail.command) }),
+    ...(detail.reply === undefined ? {} : { reply: copy(detail.reply) }),
+  };
 }
 
 /** Commands whose events the format ignores unless asked (the Command Logging and Monitoring spec's list). */
