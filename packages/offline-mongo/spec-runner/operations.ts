@@ -1,4 +1,13 @@
-import { ChangeStream, ClientSession, Collection, Db, MongoClient, type AnyBulkWriteOperation, type Document } from "mongodb";
+import {
+  ChangeStream,
+  ClientSession,
+  Collection,
+  Db,
+  MongoClient,
+  MongoServerError,
+  type AnyBulkWriteOperation,
+  type Document,
+} from "mongodb";
 import { ClientEntity, collectionOptions, readPreferenceOf, type EntityMap } from "./entities";
 import { assertMatches, UnsupportedError } from "./matching";
 
@@ -210,12 +219,16 @@ async function collectionNames(state: RunnerState, args: Arguments): Promise<str
   return list.map((collection) => collection.name);
 }
 
+/** The collection's index names; none when the collection does not exist (mongod answers listIndexes with 26 then). */
 async function indexNames(state: RunnerState, args: Arguments): Promise<string[]> {
-  const indexes = await state.internal
-    .db(args["databaseName"] as string)
-    .collection(args["collectionName"] as string)
+  const collection = state.internal.db(args["databaseName"] as string).collection(args["collectionName"] as string);
+  const indexes = await collection
     .listIndexes()
-    .toArray();
+    .toArray()
+    .catch((error: unknown) => {
+      if (error instanceof MongoServerError && error.code === 26) return [];
+      throw error;
+    });
   return indexes.map((index) => index["name"] as string);
 }
 
