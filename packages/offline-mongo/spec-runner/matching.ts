@@ -123,7 +123,10 @@ function assertOperator(operator: string, argument: unknown, actual: unknown, en
       if (actual !== undefined) assertMatches(argument, actual, entities, root, path);
       return;
     case "$$exists":
-      throw new MismatchError(path, "$$exists is only valid as a field's value");
+      // Nested in another operator ({$$unsetOrMatches: {$$exists: true}}), it asserts the value it is handed.
+      if ((actual !== undefined) !== Boolean(argument))
+        throw new MismatchError(path, actual === undefined ? "should exist" : "should not exist");
+      return;
     case "$$sessionLsid":
       return assertMatches(entities.lsidOf(String(argument)), actual, entities, false, path);
     case "$$matchesEntity":
