@@ -33,7 +33,7 @@ import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
 import { countOutliers } from "../sales/stats";
 import { createContext, createServerState, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
-import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
+import { dropLateAnswers, MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { inputCheckPlugin, OperationTypeExistenceRule } from "./input-checks";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { resolvers } from "./resolvers";
@@ -195,6 +195,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     varyByAuthorization,
     refuseNonJsonPosts,
     express.json({ limit: REQUEST_LIMITS.maxBodySize }),
+    refuseDeepJson(MAX_JSON_DEPTH),
     requestContextMiddleware(),
     expressMiddleware(apollo, {
       context: async ({ req }) =>
