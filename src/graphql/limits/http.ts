@@ -78,7 +78,7 @@ function jsonParameter(value: unknown): unknown {
 /**
  * Refuses 400 BAD_USER_INPUT a request whose variables or extensions nest deeper than `maxDepth`, before
  * anything walks them: `JSON.parse` does not recurse, but `JSON.stringify`, GraphQL's input coercion and
- * Apollo do, and 6,000 levels (12 KB) overflowed their stack into a 500 logged at error level.
+ * Apollo do, and 6,000 levels (12 KB) ran them out of stack: a 500 logged at error level.
  */
 export function refuseDeepJson(maxDepth: number): RequestHandler {
   return (request, response, next) => {
