@@ -16,7 +16,9 @@ import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
  * path or a load balancer drops, without stopping the database. mongodb 7.9's server monitor can hang
  * for good on such a cut (see src/db/watchdog.ts); the API must come back after every one.
  */
-const CYCLES = 20;
+// Issue 35 counted answers over 40 cuts on a replica set, where a cut between a transaction's last write and its commit
+// once made the driver throw a TypeError (INTERNAL_SERVER_ERROR): that deployment gets 40.
+const cyclesOn = (replicaSet: boolean) => (replicaSet ? 40 : 20);
 // The recovery bound docs/operations/outages.md promises is 10 s after the database answers again; a loaded 2-core machine gets three times that.
 const READY_WITHIN_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -152,6 +154,7 @@ describe.each(RUN_AND_REPLICA_SET)(
       await database.close();
     });
 
+    const CYCLES = cyclesOn(replicaSet);
     it(`is ready again within ${READY_WITHIN_MS / 1000} s of every one of ${CYCLES} cuts, and stores every acknowledged purchase as docs/operations/outages.md promises`, async () => {
       const bookId = `chaos-${replicaSet ? "rs" : "standalone"}`;
       await createBook(database.db, { id: bookId, title: "Chaos", author: "A" }, SETTINGS);
@@ -174,6 +177,7 @@ describe.each(RUN_AND_REPLICA_SET)(
       expect(recoveries.filter((recovered) => recovered === undefined)).toEqual([]);
       expect(recoveries).toHaveLength(CYCLES);
       expect((await fetch(`${service.origin}/healthz`)).status).toBe(200);
+      // Every refusal an outage's, INTERNAL_SERVER_ERROR none.
       expect(clients.refusals.filter((code) => !OUTAGE_CODES.includes(code as string))).toEqual([]);
       const timesStored = occurrences(await storedPurchases(database.db, bookId));
       // Keyed: exactly once where the claim, the purchase and its outcome are one transaction; at least once on a standalone.
