@@ -1,4 +1,5 @@
 import type { Document } from "mongodb";
+import { setTimeout as sleep } from "node:timers/promises";
 import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
 import type { RunningServer } from "../../src/graphql/server";
 import { createBook } from "../../src/sales/books";
@@ -58,4 +59,26 @@ describe("a replica set, its connection reset between a keyed purchase's last wr
     expect(retried.json?.data).toEqual({ recordPurchase: { storedIn: "EMBEDDED", replayed: true } });
     expect(await storedPurchases(database.db, bookId)).toEqual(["alice"]);
   });
+
+  it("answers DATABASE_UNAVAILABLE when the database cannot be reached to commit again either, and the retry with its purchaseId stores it once", async () => {
+    const bookId = "reset-and-cut-before-commit";
+    await createBook(database.db, { id: bookId, title: "Cut", author: "A" }, TEST_SETTINGS);
+    const variables = { bookId, customerId: "bob", purchaseId: "line-2" };
+    // The network path drops for good as the connection is reset: the commit cannot be sent again.
+    const cut = proxy.resetAfterReplyTo(lastWrite).then(() => proxy.cut());
+    const answer = await postOperation(server.url, RECORD, variables);
+    await cut;
+    expect(errorCodes(answer)).toEqual(["DATABASE_UNAVAILABLE"]);
+
+    await proxy.restore();
+    // The commit never reached the server, whose transaction holds the claim until its 60 s lifetime ends it.
+    let retried = await postOperation(server.url, RECORD, variables);
+    while (retried.json?.errors !== undefined) {
+      expect(errorCodes(retried)).toEqual(["DATABASE_UNAVAILABLE"]);
+      await sleep(1_000);
+      retried = await postOperation(server.url, RECORD, variables);
+    }
+    expect(retried.json?.data).toEqual({ recordPurchase: { storedIn: "EMBEDDED", replayed: false } });
+    expect(await storedPurchases(database.db, bookId)).toEqual(["bob"]);
+  }, 300_000);
 });
