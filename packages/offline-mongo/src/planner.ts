@@ -312,9 +312,13 @@ function fetchAndFinish(collection: Collection, keys: Stage, request: QueryReque
   return finish(collection, fetch, { ...request, skip: 0 }, sortProvided);
 }
 
-/** mongod's COUNT_SCAN conditions: the bounds answer the whole filter, form one interval, and the index is not multikey. */
+/**
+ * mongod's COUNT_SCAN conditions (get_executor.cpp, turnIxscanIntoCount): the bounds answer the whole
+ * filter and form one interval. A multikey index qualifies too: its COUNT_SCAN counts each document
+ * once, dropping the keys of a document it has counted (count_scan.cpp dedups when the index is multikey).
+ */
 function countsKeys(scan: IndexAccess): boolean {
-  return Object.keys(scan.residual).length === 0 && !scan.index.isMultikey && isSingleInterval(scan.bounds);
+  return Object.keys(scan.residual).length === 0 && isSingleInterval(scan.bounds);
 }
 
 /** Adds mongod's SORT (top-k when limited), SKIP and LIMIT stages above an access path. */
