@@ -29,6 +29,11 @@ export const ERROR_CODES = {
     status: 200,
     meaning: "An earlier request with this `purchaseId` is still recording it: retry with the same `purchaseId`.",
   },
+  SEARCH_TOO_BROAD: {
+    status: 200,
+    meaning:
+      "Every word of the search is in more books than the window may read: add a word, type more of the last one (3 letters at least), or ask for more books with `first`.",
+  },
   UNAUTHENTICATED: { status: 401, meaning: "A field needs a bearer token and none valid was sent." },
   FORBIDDEN: { status: 403, meaning: "A field needs a scope the token sent does not have." },
   QUERY_TOO_DEEP: { status: 400, meaning: "More nested levels of fields than the limit." },
