@@ -39,11 +39,16 @@ export const ERROR_CODES = {
   QUERY_TOO_DEEP: { status: 400, meaning: "More nested levels of fields than the limit." },
   TOO_MANY_ALIASES: { status: 400, meaning: "More aliased fields than the limit." },
   TOO_MANY_DIRECTIVES: { status: 400, meaning: "More directives than the limit." },
-  QUERY_TOO_COMPLEX: { status: 400, meaning: "The operation, weighed with its variables, costs more than the limit: ask for fewer items." },
+  QUERY_TOO_COMPLEX: {
+    status: 400,
+    meaning:
+      "The operation, weighed with its variables, costs more than the limit or may make the database examine more documents than the limit: ask for fewer items.",
+  },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: "The request body is larger than the limit." },
   REQUEST_TIMEOUT: {
     status: 503,
-    meaning: "The request was still running at the time limit; a purchase may have been stored: retry with the same `purchaseId`.",
+    meaning:
+      "The request was still running at the time limit, or waited half of it for its turn among large queries (nothing read then); a purchase may have been stored: retry with the same `purchaseId`.",
   },
   BAD_REQUEST: {
     status: 400,

@@ -138,7 +138,7 @@ describe("the documents a request may make the database examine (issue 35, item 
     const { answer, sent } = await sendCounted(query, variables);
 
     expect([answer.status, errorCodes(answer), sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
-    expect(answer.json?.errors?.[0]?.message).toMatch(/examine 12400 documents, over the limit of 5000/);
+    expect(answer.json?.errors?.[0]?.message).toMatch(/examine 12400 documents, over the limit of 1000/);
   });
 
   it("refuses 15 purchasedBy on 1,500 books with QUERY_TOO_COMPLEX, sending nothing", async () => {

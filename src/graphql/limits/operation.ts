@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
+import type { ApolloServerPlugin } from "@apollo/server";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-armor-types";
 import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
@@ -8,6 +8,7 @@ import { SEARCH_CANDIDATES_PER_RESULT } from "../../sales/catalog";
 import { searchTermsOf } from "../../sales/search-words";
 import { DEFAULT_LARGEST_BOOKS, SALES_STATS_COMMANDS } from "../../sales/stats";
 import { memoizeByOperation } from "../operation-memo";
+import { createHeavyLane, type LaneRelease } from "./heavy-lane";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
 
 /**
@@ -22,7 +23,7 @@ export const REQUEST_LIMITS = {
   maxTokens: 1_000,
   maxCost: 100_000,
   /** Documents the database may examine for one request, as `documentsEstimator` weighs them. */
-  maxDocuments: 5_000,
+  maxDocuments: 1_000,
   /** `express.json`'s limit, in its own notation. */
   maxBodySize: "100kb",
 } as const;
@@ -215,14 +216,25 @@ function weigh(
   }
 }
 
+/** What `costLimitPlugin` refuses and how long a heavy request may wait for its turn. */
+export interface CostLimits {
+  maxCost?: number;
+  maxDocuments?: number;
+  /** How long a heavy request waits for the heavy lane before it is refused: a share of the request's time limit. */
+  laneWaitMs: number;
+}
+
 /**
  * Refuses an operation whose cost, weighed with its variables, is over `maxCost`, or whose documents are over
- * `maxDocuments`, before any resolver runs; weighed once per query text, operation and variable values.
+ * `maxDocuments`, before any resolver runs; weighed once per query text, operation and variable values. A heavy
+ * one then runs in the server's heavy lane (see heavy-lane.ts), which it leaves once answered; one that cannot
+ * get in within `laneWaitMs` is refused with REQUEST_TIMEOUT, having read nothing.
  */
-export function costLimitPlugin<TContext extends object>(
-  maxCost: number = REQUEST_LIMITS.maxCost,
-  maxDocuments: number = REQUEST_LIMITS.maxDocuments,
-): ApolloServerPlugin<TContext> {
+export function costLimitPlugin<TContext extends object>({
+  maxCost = REQUEST_LIMITS.maxCost,
+  maxDocuments = REQUEST_LIMITS.maxDocuments,
+  laneWaitMs,
+}: CostLimits): ApolloServerPlugin<TContext> {
   const weightOf = memoizeByOperation(({ schema, document, request }, operation) => {
     const variables = request.variables ?? {};
     return {
@@ -230,26 +242,42 @@ export function costLimitPlugin<TContext extends object>(
       documents: operationDocuments(schema, document, operation, variables),
     };
   });
-  // One listener, already resolved, for every request: nothing in it belongs to a request.
-  const listener: GraphQLRequestListener<TContext> = {
-    async didResolveOperation(requestContext) {
-      const { operation } = requestContext;
-      if (!operation) return;
-      const { cost, documents } = weightOf(requestContext, operation);
-      if (cost !== undefined && cost > maxCost) {
-        throw new RequestLimitError(
-          "QUERY_TOO_COMPLEX",
-          `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
-        );
-      }
-      if (documents !== undefined && documents > maxDocuments) {
-        throw new RequestLimitError(
-          "QUERY_TOO_COMPLEX",
-          `The query may make the database examine ${documents} documents, over the limit of ${maxDocuments}; ask for fewer items, windows or representations, or split the query.`,
-        );
-      }
+  const lane = createHeavyLane(laneWaitMs);
+  return {
+    async requestDidStart() {
+      let leave: LaneRelease = () => {};
+      return {
+        async didResolveOperation(requestContext) {
+          const { operation } = requestContext;
+          if (!operation) return;
+          const { cost, documents } = weightOf(requestContext, operation);
+          if (cost !== undefined && cost > maxCost) {
+            throw new RequestLimitError(
+              "QUERY_TOO_COMPLEX",
+              `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
+            );
+          }
+          if (documents === undefined) return;
+          if (documents > maxDocuments) {
+            throw new RequestLimitError(
+              "QUERY_TOO_COMPLEX",
+              `The query may make the database examine ${documents} documents, over the limit of ${maxDocuments}; ask for fewer items, windows or representations, or split the query.`,
+            );
+          }
+          const release = await lane.enter(documents);
+          if (release === undefined) {
+            throw new RequestLimitError(
+              "REQUEST_TIMEOUT",
+              `The server is busy with other large queries and this one waited ${laneWaitMs} ms for its turn; try again, or ask for less.`,
+            );
+          }
+          leave = release;
+        },
+        async willSendResponse() {
+          leave();
+          leave = () => {};
+        },
+      };
     },
   };
-  const ready = Promise.resolve(listener);
-  return { requestDidStart: () => ready };
 }
