@@ -29,16 +29,26 @@ export const ERROR_CODES = {
     status: 200,
     meaning: "An earlier request with this `purchaseId` is still recording it: retry with the same `purchaseId`.",
   },
+  SEARCH_TOO_BROAD: {
+    status: 200,
+    meaning:
+      "Every word of the search is in more books than the window may read: add a word, type more of the last one (3 letters at least), or ask for more books with `first`.",
+  },
   UNAUTHENTICATED: { status: 401, meaning: "A field needs a bearer token and none valid was sent." },
   FORBIDDEN: { status: 403, meaning: "A field needs a scope the token sent does not have." },
   QUERY_TOO_DEEP: { status: 400, meaning: "More nested levels of fields than the limit." },
   TOO_MANY_ALIASES: { status: 400, meaning: "More aliased fields than the limit." },
   TOO_MANY_DIRECTIVES: { status: 400, meaning: "More directives than the limit." },
-  QUERY_TOO_COMPLEX: { status: 400, meaning: "The operation, weighed with its variables, costs more than the limit: ask for fewer items." },
+  QUERY_TOO_COMPLEX: {
+    status: 400,
+    meaning:
+      "The operation, weighed with its variables, costs more than the limit or may make the database examine more documents than the limit: ask for fewer items.",
+  },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: "The request body is larger than the limit." },
   REQUEST_TIMEOUT: {
     status: 503,
-    meaning: "The request was still running at the time limit; a purchase may have been stored: retry with the same `purchaseId`.",
+    meaning:
+      "The request was still running at the time limit, or waited half of it for its turn among large queries (nothing read then); a purchase may have been stored: retry with the same `purchaseId`.",
   },
   BAD_REQUEST: {
     status: 400,

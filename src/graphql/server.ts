@@ -84,7 +84,14 @@ export interface ServerOptions {
 
 /** The GraphQL server on its own, as tests drive it with `executeOperation`; without `caching`, nothing is cached. */
 export function createApolloServer(
-  { logger, production, caching }: Pick<ServerOptions, "logger" | "production"> & { caching?: Caching },
+  {
+    logger,
+    production,
+    caching,
+    requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+  }: Pick<ServerOptions, "logger" | "production" | "requestTimeoutMs"> & {
+    caching?: Caching;
+  },
   httpServer?: http.Server,
   metrics?: ServerMetrics,
 ) {
@@ -111,7 +118,8 @@ export function createApolloServer(
       ...armor.plugins,
       // Before the cost and access checks, which leave to it the input they cannot weigh.
       inputCheckPlugin<GraphQLContext>(),
-      costLimitPlugin<GraphQLContext>(),
+      // A heavy request waits at most half its time limit for its turn, leaving it the other half to run.
+      costLimitPlugin<GraphQLContext>({ laneWaitMs: requestTimeoutMs / 2 }),
       accessPlugin<GraphQLContext>(),
       ...cachingPlugins<GraphQLContext>(caching),
       requestLogPlugin<GraphQLContext>(logger, metrics, (context) => context.purchases.writeSizes),

@@ -1,11 +1,11 @@
 // Browsing the catalog: books in one of four orders, filtered and searched, a window at a time from keyset cursors.
 import type { Db, Document, Filter } from "mongodb";
 import { checkWindowSize, countBooks, embeddedBuyersProjection, MAX_AUTHOR_LENGTH } from "./books";
-import { salesCollection, type BookDocument, type BookId } from "./documents";
-import { InvalidInputError } from "./errors";
+import { SALES, salesCollection, type BookDocument, type BookId } from "./documents";
+import { InvalidInputError, SearchTooBroadError } from "./errors";
 import { idRangesBeyond } from "./id-order";
 import { AUTHOR_INDEX, SEARCH_INDEX } from "./indexes";
-import { MAX_SEARCH_WORDS, searchTermsOf, type SearchTerms } from "./search-words";
+import { MAX_SEARCH_WORDS, MIN_PREFIX_LENGTH, searchTermsOf, type SearchTerms } from "./search-words";
 
 export type CatalogOrderField = "ID" | "TITLE" | "YEAR" | "PURCHASE_COUNT";
 export type CatalogDirection = "ASC" | "DESC";
@@ -50,6 +50,15 @@ const ORDERS: Record<CatalogOrderField, { key: KeyField | null; ascending: { key
  * than that many index keys: a count of MAX_COUNTED means "at least this many".
  */
 export const MAX_COUNTED = 1000;
+
+/**
+ * The books a search may read per book its window asks for. A search reads its candidates, the books
+ * holding its leading word, up to three times: once to count them when that word is the last one's
+ * prefix (whole words are counted from the index alone), once for the window, once for its totalCount.
+ * At three candidates per result, a search examines at most ten documents per book asked for
+ * (`test/api/search-cost.test.ts` counts them with explain), whatever the catalog's size.
+ */
+export const SEARCH_CANDIDATES_PER_RESULT = 3;
 
 /** Checks a browse's arguments, naming the one at fault. */
 export function catalogBrowseOf(args: {
@@ -105,6 +114,14 @@ export interface CatalogWindow {
   books: BookDocument[];
   hasNextPage: boolean;
   hasPreviousPage: boolean;
+  /** The query the window was read with, which its count reads again. */
+  query: CatalogQuery;
+}
+
+/** A browse's filter and search as one filter, and the index that answers it (none: the planner chooses). */
+export interface CatalogQuery {
+  filter: Filter<BookDocument>;
+  hint?: string;
 }
 
 /**
@@ -119,12 +136,19 @@ export async function browseCatalog(
 ): Promise<CatalogWindow> {
   if ("first" in window) {
     checkWindowSize(window.first);
-    const books = await walk(db, browse, 1, window.after, window.first + 1, embeddedBuyers);
-    return { books: books.slice(0, window.first), hasNextPage: books.length > window.first, hasPreviousPage: window.after !== null };
+    const query = await catalogQuery(db, browse, window.first);
+    const books = await walk(db, browse, query, 1, window.after, window.first + 1, embeddedBuyers);
+    return { books: books.slice(0, window.first), hasNextPage: books.length > window.first, hasPreviousPage: window.after !== null, query };
   }
   checkWindowSize(window.last, "last");
-  const books = await walk(db, browse, -1, window.before, window.last + 1, embeddedBuyers);
-  return { books: books.slice(0, window.last).reverse(), hasNextPage: window.before !== null, hasPreviousPage: books.length > window.last };
+  const query = await catalogQuery(db, browse, window.last);
+  const books = await walk(db, browse, query, -1, window.before, window.last + 1, embeddedBuyers);
+  return {
+    books: books.slice(0, window.last).reverse(),
+    hasNextPage: window.before !== null,
+    hasPreviousPage: books.length > window.last,
+    query,
+  };
 }
 
 /**
@@ -133,21 +157,32 @@ export async function browseCatalog(
  * the books tied with the cursor's key after its id (a range per id type: integers, strings, ObjectIds),
  * then the keys beyond it (and, for YEAR, the books without one, which sort as mongod sorts missing
  * values: before every year ascending). Each query reads only as far as it returns books, whatever the
- * catalog's size; a catalog of one id type fills most windows with the first query.
+ * catalog's size; a catalog of one id type fills most windows with the first query. A hinted index (an
+ * author's, a search's) does not give the order, so each query would read its books whole: one query
+ * over every range reads them once.
  */
-async function walk(db: Db, browse: CatalogBrowse, way: Sign, from: CatalogPosition | null, limit: number, embeddedBuyers: number) {
+async function walk(
+  db: Db,
+  browse: CatalogBrowse,
+  query: CatalogQuery,
+  way: Sign,
+  from: CatalogPosition | null,
+  limit: number,
+  embeddedBuyers: number,
+) {
   const order = ORDERS[browse.field];
   const sign = ((browse.direction === "ASC" ? 1 : -1) * way) as Sign;
   const keyDirection = (order.ascending.key * sign) as Sign;
   const idDirection = (order.ascending.id * sign) as Sign;
   const sort: Document = order.key === null ? { _id: idDirection } : { [order.key]: keyDirection, _id: idDirection };
-  const base = matchOf(browse);
-  const ranges = from === null ? [{}] : rangesAfter(order.key, from, keyDirection, idDirection);
+  const after = from === null ? [{}] : rangesAfter(order.key, from, keyDirection, idDirection);
+  const ranges = query.hint !== undefined && after.length > 1 ? [{ $or: after }] : after;
+  const hint = query.hint === undefined ? {} : { hint: query.hint };
   const books: BookDocument[] = [];
   for (const range of ranges) {
     if (books.length >= limit) break;
     const found = await salesCollection(db)
-      .find(allOf([base, range]), { projection: embeddedBuyersProjection(embeddedBuyers), ...hintOf(browse) })
+      .find(allOf([query.filter, range]), { projection: embeddedBuyersProjection(embeddedBuyers), ...hint })
       .sort(sort)
       .limit(limit - books.length)
       .toArray();
@@ -179,35 +214,62 @@ function laterKeys(value: string | number | null, direction: Sign, mayBeMissing:
   return mayBeMissing ? [{ $lt: value }, { $eq: null }] : [{ $lt: value }];
 }
 
-/** The filter and search of a browse as one query, without any cursor. */
-export function matchOf({ filter, search }: CatalogBrowse): Filter<BookDocument> {
+/**
+ * The query a browse's window of `results` books is read with. An author's books are few, so their index
+ * answers any order by sorting them; a search is answered from its words' index, sorting the books its
+ * leading word finds (see `searchLead`); otherwise the planner has the order's index (and YEAR's, for a
+ * year filter) to choose from.
+ */
+export async function catalogQuery(db: Db, browse: CatalogBrowse, results: number): Promise<CatalogQuery> {
+  const { filter, search } = browse;
   const year = { ...(filter.yearFrom == null ? {} : { $gte: filter.yearFrom }), ...(filter.yearTo == null ? {} : { $lte: filter.yearTo }) };
-  return allOf([
+  const parts: Filter<BookDocument>[] = [
     filter.author == null ? {} : { author: filter.author },
     Object.keys(year).length === 0 ? {} : { year },
-    ...(search === null ? [] : searchPredicates(search)),
-  ]);
+  ];
+  if (filter.author != null) parts.push(...(search === null ? [] : searchPredicates(search)));
+  else if (search !== null) {
+    const budget = SEARCH_CANDIDATES_PER_RESULT * Math.max(results, 1);
+    return { filter: allOf([...parts, ...(await searchLead(db, search, budget))]), hint: SEARCH_INDEX };
+  }
+  return { filter: allOf(parts), ...(filter.author == null ? {} : { hint: AUTHOR_INDEX }) };
 }
 
-/**
- * One predicate per search word on the multikey `search_words`. The index scan takes its bounds from the
- * first (mongod cannot intersect bounds on a multikey field): the longest whole word, likely the rarest,
- * else the last word's prefix; every other word is checked on the books that scan fetches.
- */
+/** One predicate per search word on the multikey `search_words`, each whole word, then the last word as a prefix. */
 function searchPredicates({ words, prefix }: SearchTerms): Filter<BookDocument>[] {
   // Words hold only letters and digits, so the prefix needs no escaping to be a literal anchored regex.
-  const byLength = [...words].sort((a, b) => b.length - a.length);
-  return [...byLength.map((word) => ({ search_words: word })), { search_words: new RegExp(`^${prefix}`) }];
+  return [...words.map((word) => ({ search_words: word })), { search_words: new RegExp(`^${prefix}`) }];
 }
 
 /**
- * The index that answers a browse. An author's books are few, so their index answers any order by
- * sorting them; a search is answered from its words' index, sorting what it matches; otherwise the
- * planner has the order's index (and YEAR's, for a year filter) to choose from.
+ * A search's predicates, the one that bounds its reads first. mongod cannot intersect the bounds of two
+ * predicates on the multikey `search_words`, so the index scan takes one word's range and every other
+ * word is checked on the books it fetches: those books are the search's candidates, and every read of
+ * the search examines them all (the window sorts them). Each word in turn, longest first (likely the
+ * rarest), then the last word's prefix if it is long enough, is counted in the index, up to `budget`
+ * books; the first within it leads. When none is, the search is refused before anything is read.
  */
-export function hintOf({ filter, search }: CatalogBrowse): { hint?: string } {
-  if (filter.author != null) return { hint: AUTHOR_INDEX };
-  return search === null ? {} : { hint: SEARCH_INDEX };
+async function searchLead(db: Db, search: SearchTerms, budget: number): Promise<Filter<BookDocument>[]> {
+  const predicates = searchPredicates(search);
+  const wholeWords = predicates.slice(0, -1).sort((a, b) => String(b.search_words).length - String(a.search_words).length);
+  const bounding = search.prefix.length >= MIN_PREFIX_LENGTH ? [...wholeWords, predicates.at(-1)!] : wholeWords;
+  for (const lead of bounding) {
+    if ((await countCandidates(db, lead, budget + 1)) <= budget) return [lead, ...predicates.filter((other) => other !== lead)];
+  }
+  throw new SearchTooBroadError(
+    bounding.length === 0
+      ? `search needs a word of ${MIN_PREFIX_LENGTH} letters at least: a shorter last word only narrows what another word finds.`
+      : `Each word of the search is in more than ${budget} books, more than this window may read: add a word, type more of the last one, or ask for more books with first (up to 100).`,
+  );
+}
+
+/**
+ * How many books hold a search word, counted up to `limit`. The `count` command: mongod counts a word's
+ * keys in the multikey index without fetching a book (COUNT_SCAN), where an aggregation's count fetches.
+ */
+async function countCandidates(db: Db, predicate: Filter<BookDocument>, limit: number): Promise<number> {
+  const counted = await db.command({ count: SALES, query: predicate, limit, hint: SEARCH_INDEX });
+  return counted["n"] as number;
 }
 
 /** Predicates joined: merged into one document when no field repeats, else under `$and`. */
@@ -219,11 +281,10 @@ function allOf(parts: Filter<BookDocument>[]): Filter<BookDocument> {
 }
 
 /**
- * How many books a browse holds: the whole catalog from the collection's metadata in constant time;
- * under a filter or a search, counted from the browse's index up to MAX_COUNTED.
+ * How many books a window's query finds: the whole catalog from the collection's metadata in constant
+ * time; under a filter or a search, counted from the query's index up to MAX_COUNTED.
  */
-export async function countCatalog(db: Db, browse: CatalogBrowse): Promise<number> {
-  const match = matchOf(browse);
-  if (Object.keys(match).length === 0) return countBooks(db);
-  return salesCollection(db).countDocuments(match, { limit: MAX_COUNTED, ...hintOf(browse) });
+export async function countCatalog(db: Db, { filter, hint }: CatalogQuery): Promise<number> {
+  if (Object.keys(filter).length === 0) return countBooks(db);
+  return salesCollection(db).countDocuments(filter, { limit: MAX_COUNTED, ...(hint === undefined ? {} : { hint }) });
 }

@@ -19,6 +19,19 @@ export class InvalidInputError extends SalesError {
   }
 }
 
+/** A search none of whose words narrows the catalog enough for its window to be read within its budget of books. */
+export class SearchTooBroadError extends SalesError {
+  override readonly name = "SearchTooBroadError";
+  readonly code = "SEARCH_TOO_BROAD";
+  constructor(message: string) {
+    super(message);
+  }
+
+  override extensions(): Record<string, unknown> {
+    return { argumentName: "search" };
+  }
+}
+
 export class BookNotFoundError extends SalesError {
   override readonly name = "BookNotFoundError";
   readonly code = "NOT_FOUND";

@@ -17,6 +17,21 @@ export interface SalesLoaders {
   readonly alsoBoughtSample: DataLoader<BookId, string[], string>;
 }
 
+/**
+ * Keys one batched read names at most: as many books as a window of them. A batch of 1,000 books was one
+ * command holding its connection, and the database, for as long as all of them take; in reads of 100, the
+ * request's reads take turns with other requests' at the database (each in the request's share of the pool).
+ */
+export const KEYS_PER_READ = 100;
+
+/**
+ * Windows of buyers one aggregation reads at most. Its `$project` computes one field per window on every
+ * page it matches, so its work grows with the square of its windows: 6,000 windows in one aggregation
+ * held a connection for seconds. In batches of 50, it grows with the windows, each batch a command of the
+ * request's share.
+ */
+export const WINDOWS_PER_READ = 50;
+
 function windowKey(window: ExtraSalesWindow): string {
   const book = bookIdKey(window.bookId);
   return "page" in window ? `${book}#${window.page}[${window.skip}+${window.limit}]` : `${book}#${window.fromPage}..[-${window.tail}]`;
@@ -37,12 +52,17 @@ export function createSalesLoaders(
   let alsoBoughtSample: SalesLoaders["alsoBoughtSample"] | undefined;
   return {
     get book() {
-      return (book ??= new DataLoader((ids) => share.use(1, () => loadBooks(db, ids)), { cacheKeyFn: bookIdKey, batch }));
+      return (book ??= new DataLoader((ids) => share.use(1, () => loadBooks(db, ids)), {
+        cacheKeyFn: bookIdKey,
+        batch,
+        maxBatchSize: KEYS_PER_READ,
+      }));
     },
     get extraSalesWindow() {
       return (extraSalesWindow ??= new DataLoader((windows) => share.use(1, () => loadExtraSalesWindows(db, windows)), {
         cacheKeyFn: windowKey,
         batch,
+        maxBatchSize: WINDOWS_PER_READ,
       }));
     },
     get purchasedBy() {
@@ -50,12 +70,14 @@ export function createSalesLoaders(
       return (purchasedBy ??= new DataLoader((questions) => share.use(2, () => retrievePurchasedBy(db, questions)), {
         cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId),
         batch,
+        maxBatchSize: KEYS_PER_READ,
       }));
     },
     get alsoBoughtSample() {
       return (alsoBoughtSample ??= new DataLoader((ids) => share.use(1, () => retrieveAlsoBoughtSamples(db, ids)), {
         cacheKeyFn: bookIdKey,
         batch,
+        maxBatchSize: KEYS_PER_READ,
       }));
     },
   };

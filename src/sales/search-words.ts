@@ -6,6 +6,12 @@ const MAX_WORD_LENGTH = 40;
 export const MAX_SEARCH_WORDS = 8;
 
 /**
+ * The shortest last word that bounds a search's reads as a prefix: "t" starts the words of two books in three,
+ * so a shorter one is only checked on the books another word finds.
+ */
+export const MIN_PREFIX_LENGTH = 3;
+
+/**
  * Lower-case words of letters and digits with accents removed: "Brontë's Œuvre" gives ["bronte", "s", "oeuvre"].
  * NFKD splits an accented letter into its base and a combining mark, which is dropped; ligatures such as
  * "œ" have no decomposition and are spelled out, as a reader would type them.

@@ -1,6 +1,7 @@
 import { MongoClient, type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent } from "mongodb";
 import type { RunningServer } from "../../src/graphql/server";
 import { currentRequestContext, REQUEST_ID_HEADER } from "../../src/observability/request-context";
+import { WINDOWS_PER_READ } from "../../src/sales/loaders";
 import { requestPoolShare } from "../../src/sales/pool-share";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
@@ -11,6 +12,9 @@ import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 // sends per parent, `first: 0` sends none, and one request holds at most its share of the pool.
 
 const BOOKS = 60;
+/** Outliers, with ids after the books: 70 buyers each, 20 of them on extra_sales pages. */
+const OUTLIERS = 4;
+const OUTLIER_FROM = 1_001;
 /** A pool this small makes a request's share its least, 5 connections: holding more would show. */
 const POOL_SIZE = 10;
 const SHARE = 5;
@@ -24,6 +28,7 @@ beforeAll(async () => {
   database = await openTestDatabase();
   // Every book's buyers also bought book "1", so that every alsoBought has an aggregation to run and a book to return.
   for (let id = 1; id <= BOOKS; id += 1) await seedBook(database.db, String(id), customers(3, id % 5));
+  for (let id = OUTLIER_FROM; id < OUTLIER_FROM + OUTLIERS; id += 1) await seedBook(database.db, String(id), customers(70, 0, `o${id}-`));
   client = await MongoClient.connect(process.env.TEST_MONGODB_URI!, { maxPoolSize: POOL_SIZE, monitorCommands: true });
   client.on("commandStarted", (event) => started(event));
   client.on("commandSucceeded", (event) => finished(event));
@@ -113,6 +118,47 @@ describe("the cost limit weighs the database commands a field sends per parent",
     expect(count("aggregate")).toBe(BOOKS);
     expect(count("find")).toBeLessThanOrEqual(2 + 5);
     expect(sent).toHaveLength(count("aggregate") + count("find"));
+  });
+});
+
+/** `_entities` of `books` outliers (ids from OUTLIER_FROM on), each with `windows` aliased windows of its newest buyers, the nth of `last(n)`. */
+function windowsOnEntities(books: number, windows: number, last: (index: number) => number) {
+  const aliases = Array.from(
+    { length: windows },
+    (_, index) => `w${index}: customersPurchased(last: ${last(index)}) { edges { cursor } }`,
+  ).join(" ");
+  const query = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { ${aliases} } } }`;
+  const r = Array.from({ length: books }, (_, index) => ({ __typename: "Book", databaseId: String(OUTLIER_FROM + (index % OUTLIERS)) }));
+  return { query, variables: { r } };
+}
+
+describe("the documents a request may make the database examine (issue 35, item 2)", () => {
+  it("refuses 15 windows of buyers on 400 outliers with QUERY_TOO_COMPLEX, sending nothing", async () => {
+    const { query, variables } = windowsOnEntities(400, 15, () => 1);
+    const { answer, sent } = await sendCounted(query, variables);
+
+    expect([answer.status, errorCodes(answer), sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
+    expect(answer.json?.errors?.[0]?.message).toMatch(/examine 12400 documents, over the limit of 1000/);
+  });
+
+  it("refuses 15 purchasedBy on 1,500 books with QUERY_TOO_COMPLEX, sending nothing", async () => {
+    const aliases = Array.from({ length: 15 }, (_, index) => `p${index}: purchasedBy(customerId: "user0${index % 5}")`).join(" ");
+    const query = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { ${aliases} } } }`;
+    const { answer, sent } = await sendCounted(query, { r: representations(1_500) });
+
+    expect([answer.status, errorCodes(answer), sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
+  });
+
+  it("reads the windows of one request in aggregations of at most 50 windows each", async () => {
+    // Windows of 1 to 15 buyers: 60 windows of their own, none the loader's cache answers from another.
+    const { query, variables } = windowsOnEntities(OUTLIERS, 15, (index) => index + 1);
+    const { answer, sent } = await sendCounted(query, variables);
+
+    expectAnsweredInFull(answer);
+    const entities = (answer.json?.data as { _entities: Record<string, { edges: unknown[] }>[] })._entities;
+    expect(entities.every((entity) => Object.values(entity).every((window, index) => window.edges.length === index + 1))).toBe(true);
+    // 60 windows: two aggregations of extra_sales, where one used to compute all 60 on every page it read.
+    expect(sent.filter((name) => name === "aggregate")).toHaveLength(Math.ceil((OUTLIERS * 15) / WINDOWS_PER_READ));
   });
 });
 

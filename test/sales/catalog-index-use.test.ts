@@ -35,7 +35,7 @@ afterAll(() => database.close());
 /** The keys and documents each read of `run` examined, from explain("executionStats") of the commands it sent. */
 async function examined(run: () => Promise<unknown>): Promise<{ keys: number; docs: number }[]> {
   const sent: CommandStartedEvent[] = [];
-  const listener = (event: CommandStartedEvent) => void (["find", "aggregate"].includes(event.commandName) && sent.push(event));
+  const listener = (event: CommandStartedEvent) => void (["find", "aggregate", "count"].includes(event.commandName) && sent.push(event));
   database.client.on("commandStarted", listener);
   await run().finally(() => database.client.off("commandStarted", listener));
   const figures = [];
@@ -79,8 +79,8 @@ describe("browsing the catalog reads only what a window shows", () => {
   it("reads an author's page and count from the author's books alone", async () => {
     const browse = catalogBrowseOf({ field: "PURCHASE_COUNT", direction: "DESC", filter: { author: "Author 7" } });
     const figures = await examined(async () => {
-      await browseCatalog(database.db, browse, { first: WINDOW, after: null }, 0);
-      expect(await countCatalog(database.db, browse)).toBe(5);
+      const { query } = await browseCatalog(database.db, browse, { first: WINDOW, after: null }, 0);
+      expect(await countCatalog(database.db, query)).toBe(5);
     });
     expect(figures).toEqual([
       { keys: 5, docs: 5 },
@@ -91,10 +91,11 @@ describe("browsing the catalog reads only what a window shows", () => {
   it("reads a search's page and count from the books holding its word alone", async () => {
     const browse = catalogBrowseOf({ field: "ID", direction: "ASC", search: "amul" });
     const figures = await examined(async () => {
-      await browseCatalog(database.db, browse, { first: WINDOW, after: null }, 0);
-      expect(await countCatalog(database.db, browse)).toBe(10);
+      const { query } = await browseCatalog(database.db, browse, { first: WINDOW, after: null }, 0);
+      expect(await countCatalog(database.db, query)).toBe(10);
     });
-    expect(figures.map((figure) => figure.docs)).toEqual([10, 10]);
+    // Counting the prefix's books, then the window, then its count: the stand-in fetches a regex's books to count them.
+    expect(figures.map((figure) => figure.docs)).toEqual([10, 10, 10]);
     expect(figures.every((figure) => figure.keys <= 11)).toBe(true);
   });
 });

@@ -299,6 +299,8 @@ function buildPlan(collection: Collection, access: Access, request: QueryRequest
   return fetchAndFinish(collection, or, request, exact ? {} : request.filter, false);
 }
 
+const matchesAll: DocumentTest = () => true;
+
 /**
  * FETCH above index keys, then the stages above it. When the bounds decide the filter exactly and no
  * SORT needs the documents, SKIP goes under FETCH, so skipped keys are never fetched, as mongod's
@@ -306,15 +308,22 @@ function buildPlan(collection: Collection, access: Access, request: QueryRequest
  */
 function fetchAndFinish(collection: Collection, keys: Stage, request: QueryRequest, residual: Document, sortProvided: boolean): Stage {
   const needsSort = request.sort.length > 0 && !sortProvided;
+  // Bounds that decide the filter leave FETCH nothing to test, as mongod's FETCH without a filter: an `_id` `$in`
+  // of 1,000 ids tested each of its documents against all 1,000 again.
+  const test = Object.keys(residual).length === 0 ? matchesAll : request.test;
   if (request.skip === 0 || needsSort || Object.keys(residual).length > 0)
-    return finish(collection, new Fetch(collection, keys, request.test, residual), request, sortProvided);
-  const fetch = new Fetch(collection, new Skip(keys, request.skip), request.test, residual);
+    return finish(collection, new Fetch(collection, keys, test, residual), request, sortProvided);
+  const fetch = new Fetch(collection, new Skip(keys, request.skip), test, residual);
   return finish(collection, fetch, { ...request, skip: 0 }, sortProvided);
 }
 
-/** mongod's COUNT_SCAN conditions: the bounds answer the whole filter, form one interval, and the index is not multikey. */
+/**
+ * mongod's COUNT_SCAN conditions (get_executor.cpp, turnIxscanIntoCount): the bounds answer the whole
+ * filter and form one interval. A multikey index qualifies too: its COUNT_SCAN counts each document
+ * once, dropping the keys of a document it has counted (count_scan.cpp dedups when the index is multikey).
+ */
 function countsKeys(scan: IndexAccess): boolean {
-  return Object.keys(scan.residual).length === 0 && !scan.index.isMultikey && isSingleInterval(scan.bounds);
+  return Object.keys(scan.residual).length === 0 && isSingleInterval(scan.bounds);
 }
 
 /** Adds mongod's SORT (top-k when limited), SKIP and LIMIT stages above an access path. */

@@ -200,15 +200,29 @@ export class IndexScan extends Stage {
     return key;
   }
 
+  /**
+   * The first of a field's intervals (in scan order) that does not end before `value`, by binary search: an
+   * `$in` of 1,000 values checked each key against every interval in turn. Counts nothing: mongod's bounds
+   * checker finds the same interval.
+   */
+  private firstIntervalNotBefore(field: number, value: unknown): number {
+    const intervals = this.scanBounds[field] ?? [];
+    let low = 0;
+    let high = intervals.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const interval = intervals[middle] as Interval;
+      const order = this.compare(field, value, interval.high);
+      if (order < 0 || (order === 0 && interval.highInclusive)) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  }
+
   private check(key: IndexKey): KeyCheck {
     for (let i = 0; i < this.scanBounds.length; i++) {
       const value = key[i];
-      const intervals = this.scanBounds[i] ?? [];
-      const at = intervals.findIndex((interval) => {
-        const order = this.compare(i, value, interval.high);
-        return order < 0 || (order === 0 && interval.highInclusive);
-      });
-      const interval = intervals[at];
+      const interval = (this.scanBounds[i] ?? [])[this.firstIntervalNotBefore(i, value)];
       if (interval === undefined)
         return i === 0 ? { verdict: "done" } : { verdict: "seek", to: this.pad(key.slice(0, i) as unknown[], "last") };
       const order = this.compare(i, value, interval.low);

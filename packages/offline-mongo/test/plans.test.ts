@@ -281,6 +281,20 @@ describe("count", () => {
     expect(run).toMatchObject({ totalKeysExamined: 21, totalDocsExamined: 0 });
   });
 
+  test("counts a multikey index's keys with COUNT_SCAN, each document once, as mongod's index_count_scan.js", async () => {
+    const tagged = target.db.collection<Numbered>("tagged");
+    await tagged.insertMany(Array.from({ length: 30 }, (_, i) => ({ _id: i, tags: i % 3 === 0 ? ["amber", "amethyst"] : ["basalt"] })));
+    await tagged.createIndex({ tags: 1 });
+    const point = { tags: "amber" };
+    expect((await target.db.command({ count: "tagged", query: point }))["n"]).toBe(10);
+    const run = await explainCommand(tagged, { count: "tagged", query: point });
+    expect(planShape(run.winningPlan)).toBe("COUNT > COUNT_SCAN");
+    expect(run).toMatchObject({ totalKeysExamined: 11, totalDocsExamined: 0 });
+    // Both of a document's tags fall in the range: 20 keys, 10 documents counted.
+    const range = { tags: { $gte: "am", $lt: "an" } };
+    expect((await target.db.command({ count: "tagged", query: range, hint: "tags_1" }))["n"]).toBe(10);
+  });
+
   test("counts a filter no index serves by scanning the collection", async () => {
     const query = { stock: 3 };
     const counted = await target.db.command({ count: "books", query });

@@ -1,11 +1,14 @@
-import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
+import type { ApolloServerPlugin } from "@apollo/server";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-armor-types";
 import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { getComplexity, type ComplexityEstimator, type ComplexityEstimatorArgs } from "graphql-query-complexity";
 import { statusOf, type ErrorCode } from "../../error-codes";
-import { SALES_STATS_COMMANDS } from "../../sales/stats";
+import { SEARCH_CANDIDATES_PER_RESULT } from "../../sales/catalog";
+import { searchTermsOf } from "../../sales/search-words";
+import { DEFAULT_LARGEST_BOOKS, SALES_STATS_COMMANDS } from "../../sales/stats";
 import { memoizeByOperation } from "../operation-memo";
+import { createHeavyLane, type LaneRelease } from "./heavy-lane";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
 
 /**
@@ -19,6 +22,8 @@ export const REQUEST_LIMITS = {
   maxDirectives: 10,
   maxTokens: 1_000,
   maxCost: 100_000,
+  /** Documents the database may examine for one request, as `documentsEstimator` weighs them. */
+  maxDocuments: 1_000,
   /** `express.json`'s limit, in its own notation. */
   maxBodySize: "100kb",
 } as const;
@@ -94,13 +99,63 @@ type Arguments = ComplexityEstimatorArgs["args"];
  * once per item: weighed there, it would be counted `first` times over.
  */
 const COMMANDS_PER_PARENT: Readonly<Record<string, Readonly<Record<string, (args: Arguments) => number>>>> = {
-  // The window, and the catalog's count (one metadata read).
-  Query: { books: () => 2, salesStats: () => SALES_STATS_COMMANDS },
+  // The window, and the catalog's count (one metadata read); a search first counts its words' books, one `count` each at most.
+  Query: { books: (args) => 2 + searchTermCount(args), salesStats: () => SALES_STATS_COMMANDS },
   // Its aggregation is per book; none for `first: 0`.
   Book: { alsoBought: (args) => (args["first"] === 0 ? 0 : 1) },
   // Two queries for the window (with `first: 0`, only if its pageInfo asks whether books follow), two `distinct` for its count.
   Customer: { booksPurchased: () => 4 },
 };
+
+/** How many words of a search may be counted before its window is read: each one, its last as a prefix. */
+function searchTermCount(args: Arguments): number {
+  const terms = typeof args["search"] === "string" ? searchTermsOf(args["search"]) : null;
+  return terms === null ? 0 : terms.words.length + 1;
+}
+
+/**
+ * The pages of a book's extra_sales one window of its buyers may read: at most two, as a window holds at most
+ * 100 buyers and a page (EXTRA_SALES_PAGE_SIZE, 1,000 by default) at least as many.
+ */
+const PAGES_PER_WINDOW = 2;
+
+/**
+ * The documents a field makes the database examine for each parent it is selected on, besides what its
+ * selection examines: a window of books reads one more than it returns, a search its candidates (at most
+ * SEARCH_CANDIDATES_PER_RESULT per book asked for, read up to three times, see catalog.ts), a book loaded by
+ * id one document, a window of buyers its extra_sales pages, a purchase check the book and one page.
+ */
+const DOCUMENTS_PER_PARENT: Readonly<Record<string, Readonly<Record<string, (args: Arguments) => number>>>> = {
+  Query: {
+    books: (args) => {
+      const size = windowOf(args);
+      return searchTermCount(args) === 0 ? size + 1 : 3 * SEARCH_CANDIDATES_PER_RESULT * Math.max(size, 1) + 1;
+    },
+    book: () => 1,
+    node: () => 1,
+    nodes: (args) => (Array.isArray(args["ids"]) ? args["ids"].length : 0),
+    _entities: (args) => (Array.isArray(args["representations"]) ? args["representations"].length : 0),
+    salesStats: (args) => (typeof args["top"] === "number" ? args["top"] : DEFAULT_LARGEST_BOOKS),
+  },
+  Book: { customersPurchased: () => PAGES_PER_WINDOW, purchasedBy: () => 2, alsoBought: (args) => 1 + windowOf(args) },
+  // Two reads of the window (its books and the customer's pages), and its count.
+  Customer: { booksPurchased: (args) => 3 * (windowOf(args) + 1) },
+};
+
+/**
+ * The documents a request may make the database examine: each field's own for its parent, and its
+ * selection's once per item it may return. The limit on them (`maxDocuments`) bounds how long a request
+ * keeps its share of the pool busy, which the cost, counting commands, does not: 15 windows of buyers on
+ * 400 representations send few commands (one batched aggregation per 50 windows) but read 12,400 documents.
+ */
+const documentsEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) =>
+  (DOCUMENTS_PER_PARENT[type.name]?.[field.name]?.(args) ?? 0) + itemsOf(field, args) * childComplexity;
+
+/** A window's size from Relay's arguments (`first`, `last`, `top`), the default when none is given. */
+function windowOf(args: Arguments): number {
+  const size: unknown = LIST_SIZE_ARGUMENTS.map((name) => args[name]).find((value) => value != null);
+  return Math.max(0, typeof size === "number" ? size : DEFAULT_WINDOW_SIZE);
+}
 
 /**
  * Every field costs 1, and its own commands COMMAND_COST each; a list field costs its selection once per
@@ -130,16 +185,30 @@ export function operationCost(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): number | undefined {
+  return weigh(schema, document, operation, variables, databaseWorkEstimator);
+}
+
+/** The documents running `operation` may make the database examine (see `documentsEstimator`), or undefined when the variables are invalid. */
+export function operationDocuments(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): number | undefined {
+  return weigh(schema, document, operation, variables, documentsEstimator);
+}
+
+function weigh(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+  estimator: ComplexityEstimator,
+): number | undefined {
   // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
   if (getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors) return undefined;
   try {
-    return getComplexity({
-      schema,
-      query: document,
-      operationName: operation.name?.value,
-      variables,
-      estimators: [databaseWorkEstimator],
-    });
+    return getComplexity({ schema, query: document, operationName: operation.name?.value, variables, estimators: [estimator] });
   } catch (error) {
     // An argument its variables leave invalid (`@include(if: null)`): inputCheckPlugin refuses it with BAD_USER_INPUT.
     if (error instanceof GraphQLError) return undefined;
@@ -147,25 +216,68 @@ export function operationCost(
   }
 }
 
-/** Refuses an operation whose cost, weighed with its variables, is over `maxCost`; weighed once per query text, operation and variable values. */
-export function costLimitPlugin<TContext extends object>(maxCost: number = REQUEST_LIMITS.maxCost): ApolloServerPlugin<TContext> {
-  const costOf = memoizeByOperation(({ schema, document, request }, operation) =>
-    operationCost(schema, document, operation, request.variables ?? {}),
-  );
-  // One listener, already resolved, for every request: nothing in it belongs to a request.
-  const listener: GraphQLRequestListener<TContext> = {
-    async didResolveOperation(requestContext) {
-      const { operation } = requestContext;
-      if (!operation) return;
-      const cost = costOf(requestContext, operation);
-      if (cost !== undefined && cost > maxCost) {
-        throw new RequestLimitError(
-          "QUERY_TOO_COMPLEX",
-          `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
-        );
-      }
+/** What `costLimitPlugin` refuses and how long a heavy request may wait for its turn. */
+export interface CostLimits {
+  maxCost?: number;
+  maxDocuments?: number;
+  /** How long a heavy request waits for the heavy lane before it is refused: a share of the request's time limit. */
+  laneWaitMs: number;
+}
+
+/**
+ * Refuses an operation whose cost, weighed with its variables, is over `maxCost`, or whose documents are over
+ * `maxDocuments`, before any resolver runs; weighed once per query text, operation and variable values. A heavy
+ * one then runs in the server's heavy lane (see heavy-lane.ts), which it leaves once answered; one that cannot
+ * get in within `laneWaitMs` is refused with REQUEST_TIMEOUT, having read nothing.
+ */
+export function costLimitPlugin<TContext extends object>({
+  maxCost = REQUEST_LIMITS.maxCost,
+  maxDocuments = REQUEST_LIMITS.maxDocuments,
+  laneWaitMs,
+}: CostLimits): ApolloServerPlugin<TContext> {
+  const weightOf = memoizeByOperation(({ schema, document, request }, operation) => {
+    const variables = request.variables ?? {};
+    return {
+      cost: operationCost(schema, document, operation, variables),
+      documents: operationDocuments(schema, document, operation, variables),
+    };
+  });
+  const lane = createHeavyLane(laneWaitMs);
+  return {
+    async requestDidStart() {
+      let leave: LaneRelease = () => {};
+      return {
+        async didResolveOperation(requestContext) {
+          const { operation } = requestContext;
+          if (!operation) return;
+          const { cost, documents } = weightOf(requestContext, operation);
+          if (cost !== undefined && cost > maxCost) {
+            throw new RequestLimitError(
+              "QUERY_TOO_COMPLEX",
+              `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
+            );
+          }
+          if (documents === undefined) return;
+          if (documents > maxDocuments) {
+            throw new RequestLimitError(
+              "QUERY_TOO_COMPLEX",
+              `The query may make the database examine ${documents} documents, over the limit of ${maxDocuments}; ask for fewer items, windows or representations, or split the query.`,
+            );
+          }
+          const release = await lane.enter(documents);
+          if (release === undefined) {
+            throw new RequestLimitError(
+              "REQUEST_TIMEOUT",
+              `The server is busy with other large queries and this one waited ${laneWaitMs} ms for its turn; try again, or ask for less.`,
+            );
+          }
+          leave = release;
+        },
+        async willSendResponse() {
+          leave();
+          leave = () => {};
+        },
+      };
     },
   };
-  const ready = Promise.resolve(listener);
-  return { requestDidStart: () => ready };
 }

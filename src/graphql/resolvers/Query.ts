@@ -21,7 +21,7 @@ export const Query: QueryResolvers = {
     const window = "first" in size ? forwardWindow(size.first, after, before, browse) : backwardWindow(size.last, after, before, browse);
     // A window's queries go one after another, so one connection of the request's share serves them.
     const found = await share.use(1, () => browseCatalog(db, browse, window, embeddedBuyersSelected(info, ["edges", "node"])));
-    return { ...found, cursorOf: (book) => catalogCursor(browse, book), count: () => share.use(1, () => countCatalog(db, browse)) };
+    return { ...found, cursorOf: (book) => catalogCursor(browse, book), count: () => share.use(1, () => countCatalog(db, found.query)) };
   },
 
   customer: (_parent, { id }) => ({ id: customerIdFromEither(id, "id") }),
