@@ -50,6 +50,11 @@ const MONGOD_STAGES = new Set([
   "$vectorSearch",
 ]);
 
+/** Whether mongod 7.0 knows a stage by this name (else it answers 40324 Unrecognized pipeline stage name). */
+export function isMongodStage(name: string): boolean {
+  return MONGOD_STAGES.has(name);
+}
+
 /** Atlas Search's stages: a mongod without a search server (mongot) answers them all alike. */
 const SEARCH_STAGES = new Set(["$search", "$searchMeta", "$vectorSearch", "$listSearchIndexes"]);
 
