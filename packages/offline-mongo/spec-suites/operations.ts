@@ -71,78 +71,56 @@ const TRANSACTION_STATES: Record<string, string> = {
   TRANSACTION_ABORTED: "aborted",
 };
 
+type Positional = unknown;
+type CollectionOperation = readonly [readonly string[], (collection: Collection, ...args: Positional[]) => Promise<unknown>];
+
+const filterOf = (filter: Positional): Document => (filter as Document | undefined) ?? {};
+
+/**
+ * The collection operations the suites use: the arguments they take in order (the rest are options), and the
+ * driver's method. The last argument each method is handed is the options.
+ */
+const COLLECTION_OPERATIONS: Record<string, CollectionOperation> = {
+  insertOne: [["document"], (c, document, o) => c.insertOne(document as Document, o as Document)],
+  insertMany: [["documents"], (c, documents, o) => c.insertMany(documents as Document[], o as Document)],
+  updateOne: [["filter", "update"], (c, filter, update, o) => c.updateOne(filterOf(filter), update as Document, o as Document)],
+  updateMany: [["filter", "update"], (c, filter, update, o) => c.updateMany(filterOf(filter), update as Document, o as Document)],
+  replaceOne: [["filter", "replacement"], (c, filter, doc, o) => c.replaceOne(filterOf(filter), doc as Document, o as Document)],
+  deleteOne: [["filter"], (c, filter, o) => c.deleteOne(filterOf(filter), o as Document)],
+  deleteMany: [["filter"], (c, filter, o) => c.deleteMany(filterOf(filter), o as Document)],
+  findOneAndUpdate: [
+    ["filter", "update"],
+    (c, filter, update, o) => c.findOneAndUpdate(filterOf(filter), update as Document, o as Document),
+  ],
+  findOneAndReplace: [
+    ["filter", "replacement"],
+    (c, filter, doc, o) => c.findOneAndReplace(filterOf(filter), doc as Document, o as Document),
+  ],
+  findOneAndDelete: [["filter"], (c, filter, o) => c.findOneAndDelete(filterOf(filter), o as Document)],
+  bulkWrite: [["requests"], (c, requests, o) => c.bulkWrite(requests as AnyBulkWriteOperation[], o as Document)],
+  find: [["filter"], (c, filter, o) => c.find(filterOf(filter), o as Document).toArray()],
+  countDocuments: [["filter"], (c, filter, o) => c.countDocuments(filterOf(filter), o as Document)],
+  count: [["filter"], (c, filter, o) => c.count(filterOf(filter), o as Document)],
+  estimatedDocumentCount: [[], (c, o) => c.estimatedDocumentCount(o as Document)],
+  distinct: [["fieldName", "filter"], (c, field, filter, o) => c.distinct(String(field), filterOf(filter), o as Document)],
+  createIndex: [["keys"], (c, keys, o) => c.createIndex(keys as Document, o as Document)],
+  dropIndex: [["name"], (c, name, o) => c.dropIndex(String(name), o as Document)],
+  rename: [["to"], (c, to, o) => c.rename(String(to), o as Document)],
+};
+
 /** Runs one operation of the unified format and returns its result (for `expectResult` and `saveResultAsEntity`). */
 export async function runOperation(operation: Operation, entities: Entities, hooks: RunnerHooks): Promise<unknown> {
   const args = operation.arguments ?? {};
   if (operation.object === "testRunner") return runnerOperation(operation.name, args, entities, hooks);
   const target = entity<unknown>(entities, operation.object);
-  const session = args["session"] === undefined ? undefined : entity<ClientSession>(entities, args["session"]);
+  const onCollection = COLLECTION_OPERATIONS[operation.name];
+  if (onCollection !== undefined) {
+    const [positional, run] = onCollection;
+    return run(target as Collection, ...positional.map((name) => args[name]), options(entities, args, positional));
+  }
   switch (operation.name) {
-    // Collections
-    case "insertOne":
-      return (target as Collection).insertOne(args["document"] as Document, options(entities, args, ["document"]));
-    case "insertMany":
-      return (target as Collection).insertMany(args["documents"] as Document[], options(entities, args, ["documents"]));
-    case "updateOne":
-      return (target as Collection).updateOne(
-        args["filter"] as Document,
-        args["update"] as Document,
-        options(entities, args, ["filter", "update"]),
-      );
-    case "updateMany":
-      return (target as Collection).updateMany(
-        args["filter"] as Document,
-        args["update"] as Document,
-        options(entities, args, ["filter", "update"]),
-      );
-    case "replaceOne":
-      return (target as Collection).replaceOne(
-        args["filter"] as Document,
-        args["replacement"] as Document,
-        options(entities, args, ["filter", "replacement"]),
-      );
-    case "deleteOne":
-      return (target as Collection).deleteOne(args["filter"] as Document, options(entities, args, ["filter"]));
-    case "deleteMany":
-      return (target as Collection).deleteMany(args["filter"] as Document, options(entities, args, ["filter"]));
-    case "findOneAndUpdate":
-      return (target as Collection).findOneAndUpdate(
-        args["filter"] as Document,
-        args["update"] as Document,
-        options(entities, args, ["filter", "update"]),
-      );
-    case "findOneAndReplace":
-      return (target as Collection).findOneAndReplace(
-        args["filter"] as Document,
-        args["replacement"] as Document,
-        options(entities, args, ["filter", "replacement"]),
-      );
-    case "findOneAndDelete":
-      return (target as Collection).findOneAndDelete(args["filter"] as Document, options(entities, args, ["filter"]));
-    case "bulkWrite":
-      return (target as Collection).bulkWrite(args["requests"] as AnyBulkWriteOperation[], options(entities, args, ["requests"]));
-    case "find":
-      return (target as Collection).find((args["filter"] as Document | undefined) ?? {}, options(entities, args, ["filter"])).toArray();
-    case "countDocuments":
-      return (target as Collection).countDocuments((args["filter"] as Document | undefined) ?? {}, options(entities, args, ["filter"]));
-    case "count":
-      return (target as Collection).count((args["filter"] as Document | undefined) ?? {}, options(entities, args, ["filter"]));
-    case "estimatedDocumentCount":
-      return (target as Collection).estimatedDocumentCount(options(entities, args, []));
-    case "distinct":
-      return (target as Collection).distinct(
-        String(args["fieldName"]),
-        (args["filter"] as Document | undefined) ?? {},
-        options(entities, args, ["fieldName", "filter"]),
-      );
     case "aggregate":
       return (target as Collection | Db).aggregate(args["pipeline"] as Document[], options(entities, args, ["pipeline"])).toArray();
-    case "createIndex":
-      return (target as Collection).createIndex(args["keys"] as Document, options(entities, args, ["keys"]));
-    case "dropIndex":
-      return (target as Collection).dropIndex(String(args["name"]), options(entities, args, ["name"]));
-    case "rename":
-      return (target as Collection).rename(String(args["to"]), options(entities, args, ["to"]));
     case "createChangeStream": {
       const watched = target as Collection | Db | MongoClient;
       const stream = watched.watch((args["pipeline"] as Document[] | undefined) ?? [], options(entities, args, ["pipeline"]));
@@ -176,7 +154,6 @@ export async function runOperation(operation: Operation, entities: Entities, hoo
     case "withTransaction":
       return (target as ClientSession).withTransaction(() => hooks.runOperations(args["callback"] as Document[]), transactionOptions(args));
     default:
-      void session;
       throw new Unsupported(`the operation ${operation.name}`);
   }
 }

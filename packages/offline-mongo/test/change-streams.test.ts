@@ -66,6 +66,20 @@ describe("a collection's change stream", () => {
     await stream.close();
   });
 
+  it("describes an update given as a pipeline, an array it shortens as truncated", async () => {
+    const collection = fresh();
+    await collection.insertOne({ _id: 1, list: [1, 2, 3, 4] });
+    const stream = await opened(collection.watch());
+    await collection.updateOne({ _id: 1 }, [{ $set: { list: { $slice: ["$list", 2] }, total: { $sum: "$list" } } }]);
+    const [update] = await take(stream, 1);
+    expect(update).toMatchObject({
+      operationType: "update",
+      updateDescription: { updatedFields: { total: 10 }, removedFields: [], truncatedArrays: [{ field: "list", newSize: 2 }] },
+    });
+    expect(await collection.findOne({ _id: 1 })).toEqual({ _id: 1, list: [1, 2], total: 10 });
+    await stream.close();
+  });
+
   it("looks up the current document of an update with fullDocument: updateLookup", async () => {
     const collection = fresh();
     await collection.insertOne({ _id: 1, n: 0 });

@@ -84,25 +84,16 @@ const endSessions: CommandDefinition = {
 };
 
 /**
- * `killSessions` and `killAllSessions`: the sessions' open transactions are aborted (their document locks
- * released), as mongod does; the sessions stay usable. What the test tools run between tests so that a
- * transaction one test left open cannot hold up the next. Without authentication every session is the one
- * user's, so `killAllSessions` with any user list kills them all.
+ * `killSessions` (the listed sessions) and `killAllSessions` (all): their open transactions are aborted (their
+ * document locks released), as mongod does; the sessions stay usable. What the test tools run between tests so
+ * that a transaction one test left open cannot hold up the next. Without authentication every session is the
+ * one user's, so `killAllSessions` with any user list kills them all.
  */
 const killSessions: CommandDefinition = {
-  names: ["killSessions"],
+  names: ["killSessions", "killAllSessions"],
   fields: [],
   run(body, context) {
-    context.transactions.killSessions(listedSessions(body, "killSessions"));
-    return { ok: 1 };
-  },
-};
-
-const killAllSessions: CommandDefinition = {
-  names: ["killAllSessions"],
-  fields: [],
-  run(_body, context) {
-    context.transactions.killSessions("all");
+    context.transactions.killSessions("killAllSessions" in body ? "all" : listedSessions(body, "killSessions"));
     return { ok: 1 };
   },
 };
@@ -114,5 +105,4 @@ export const handshakeCommands: readonly CommandDefinition[] = [
   buildInfo,
   endSessions,
   killSessions,
-  killAllSessions,
 ];
