@@ -2,7 +2,7 @@ import { Int32, Timestamp, type Document } from "bson";
 import { historyLost, type ChangeEntry, type ChangeLog, type HistoryPoint } from "./change-log";
 import { describeUpdate, eventHead, pointOf, resumeToken, transactionFields } from "./change-events";
 import type { TailingSource } from "./cursors";
-import { MongoCommandError, notSupported } from "./errors";
+import { MongoCommandError, notSupported, unsupportedOption } from "./errors";
 import { Aggregator } from "./mingo";
 import { isMongodStage } from "./pipeline-stages";
 import { mingoOptions, rejectScripts, translateMingoErrors } from "./query";
@@ -32,6 +32,8 @@ export interface StreamOptions {
 }
 
 const STAGE_FIELDS = new Set([
+  // Migrations happen only between shards: on a replica set the option changes nothing.
+  "showMigrationEvents",
   "fullDocument",
   "fullDocumentBeforeChange",
   "resumeAfter",
@@ -60,11 +62,16 @@ function flag(field: string, value: unknown): boolean {
   return value;
 }
 
+/** Options mongod 7.0 has that change what a stream shows, which the stand-in does not implement: refused by name. */
+const UNSUPPORTED_FIELDS = new Set(["showSystemEvents", "showRawUpdateDescription", "allowToRunOnConfigDB", "allowToRunOnSystemNS"]);
+
 /** Reads the `$changeStream` stage's options, with mongod's errors for unknown fields and conflicting start points. */
 export function parseStreamOptions(stage: unknown): StreamOptions {
   if (!isDocument(stage)) throw new MongoCommandError(50808, "$changeStream stage expects a document as argument");
-  for (const field of Object.keys(stage))
+  for (const field of Object.keys(stage)) {
+    if (UNSUPPORTED_FIELDS.has(field)) throw unsupportedOption("$changeStream", field);
     if (!STAGE_FIELDS.has(field)) throw new MongoCommandError(40415, `BSON field '$changeStream.${field}' is an unknown field.`);
+  }
   const start = stage["startAtOperationTime"];
   if (start !== undefined && !(start instanceof Timestamp))
     throw new MongoCommandError(14, "BSON field '$changeStream.startAtOperationTime' is the wrong type, expected type 'timestamp'");

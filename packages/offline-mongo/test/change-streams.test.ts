@@ -389,3 +389,13 @@ describe("a stream's own pipeline", () => {
     await stream.close();
   });
 });
+
+describe("what a change stream refuses", () => {
+  it("answers mongod's errors for a misplaced $changeStream and an unknown option", async () => {
+    const collection = fresh();
+    const misplaced = await serverError(collection.aggregate([{ $match: {} }, { $changeStream: {} }]).toArray());
+    expect(misplaced.code).toBe(40602);
+    const unknown = await serverError(opened(collection.watch([], { notAnOption: true } as object)));
+    expect(unknown.code).toBe(40415);
+  });
+});
