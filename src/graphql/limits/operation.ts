@@ -6,7 +6,7 @@ import { getComplexity, type ComplexityEstimator, type ComplexityEstimatorArgs }
 import { statusOf, type ErrorCode } from "../../error-codes";
 import { SEARCH_CANDIDATES_PER_RESULT } from "../../sales/catalog";
 import { searchTermsOf } from "../../sales/search-words";
-import { DEFAULT_LARGEST_BOOKS, SALES_STATS_COMMANDS } from "../../sales/stats";
+import { SALES_STATS_COMMANDS } from "../../sales/stats";
 import { memoizeByOperation } from "../operation-memo";
 import { createHeavyLane, type LaneRelease } from "./heavy-lane";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
@@ -124,6 +124,7 @@ const PAGES_PER_WINDOW = 2;
  * selection examines: a window of books reads one more than it returns, a search its candidates (at most
  * SEARCH_CANDIDATES_PER_RESULT per book asked for, read up to three times, see catalog.ts), a book loaded by
  * id one document, a window of buyers its extra_sales pages, a purchase check the book and one page.
+ * `salesStats` adds none: one round of its commands, shared by a server's requests for seconds, serves every alias.
  */
 const DOCUMENTS_PER_PARENT: Readonly<Record<string, Readonly<Record<string, (args: Arguments) => number>>>> = {
   Query: {
@@ -135,7 +136,6 @@ const DOCUMENTS_PER_PARENT: Readonly<Record<string, Readonly<Record<string, (arg
     node: () => 1,
     nodes: (args) => (Array.isArray(args["ids"]) ? args["ids"].length : 0),
     _entities: (args) => (Array.isArray(args["representations"]) ? args["representations"].length : 0),
-    salesStats: (args) => (typeof args["top"] === "number" ? args["top"] : DEFAULT_LARGEST_BOOKS),
   },
   Book: { customersPurchased: () => PAGES_PER_WINDOW, purchasedBy: () => 2, alsoBought: (args) => 1 + windowOf(args) },
   // Two reads of the window (its books and the customer's pages), and its count.

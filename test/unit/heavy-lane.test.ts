@@ -1,0 +1,37 @@
+import { createHeavyLane, HEAVY_LANE_DOCUMENTS, LIGHT_DOCUMENTS } from "../../src/graphql/limits/heavy-lane";
+
+// The server's heavy lane (issue 35, item 2): heavy requests take turns, light ones never wait.
+
+describe("the heavy lane", () => {
+  it("lets a light request in at once while heavy ones fill it", async () => {
+    const lane = createHeavyLane(60_000);
+    const heavy = await lane.enter(HEAVY_LANE_DOCUMENTS);
+    expect(heavy).toBeDefined();
+    expect(await lane.enter(LIGHT_DOCUMENTS)).toBeDefined();
+    heavy!();
+  });
+
+  it("lets a heavy request in once those before it have left, in arrival order", async () => {
+    const lane = createHeavyLane(60_000);
+    const first = await lane.enter(HEAVY_LANE_DOCUMENTS);
+    const entered: string[] = [];
+    const second = lane.enter(HEAVY_LANE_DOCUMENTS / 2 + 1).then((release) => (entered.push("second"), release));
+    const third = lane.enter(HEAVY_LANE_DOCUMENTS / 2 + 1).then((release) => (entered.push("third"), release));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(entered).toEqual([]);
+    first!();
+    (await second)!();
+    (await third)!();
+    expect(entered).toEqual(["second", "third"]);
+  });
+
+  it("gives up on a heavy request that waited its whole wait, which then holds nothing", async () => {
+    const lane = createHeavyLane(50);
+    const first = await lane.enter(HEAVY_LANE_DOCUMENTS);
+    expect(await lane.enter(LIGHT_DOCUMENTS + 1)).toBeUndefined();
+    first!();
+    const next = await lane.enter(HEAVY_LANE_DOCUMENTS);
+    expect(next).toBeDefined();
+    next!();
+  });
+});
