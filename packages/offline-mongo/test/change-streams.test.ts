@@ -224,23 +224,24 @@ describe("waiting for events", () => {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const cpu = process.cpuUsage(cpuBefore);
     const wallMs = Date.now() - wallBefore;
-    // Generous: a polling loop would take a whole core; an idle wait takes next to nothing.
-    expect((cpu.user + cpu.system) / 1000).toBeLessThan(wallMs * 0.25);
     await collection.insertOne({ _id: 1 });
     const sent = Date.now();
-    expect(((await waiting)["cursor"] as Document)["nextBatch"]).toMatchObject([{ documentKey: { _id: 1 } }]);
-    // Far inside the 60 s the getMore may wait: it was answered by the write, not by its time running out.
-    expect(Date.now() - sent).toBeLessThan(30_000);
+    // Answered (and the cursor killed) before any assertion, so that a failing one leaves no command in flight.
+    const answered = await waiting;
+    const answeredAfterMs = Date.now() - sent;
     await target.db.command({ killCursors: collection.collectionName, cursors: [cursorId] });
+    // Generous: a polling loop would take a whole core; an idle wait takes next to nothing.
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(wallMs * 0.25);
+    expect((answered["cursor"] as Document)["nextBatch"]).toMatchObject([{ documentKey: { _id: 1 } }]);
+    // Far inside the 60 s the getMore may wait: it was answered by the write, not by its time running out.
+    expect(answeredAfterMs).toBeLessThan(30_000);
   });
 
   it("keeps up with a burst of 10,000 writes, each reported once and in order", async () => {
     const collection = fresh();
     const stream = await opened(collection.watch([], { batchSize: 1000 }));
     const count = 10_000;
-    const writing = collection.insertMany(Array.from({ length: count }, (_, i) => ({ _id: i })));
-    const events = await take(stream, count);
-    await writing;
+    const [events] = await Promise.all([take(stream, count), collection.insertMany(Array.from({ length: count }, (_, i) => ({ _id: i })))]);
     expect(keysOf(events)).toEqual(Array.from({ length: count }, (_, i) => i));
     await stream.close();
   });
