@@ -1,4 +1,4 @@
-import type { CommandStartedEvent, Document } from "mongodb";
+import type { CommandStartedEvent } from "mongodb";
 import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
 import {
   browseCatalog,
@@ -9,7 +9,7 @@ import {
   type CatalogPosition,
 } from "../../src/sales/catalog";
 import { TEST_SETTINGS } from "../support/api";
-import { openTestDatabase, type TestDatabase } from "../support/database";
+import { examinedBy, openTestDatabase, type TestDatabase } from "../support/database";
 import { customers } from "../support/factories";
 
 const BOOKS = 400;
@@ -39,12 +39,7 @@ async function examined(run: () => Promise<unknown>): Promise<{ keys: number; do
   database.client.on("commandStarted", listener);
   await run().finally(() => database.client.off("commandStarted", listener));
   const figures = [];
-  for (const { command } of sent) {
-    const own = Object.fromEntries(Object.entries(command).filter(([key]) => !key.startsWith("$") && key !== "lsid"));
-    const explained: Document = await database.db.command({ explain: own, verbosity: "executionStats" });
-    const stats = (explained["executionStats"] ?? explained["stages"]?.[0]?.$cursor?.executionStats) as Document;
-    figures.push({ keys: stats["totalKeysExamined"] as number, docs: stats["totalDocsExamined"] as number });
-  }
+  for (const { command } of sent) figures.push(await examinedBy(database.db, command));
   return figures;
 }
 

@@ -1,11 +1,11 @@
 import { Faker, en } from "@faker-js/faker";
-import type { CommandStartedEvent, Document } from "mongodb";
+import type { CommandStartedEvent } from "mongodb";
 import { loadCatalog } from "../../src/maintenance/demo-catalog";
 import { browseCatalog, catalogBrowseOf, countCatalog, orderKeyOf, type CatalogOrderField } from "../../src/sales/catalog";
 import { salesCollection } from "../../src/sales/documents";
 import { SearchTooBroadError } from "../../src/sales/errors";
 import { TEST_SETTINGS } from "../support/api";
-import { openTestDatabase, type TestDatabase } from "../support/database";
+import { examinedBy, openTestDatabase, type TestDatabase } from "../support/database";
 
 // Issue 35, item 1: a search examines at most ten documents per book its window asks for, on a generated
 // catalog of 3,002 books, for every query of a fuzz set of its real words and prefixes; what it cannot
@@ -34,12 +34,7 @@ async function documentsExamined(run: () => Promise<unknown>): Promise<number[]>
   database.client.on("commandStarted", listener);
   await run().finally(() => database.client.off("commandStarted", listener));
   const figures = [];
-  for (const { command } of sent) {
-    const own = Object.fromEntries(Object.entries(command).filter(([key]) => !key.startsWith("$") && key !== "lsid"));
-    const explained: Document = await database.db.command({ explain: own, verbosity: "executionStats" });
-    const stats = (explained["executionStats"] ?? explained["stages"]?.[0]?.$cursor?.executionStats) as Document;
-    figures.push(stats["totalDocsExamined"] as number);
-  }
+  for (const { command } of sent) figures.push((await examinedBy(database.db, command)).docs);
   return figures;
 }
 

@@ -79,3 +79,11 @@ function documentsIn(reply: Document | undefined): Document[] {
   const cursor = reply.cursor as { firstBatch?: Document[] } | undefined;
   return cursor?.firstBatch ?? [];
 }
+
+/** The keys and documents a read examined: explain("executionStats") of the command as the driver sent it, without its session fields. */
+export async function examinedBy(db: Db, command: Document): Promise<{ keys: number; docs: number }> {
+  const own = Object.fromEntries(Object.entries(command).filter(([key]) => !key.startsWith("$") && key !== "lsid"));
+  const explained: Document = await db.command({ explain: own, verbosity: "executionStats" });
+  const stats = (explained["executionStats"] ?? explained["stages"]?.[0]?.$cursor?.executionStats) as Document;
+  return { keys: stats["totalKeysExamined"] as number, docs: stats["totalDocsExamined"] as number };
+}

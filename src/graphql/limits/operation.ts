@@ -178,6 +178,32 @@ function itemsOf(field: ComplexityEstimatorArgs["field"], args: Arguments): numb
   return Math.max(0, typeof size === "number" ? size : DEFAULT_WINDOW_SIZE);
 }
 
+/** What running an operation weighs: its cost, and the documents it may make the database examine (see `documentsEstimator`). */
+export interface OperationWeight {
+  cost: number;
+  documents: number;
+}
+
+/** What running `operation` of `document` with `variables` weighs, or undefined when the variables are invalid. */
+export function operationWeight(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): OperationWeight | undefined {
+  // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
+  if (getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors) return undefined;
+  const weigh = (estimator: ComplexityEstimator) =>
+    getComplexity({ schema, query: document, operationName: operation.name?.value, variables, estimators: [estimator] });
+  try {
+    return { cost: weigh(databaseWorkEstimator), documents: weigh(documentsEstimator) };
+  } catch (error) {
+    // An argument its variables leave invalid (`@include(if: null)`): inputCheckPlugin refuses it with BAD_USER_INPUT.
+    if (error instanceof GraphQLError) return undefined;
+    throw error;
+  }
+}
+
 /** The cost of running `operation` of `document` with `variables`, or undefined when the variables are invalid. */
 export function operationCost(
   schema: GraphQLSchema,
@@ -185,35 +211,7 @@ export function operationCost(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): number | undefined {
-  return weigh(schema, document, operation, variables, databaseWorkEstimator);
-}
-
-/** The documents running `operation` may make the database examine (see `documentsEstimator`), or undefined when the variables are invalid. */
-export function operationDocuments(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-): number | undefined {
-  return weigh(schema, document, operation, variables, documentsEstimator);
-}
-
-function weigh(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-  estimator: ComplexityEstimator,
-): number | undefined {
-  // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
-  if (getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors) return undefined;
-  try {
-    return getComplexity({ schema, query: document, operationName: operation.name?.value, variables, estimators: [estimator] });
-  } catch (error) {
-    // An argument its variables leave invalid (`@include(if: null)`): inputCheckPlugin refuses it with BAD_USER_INPUT.
-    if (error instanceof GraphQLError) return undefined;
-    throw error;
-  }
+  return operationWeight(schema, document, operation, variables)?.cost;
 }
 
 /** What `costLimitPlugin` refuses and how long a heavy request may wait for its turn. */
@@ -235,13 +233,9 @@ export function costLimitPlugin<TContext extends object>({
   maxDocuments = REQUEST_LIMITS.maxDocuments,
   laneWaitMs,
 }: CostLimits): ApolloServerPlugin<TContext> {
-  const weightOf = memoizeByOperation(({ schema, document, request }, operation) => {
-    const variables = request.variables ?? {};
-    return {
-      cost: operationCost(schema, document, operation, variables),
-      documents: operationDocuments(schema, document, operation, variables),
-    };
-  });
+  const weightOf = memoizeByOperation(({ schema, document, request }, operation) =>
+    operationWeight(schema, document, operation, request.variables ?? {}),
+  );
   const lane = createHeavyLane(laneWaitMs);
   return {
     async requestDidStart() {
@@ -250,14 +244,15 @@ export function costLimitPlugin<TContext extends object>({
         async didResolveOperation(requestContext) {
           const { operation } = requestContext;
           if (!operation) return;
-          const { cost, documents } = weightOf(requestContext, operation);
-          if (cost !== undefined && cost > maxCost) {
+          const weight = weightOf(requestContext, operation);
+          if (weight === undefined) return;
+          const { cost, documents } = weight;
+          if (cost > maxCost) {
             throw new RequestLimitError(
               "QUERY_TOO_COMPLEX",
               `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
             );
           }
-          if (documents === undefined) return;
           if (documents > maxDocuments) {
             throw new RequestLimitError(
               "QUERY_TOO_COMPLEX",
