@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { startOfflineServer } from "./index";
 
 const USAGE =
-  "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--setParameter enableTestCommands=1]";
+  "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--shards N] [--setParameter enableTestCommands=1]";
 
 /** The server parameters the command line may set, as mongod's `--setParameter name=value`. */
 function testCommandsEnabled(settings: readonly string[]): boolean {
@@ -23,6 +23,7 @@ function parseOptions(): {
   notablescan: boolean;
   enableTestCommands: boolean;
   replicaSet?: string;
+  shards?: number;
 } {
   const { values } = parseArgs({
     options: {
@@ -31,6 +32,7 @@ function parseOptions(): {
       "log-commands": { type: "boolean", default: false },
       notablescan: { type: "boolean", default: false },
       replSet: { type: "string" },
+      shards: { type: "string" },
       setParameter: { type: "string", multiple: true, default: [] },
     },
     strict: true,
@@ -47,7 +49,14 @@ function parseOptions(): {
     notablescan: values.notablescan,
     enableTestCommands: testCommandsEnabled(values.setParameter),
   };
-  return values.replSet === undefined ? options : { ...options, replicaSet: values.replSet };
+  const shards = values.shards === undefined ? undefined : Number(values.shards);
+  if (shards !== undefined && !(Number.isInteger(shards) && shards >= 1))
+    throw new Error(`--shards must be a whole number of at least 1, got '${values.shards}'`);
+  return {
+    ...options,
+    ...(values.replSet === undefined ? {} : { replicaSet: values.replSet }),
+    ...(shards === undefined ? {} : { shards }),
+  };
 }
 
 async function main(): Promise<void> {
@@ -60,7 +69,7 @@ async function main(): Promise<void> {
   }
   const server = await startOfflineServer(options);
   process.stdout.write(
-    `offline MongoDB server listening on ${server.uri}${options.replicaSet === undefined ? "" : ` as the primary of replica set ${options.replicaSet}`}${options.enableTestCommands ? ", with test commands (fail points) enabled" : ""} (in memory; data is lost on exit)\n`,
+    `offline MongoDB server listening on ${server.uri}${options.replicaSet === undefined ? "" : ` as the primary of replica set ${options.replicaSet}`}${options.shards === undefined ? "" : `, routing as a mongos over ${options.shards} simulated shards`}${options.enableTestCommands ? ", with test commands (fail points) enabled" : ""} (in memory; data is lost on exit)\n`,
   );
   const shutdown = (): void => {
     void server.stop().then(() => process.exit(0));

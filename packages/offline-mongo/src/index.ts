@@ -29,6 +29,14 @@ export interface OfflineServerOptions {
    * which tests use to inject errors, blocked and closed connections. Off by default, as on mongod.
    */
   enableTestCommands?: boolean;
+  /**
+   * Answer as a mongos in front of this many simulated shards: `shardCollection` (hashed or ranged keys), routing of
+   * every command to the shards mongos would reach, counted by `{shardTargetingStats: 1}` on admin (`reset: true`
+   * clears), and mongos's refusals of writes it cannot target. Data stays in one store. Off by default.
+   */
+  shards?: number;
+  /** With `shards`: shard keys by collection name, applied in every database as if `shardCollection` had been run on it first. */
+  shardKeys?: Record<string, Record<string, 1 | "hashed">>;
 }
 
 export interface RunningOfflineServer {
@@ -65,6 +73,9 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     ...(options.replicaSet === undefined ? {} : { replicaSet: options.replicaSet }),
     ...(options.transactionLifetimeMs === undefined ? {} : { transactionLifetimeMs: options.transactionLifetimeMs }),
     enableTestCommands: options.enableTestCommands ?? false,
+    ...(options.shards === undefined
+      ? {}
+      : { sharding: { shards: options.shards, ...(options.shardKeys === undefined ? {} : { shardKeys: options.shardKeys }) } }),
   });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;

@@ -7,6 +7,7 @@ import { MAX_MESSAGE_SIZE } from "./commands/handshake";
 import { CursorRegistry } from "./cursors";
 import { MongoCommandError } from "./errors";
 import { FailPoints, type CommandCall, type Interference } from "./fail-points";
+import { ShardingSimulation, type ShardingOptions } from "./sharding/simulation";
 import { HeldByTransaction, Transactions } from "./transactions";
 import { sweepExpiredDocuments } from "./ttl";
 import { isDocument } from "./values";
@@ -28,6 +29,8 @@ export interface ServerConfig {
   readonly transactionLifetimeMs?: number;
   /** mongod's `enableTestCommands`: `configureFailPoint` and its fail points exist only then. */
   readonly enableTestCommands?: boolean;
+  /** Route as a mongos in front of this many simulated shards (see `ShardingSimulation`). */
+  readonly sharding?: ShardingOptions;
 }
 
 /** Thrown when `failCommand` blocks a command's connection: it runs (or fails) once `ms` have passed. */
@@ -72,6 +75,7 @@ export class OfflineServer {
   private nextRequestId = 1;
   private ttlMonitor: NodeJS.Timeout | undefined;
   private readonly failPoints: FailPoints | undefined;
+  private readonly sharding: ShardingSimulation | undefined;
   /** Each connection's application name, from its handshake: `failCommand` can be limited to one. */
   private readonly appNames = new Map<number, string>();
   /**
@@ -83,6 +87,7 @@ export class OfflineServer {
   constructor(private readonly config: ServerConfig) {
     this.transactions = new Transactions(config.transactionLifetimeMs);
     this.failPoints = config.enableTestCommands ? new FailPoints(aliasesOf) : undefined;
+    this.sharding = config.sharding === undefined ? undefined : new ShardingSimulation(config.sharding);
     this.listener.maxConnections = config.maxIncomingConnections ?? DEFAULT_MAX_INCOMING_CONNECTIONS;
     this.listener.on("drop", () =>
       process.stderr.write(`[offline-mongo] connection refused because too many open connections: ${this.listener.maxConnections}\n`),
@@ -260,6 +265,8 @@ export class OfflineServer {
     if (interference?.then === "close") return undefined;
     if (typeof interference?.then === "object") return this.withClusterTime(interference.then.error);
     this.rememberAppName(call, connectionId);
+    const routed = this.sharding?.before(body, db, this.transactions.live);
+    if (routed !== undefined) return this.withClusterTime(routed);
     const reply = runCommand(body, {
       parameters: this.config.parameters,
       storage: this.transactions.live,
@@ -271,6 +278,7 @@ export class OfflineServer {
       db,
       connectionId,
     });
+    this.sharding?.after(body, db, reply);
     return this.withClusterTime(this.failPoints?.afterCommand(call, reply, interference !== undefined) ?? reply);
   }
 
