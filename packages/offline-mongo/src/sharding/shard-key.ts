@@ -90,8 +90,9 @@ export function touchesKey(key: ShardKey, path: string): boolean {
 
 /**
  * The values a filter allows at `path` by equality, `$eq` or `$in`, directly, through an equality on a parent
- * document (`{_id: {book_id: 1, …}}` pins `_id.book_id`, as mongos's equality extraction finds it) or in a
- * `$and`; undefined when it allows any value there.
+ * document (`{_id: {book_id: 1, …}}` pins `_id.book_id`, as mongos's equality extraction finds it), in a
+ * `$and`, or in every branch of an `$or` (mongos targets the union of the branches' bounds); undefined when it
+ * allows any value there.
  */
 function pinnedValues(filter: Document, path: string): unknown[] | undefined {
   const direct = filter[path];
@@ -110,6 +111,11 @@ function pinnedValues(filter: Document, path: string): unknown[] | undefined {
       const values = isDocument(conjunct) ? pinnedValues(conjunct, path) : undefined;
       if (values !== undefined) return values;
     }
+  }
+  const branches = filter["$or"];
+  if (Array.isArray(branches) && branches.length > 0) {
+    const values = branches.map((branch) => (isDocument(branch) ? pinnedValues(branch, path) : undefined));
+    if (values.every((branch) => branch !== undefined)) return values.flat();
   }
   return undefined;
 }
