@@ -1,5 +1,6 @@
+import { MongoServerError } from "mongodb";
 import { applyShardKeys, SHARD_KEYS } from "../sales/shard-keys";
-import { parseFlags, runToolAsMain, withDatabase, type ToolDefinition } from "./tool";
+import { parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
 
 const USAGE = `Usage: npm run shard
 
@@ -15,9 +16,28 @@ export const shardTool: ToolDefinition = {
   async run(args, env, output) {
     parseFlags(args, {});
     await withDatabase(env, "npm run shard", async ({ client }, config) => {
-      for (const namespace of await applyShardKeys(client, config.mongodbDb)) output.out(`sharded ${namespace}`);
+      const namespaces = await applyShardKeys(client, config.mongodbDb).catch((error: unknown) => {
+        throw explained(error);
+      });
+      for (const namespace of namespaces) output.out(`sharded ${namespace}`);
     });
   },
 };
+
+/** mongos's refusals that a person must act on, with what to do. */
+function explained(error: unknown): unknown {
+  if (!(error instanceof MongoServerError)) return error;
+  if (error.code === 59) {
+    return new ToolFailure(
+      `The server at MONGODB_URI does not know shardCollection (${error.message}): it is not a mongos. Point MONGODB_URI at the cluster's mongos.`,
+    );
+  }
+  if (error.code === 23) {
+    return new ToolFailure(
+      `${error.message}: a collection is already sharded on another key. This command never reshards; see docs/operations/sharding.md before running reshardCollection.`,
+    );
+  }
+  return error;
+}
 
 if (require.main === module) runToolAsMain(shardTool);
