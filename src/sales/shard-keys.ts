@@ -9,7 +9,7 @@ export type ShardKeyPattern = Readonly<Record<string, 1 | "hashed">>;
  * All three hash the book's id, so that a book, its extra_sales pages and its purchaseId claims share one
  * hash value: on an empty collection `shardCollection` splits the hash space into the same ranges on every
  * collection, so a purchase's transaction touches one shard. Hashed, because book ids may grow monotonically
- * (ObjectIds, counters), which on a ranged key would send every new book to the last chunk.
+ * (ObjectIds, counters), which on a ranged key would send every new book to the range of the highest ids, on one shard.
  * `extra_sales`' unique `(book_id, page)` index is prefixed by its key's field, as mongos requires; claims
  * stay unique because their `_id` holds the book, so one `_id` always lands on one shard.
  * `reconcile_journal` (maintenance only) and the legacy collections `npm run migrate` reads stay unsharded,

@@ -10,6 +10,13 @@ import { SHARD_KEYS } from "../../src/sales/shard-keys";
 async function main(): Promise<void> {
   const sharding = standInSharding(process.env.OFFLINE_MONGO_SHARDS);
   const database = await selectDatabase(process.env.MONGODB_URI, sharding);
+  if (sharding && database.kind !== "offline-server") {
+    await database.stop();
+    throw new Error(
+      `OFFLINE_MONGO_SHARDS simulates shards in the offline stand-in, but the run would use ${database.description}: ` +
+        "unset MONGODB_URI (and MONGOMS_SYSTEM_BINARY) to run on the stand-in, or unset OFFLINE_MONGO_SHARDS.",
+    );
+  }
   const replicaSet = await selectReplicaSet(database, process.env.MONGODB_REPLICA_SET_URI, sharding);
   const { kind, uri, description } = database;
   process.stdout.write(`${JSON.stringify({ kind, uri, description, replicaSetUri: replicaSet.uri })}\n`);
