@@ -70,6 +70,18 @@ export class TransactionTimeLimitError extends Error {
   }
 }
 
+/**
+ * A transaction's commit that failed in a way the driver could not classify, and failed again when
+ * committed once more: the transaction may or may not have committed, so the request is answered
+ * DATABASE_UNAVAILABLE, which a keyed purchase's retry with the same purchaseId resolves (see `inTransaction`).
+ */
+export class CommitOutcomeUnknownError extends Error {
+  override readonly name = "CommitOutcomeUnknownError";
+  constructor(options: ErrorOptions) {
+    super("A transaction's commit was cut off and whether it committed is unknown; retry with the same purchaseId.", options);
+  }
+}
+
 // The server codes the driver itself retries (its RETRYABLE_READ_ERROR_CODES, which retryable writes share) or
 // takes as "not primary" (LegacyNotPrimary), and a write concern that replicas did not meet in time:
 // a server that cannot be reached, is shutting down, stepping down, not (yet) primary, or overloaded.
@@ -126,7 +138,7 @@ function isSocketError(error: unknown): boolean {
  * later, rather than being refused for what it asks.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (isSocketError(error) || error instanceof TransactionTimeLimitError) return true;
+  if (isSocketError(error) || error instanceof TransactionTimeLimitError || error instanceof CommitOutcomeUnknownError) return true;
   // insertMany and bulkWrite wrap whatever stopped them, a lost connection included, in a MongoBulkWriteError (a "server" error without a code).
   if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error) return isDatabaseUnavailable(error.errorResponse);
   if (!(error instanceof MongoError)) return false;

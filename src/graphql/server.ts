@@ -33,7 +33,7 @@ import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
 import { countOutliers } from "../sales/stats";
 import { createContext, createServerState, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
-import { dropLateAnswers, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
+import { dropLateAnswers, MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { inputCheckPlugin, OperationTypeExistenceRule } from "./input-checks";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { resolvers } from "./resolvers";
@@ -78,6 +78,8 @@ export interface ServerOptions {
   purchaseBatching?: PurchaseBatchSettings;
   /** Operation names that always have a metrics label of their own (METRICS_OPERATIONS); default none. */
   metricsOperations?: readonly string[];
+  /** How long a purchaseId's claim is leased before a retry may take it over; default 2 minutes (tests shorten it). */
+  purchaseIdLeaseMs?: number;
 }
 
 /** The GraphQL server on its own, as tests drive it with `executeOperation`; without `caching`, nothing is cached. */
@@ -161,7 +163,11 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   await apollo.start();
   const observers = { onBatch: metrics.observePurchaseBatch, onRecorded: metrics.countPurchase };
   // A purchase's transaction stops retrying when its request is answered REQUEST_TIMEOUT, not later.
-  const timing = { ...PURCHASE_ID_TIMING, transactionMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
+  const timing = {
+    ...PURCHASE_ID_TIMING,
+    leaseMs: options.purchaseIdLeaseMs ?? PURCHASE_ID_TIMING.leaseMs,
+    transactionMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  };
   const server = createServerState(options.db, { batching: options.purchaseBatching, observers, timing });
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
@@ -195,6 +201,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     varyByAuthorization,
     refuseNonJsonPosts,
     express.json({ limit: REQUEST_LIMITS.maxBodySize }),
+    refuseDeepJson(MAX_JSON_DEPTH),
     requestContextMiddleware(),
     expressMiddleware(apollo, {
       context: async ({ req }) =>

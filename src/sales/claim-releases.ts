@@ -1,3 +1,5 @@
+import type { PurchaseStorage } from "./documents";
+
 export interface ReleaseRetryTiming {
   /** The wait before the first retry; each later wait doubles, up to `maxRetryMs`. */
   firstRetryMs: number;
@@ -11,8 +13,10 @@ export const RELEASE_RETRY_TIMING: ReleaseRetryTiming = { firstRetryMs: 250, max
 
 interface OwedRelease {
   release: () => Promise<void>;
-  /** When the claim's lease runs out: a retry takes it over from then on, so releasing it no longer matters. */
+  /** When the claim's lease runs out: a retry takes it over from then on, so releasing it no longer matters. Never, for an outcome. */
   until: number;
+  /** For an owed outcome: where the purchase went, which this process alone knows until the outcome lands. */
+  storedIn?: PurchaseStorage;
 }
 
 /**
@@ -24,6 +28,9 @@ interface OwedRelease {
  * own guarded delete, only later, so it removes nothing another request has taken over since.
  * A purchase written whose outcome could not be stored owes its outcome the same way (the owner's
  * guarded update), so that no retry records it a second time; a retry that lands it answers from it.
+ * An owed outcome is retried past the lease, for as long as the process lives: it holds the only record
+ * of where the purchase went, and a retry of the key in this process answers from it (`owedOutcome`)
+ * rather than take the claim over, however long the database refuses the write.
  * Releases are known by the claim's owner token, which is random per claim. One per server; `stop()`
  * on shutdown ends the retries (what is still owed is left to its lease, as before).
  */
@@ -34,10 +41,23 @@ export class ClaimReleases {
 
   constructor(private readonly timing: ReleaseRetryTiming = RELEASE_RETRY_TIMING) {}
 
-  /** Takes on a release (or an outcome) that failed; false (the claim left to its lease) once full or stopped. */
+  /** Takes on a release that failed; false (the claim left to its lease) once full or stopped. */
   owe(owner: string, until: Date, release: () => Promise<void>): boolean {
+    return this.take(owner, { release, until: until.getTime() });
+  }
+
+  /** Takes on the store of an outcome that failed, kept until it lands; false (the claim left to its lease) once full or stopped. */
+  oweOutcome(owner: string, storedIn: PurchaseStorage, store: () => Promise<void>): boolean {
+    return this.take(owner, { release: store, until: Number.POSITIVE_INFINITY, storedIn });
+  }
+
+  /** Where `owner`'s purchase went, while its outcome is owed: the purchase is written, whatever the claim's lease says. */
+  owedOutcome(owner: string): PurchaseStorage | undefined {
+    return this.owed.get(owner)?.storedIn;
+  }
+
+  private take(owner: string, owed: OwedRelease): boolean {
     if (this.stopping.signal.aborted || this.owed.size >= this.timing.maxOwed) return false;
-    const owed = { release, until: until.getTime() };
     this.owed.set(owner, owed);
     const retry = this.retryUntilReleased(owner, owed).finally(() => this.retries.delete(retry));
     this.retries.add(retry);

@@ -69,7 +69,10 @@ type ClaimState = { kind: "recorded"; outcome: PurchaseOutcome } | { kind: "held
  * (`customers_purchased` holds bare customer ids and a customer may buy a book twice), so a purchase
  * can be doubled when (a) the owner dies after writing the purchase and before storing the outcome (one
  * round trip) and a retry takes the claim over after the lease, (b) a write fails ambiguously (applied,
- * but its acknowledgement lost) and the retry records it again, or (c) an owner outlives its lease.
+ * but its acknowledgement lost) and the retry records it again, (c) an owner outlives its lease before
+ * its purchase is written, or (d) the owner wrote the purchase but the database refuses its outcome for
+ * longer than the lease, and a retry reaches another process, which takes the claim over. The owner's
+ * own process never records it again: it answers such a retry from the outcome it still owes.
  *
  * Where MongoDB offers transactions (a replica set or mongos, and `purchaseTransactions` is "auto"),
  * the claim, the purchase and its outcome are one transaction (`purchase-transactions.ts`), shared
@@ -128,6 +131,9 @@ export async function recordKeyedPurchase(
       state = await stateOf(db, id);
       continue;
     }
+    // A purchase this process wrote and whose outcome the database still refuses: written, past the lease too.
+    const written = server.claimReleases.owedOutcome(held.owner);
+    if (written !== undefined) return replay(db, bookId, written);
     if (Date.now() - held.claimed_at.getTime() >= timing.leaseMs) {
       state = await own({ stale: held });
       continue;
@@ -154,20 +160,22 @@ async function recordAsOwner(
 ): Promise<RecordedPurchase | undefined> {
   const ownership = await takeClaim(db, taking);
   if (ownership === undefined) return undefined;
-  // A write this request could not land is handed to claimReleases, which retries it until the lease ends.
-  const oweLater = (write: () => Promise<void>) =>
-    claimReleases.owe(ownership.token, new Date(ownership.claimedAt.getTime() + timing.leaseMs), write);
   let purchase: RecordedPurchase;
   try {
     purchase = await recordPurchase(db, request.bookId, request.customerId, settings, { knownOutliers, sharedWrites });
   } catch (error) {
-    // The client needs the original error; a release that fails now is retried by claimReleases, else the claim waits out its lease.
+    // The client needs the original error; a release that fails now is retried by claimReleases until the lease ends, else the claim waits it out.
     const release = () => releaseClaim(db, id, ownership.token);
-    await release().catch(() => oweLater(release));
+    await release().catch(() => claimReleases.owe(ownership.token, new Date(ownership.claimedAt.getTime() + timing.leaseMs), release));
     throw error;
   }
   // Matches nothing only if this request outlived its lease and was taken over: the residual risk (c).
-  await keepOutcome(() => storeOutcome(db, id, ownership.token, purchase.storedIn), timing.waitMs, oweLater);
+  const { storedIn } = purchase;
+  await keepOutcome(
+    () => storeOutcome(db, id, ownership.token, storedIn),
+    timing.waitMs,
+    (store) => claimReleases.oweOutcome(ownership.token, storedIn, store),
+  );
   return purchase;
 }
 
@@ -179,9 +187,11 @@ const OUTCOME_RETRY_MS = 250;
  * would be recorded again by a retry once the lease has passed, so a store that fails because the
  * database is away is retried for up to `waitMs` before the request answers; if the database is still
  * away (or the store failed for another reason, which waiting would not mend), the request fails with
- * that error, and `claimReleases` goes on storing the outcome in the background until the lease ends,
- * a retry of the key in this process trying it first. Only a process that dies first leaves the claim
- * without its outcome: the standalone path's residual risk (a).
+ * that error, and `claimReleases` goes on storing the outcome in the background for as long as the process
+ * lives, past the lease: a retry of the key in this process tries it first, and while it still fails answers
+ * from it rather than take the claim over. Only a process that dies first leaves the claim without its
+ * outcome (the standalone path's residual risk (a)), and only a retry served by another process can take
+ * the claim over after the lease while this one still cannot store it (d).
  */
 async function keepOutcome(store: () => Promise<void>, waitMs: number, oweLater: (write: () => Promise<void>) => void): Promise<void> {
   const giveUpAt = Date.now() + waitMs;

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { brotliCompressSync, gzipSync } from "node:zlib";
+import { MAX_JSON_DEPTH } from "../../src/graphql/limits/http";
 import { serveOneBookLogged } from "../support/captured-log";
 import { answerOf, errorCodes, send, type HttpAnswer } from "../support/http";
 
@@ -95,3 +96,40 @@ async function sendBytes(bytes: Buffer, encoding: string): Promise<HttpAnswer> {
   });
   return answerOf(response);
 }
+
+describe("a variable nested deeper than anything walks safely (issue 35)", () => {
+  /** `{"id": [[…"x"…]]}` nested `depth` times, as text: 12 KB at 6,000 levels, past the stack of whatever walks it recursively. */
+  const nestedVariables = (depth: number) => `{"id":${"[".repeat(depth)}"x"${"]".repeat(depth)}}`;
+  const declared = "query ($id: ID!) { book(id: $id) { title } }";
+  const undeclared = "{ books(first: 1) { totalCount } }";
+  const post = (query: string, depth: number) =>
+    send(served.server.url, `{"query":${JSON.stringify(query)},"variables":${nestedVariables(depth)}}`);
+  // The brackets as they are, not percent-encoded: 6,000 levels then fit in Node's 16 KB of headers.
+  const get = (query: string, depth: number) =>
+    send(`${served.server.url}?query=${encodeURIComponent(query)}&variables=${nestedVariables(depth)}`, undefined, { method: "GET" });
+
+  it.each([
+    ["POST", "declared", post, declared],
+    ["POST", "undeclared", post, undeclared],
+    ["GET", "declared", get, declared],
+    ["GET", "undeclared", get, undeclared],
+  ])("sent by %s, %s, 6,000 levels deep, is refused 400 BAD_USER_INPUT", async (_method, _kind, sent, query) => {
+    expectClientMistake(await sent(query, 6_000), "BAD_USER_INPUT");
+    expect(served.log.errors()).toEqual([]);
+  });
+
+  // The variables object itself is the first of the MAX_JSON_DEPTH levels.
+  it.each([
+    ["POST", post],
+    ["GET", get],
+  ])(
+    `sent by %s, ${MAX_JSON_DEPTH} levels deep, is still GraphQL's to judge (an ID cannot be a list); one level more is refused`,
+    async (_method, sent) => {
+      const answer = await sent(declared, MAX_JSON_DEPTH - 1);
+      expect(errorCodes(answer)).toEqual(["BAD_USER_INPUT"]);
+      expect(answer.json?.errors?.[0]?.message).toMatch(/ID cannot represent/);
+      const deeper = await sent(declared, MAX_JSON_DEPTH);
+      expect(deeper.json?.errors?.[0]?.message).toMatch(/at most 32 levels/);
+    },
+  );
+});

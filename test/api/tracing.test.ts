@@ -1,10 +1,12 @@
+import { createHash } from "node:crypto";
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BOOK_ID_ATTRIBUTE } from "../../src/observability/tracing";
 import { startApiProcess, type ApiProcess } from "../support/api-process";
-import { send } from "../support/http";
+import { errorCodes, getUrl, send, type HttpAnswer } from "../support/http";
+import { bearer, tokenSpec } from "../support/tokens";
 import type { FinishedSpan } from "../support/traced-api-process";
 
 // A caller's W3C trace context: the trace the API must continue, and the span its own spans hang under.
@@ -113,4 +115,89 @@ it("loads nothing of OpenTelemetry's SDK or instrumentations unless the environm
   // The same probe sees them when traces are on, and OTEL_TRACES_EXPORTER=none keeps them off.
   expect(await started({ OTEL_TRACES_EXPORTER: "none", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" })).toEqual([]);
   expect((await started({ OTEL_TRACES_EXPORTER: "console" })).length).toBeGreaterThan(0);
+});
+
+/**
+ * Personal data by every way a request can send it, each id unique so that a leak names its path: customer
+ * and purchase ids in variables and as literals, by POST, by GET and as automatic persisted queries; a
+ * purchaseId quoted by an error (PURCHASE_ID_CONFLICT); the caller's token.
+ */
+const SECRETS = {
+  token: tokenSpec("traced-caller", ["catalog:write", "purchases:read"]),
+  customerInPostVariables: "cust-post-variables-5a1f",
+  purchaseInPostVariables: "purchase-post-variables-77c0",
+  customerInPostLiteral: "cust-post-literal-0b9e",
+  purchaseInPostLiteral: "purchase-post-literal-c3d2",
+  customerInGetVariables: "cust-get-variables-6e4a",
+  customerInGetLiteral: "cust-get-literal-19f7",
+  customerInApq: "cust-apq-variables-d804",
+  customerInApqByHash: "cust-apq-hash-2c6b",
+  conflictingPurchase: "purchase-conflicting-8e35",
+};
+const BUY = `mutation Buy($bookId: ID!, $customerId: ID!, $purchaseId: ID) {
+  recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) { replayed }
+}`;
+const CUSTOMER = `query Customer($id: ID!) { customer(id: $id) { id } }`;
+
+/** Sends each secret its way; every request carries the token. */
+async function sendEverySecret(url: string): Promise<void> {
+  const headers = { "content-type": "application/json", authorization: bearer(SECRETS.token) };
+  const post = (body: unknown) => send(url, body, { headers });
+  const get = (request: Parameters<typeof getUrl>[1]) => send(getUrl(url, request), undefined, { method: "GET", headers });
+  const answered = async (answer: Promise<HttpAnswer>, codes: string[] = []) => expect(errorCodes(await answer)).toEqual(codes);
+  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+  const persistedQuery = { persistedQuery: { version: 1, sha256Hash: sha256(CUSTOMER) } };
+
+  await answered(post({ query: `mutation { addBook(input: {id: "${BOOK_ID}", title: "Traced", author: "A"}) { id } }` }));
+  const buy = (customerId: string, purchaseId: string) => post({ query: BUY, variables: { bookId: BOOK_ID, customerId, purchaseId } });
+  await answered(buy(SECRETS.customerInPostVariables, SECRETS.purchaseInPostVariables));
+  await answered(
+    post({
+      query: `mutation { recordPurchase(input: { bookId: "${BOOK_ID}", customerId: "${SECRETS.customerInPostLiteral}", purchaseId: "${SECRETS.purchaseInPostLiteral}" }) { replayed } }`,
+    }),
+  );
+  await answered(get({ query: CUSTOMER, variables: { id: SECRETS.customerInGetVariables } }));
+  await answered(get({ query: `{ customer(id: "${SECRETS.customerInGetLiteral}") { id } }` }));
+  await answered(post({ query: CUSTOMER, variables: { id: SECRETS.customerInApq }, extensions: persistedQuery }));
+  await answered(get({ variables: { id: SECRETS.customerInApqByHash }, extensions: persistedQuery }));
+  await answered(buy(SECRETS.customerInPostLiteral, SECRETS.conflictingPurchase));
+  await answered(buy(SECRETS.customerInPostVariables, SECRETS.conflictingPurchase), ["PURCHASE_ID_CONFLICT"]);
+}
+
+describe.each(["http/protobuf", "http/json"])("every byte exported over OTLP %s", (protocol) => {
+  it("holds no customer id, purchase id, token, variable or literal, whichever way a request sent them, errors included", async () => {
+    const received: Buffer[] = [];
+    const receiver = http.createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        received.push(Buffer.concat(chunks));
+        response.writeHead(200, { "content-type": request.headers["content-type"] ?? "application/json" }).end();
+      });
+    });
+    receiver.listen(0, "127.0.0.1");
+    await once(receiver, "listening");
+    try {
+      api = await startApiProcess("src/cli/start.ts", {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+        API_TOKENS: JSON.stringify([SECRETS.token]),
+      });
+      await sendEverySecret(api.url);
+      // Stopping exports what is still buffered.
+      expect(await api.stop()).toBe(0);
+      api = undefined;
+      const exported = Buffer.concat(received);
+
+      // The paths were traced: the GET's query string (its values redacted) and the conflict's exception (its type kept).
+      expect(exported.includes("url.query")).toBe(true);
+      expect(exported.includes("REDACTED")).toBe(true);
+      expect(exported.includes("PURCHASE_ID_CONFLICT")).toBe(true);
+      const secrets = { ...SECRETS, token: SECRETS.token.token };
+      expect(Object.entries(secrets).filter(([, secret]) => exported.includes(secret))).toEqual([]);
+    } finally {
+      receiver.close();
+    }
+  });
 });

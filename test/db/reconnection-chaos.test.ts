@@ -16,7 +16,9 @@ import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
  * path or a load balancer drops, without stopping the database. mongodb 7.9's server monitor can hang
  * for good on such a cut (see src/db/watchdog.ts); the API must come back after every one.
  */
-const CYCLES = 20;
+// Issue 35 counted answers over 40 cuts on a replica set, where a cut between a transaction's last write and its commit
+// once made the driver throw a TypeError (INTERNAL_SERVER_ERROR): that deployment gets 40.
+const DEPLOYMENTS = RUN_AND_REPLICA_SET.map((deployment) => ({ ...deployment, cycles: deployment.replicaSet ? 40 : 20 }));
 // The recovery bound docs/operations/outages.md promises is 10 s after the database answers again; a loaded 2-core machine gets three times that.
 const READY_WITHIN_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -133,9 +135,9 @@ const occurrences = (stored: string[]) => {
   return (id: string) => counts.get(id) ?? 0;
 };
 
-describe.each(RUN_AND_REPLICA_SET)(
+describe.each(DEPLOYMENTS)(
   "the API on $deployment, its connection cut and restored again and again under load",
-  ({ replicaSet }) => {
+  ({ replicaSet, cycles }) => {
     let database: TestDatabase;
     let proxy: TcpProxy;
     let service: Awaited<ReturnType<typeof openService>>;
@@ -152,13 +154,13 @@ describe.each(RUN_AND_REPLICA_SET)(
       await database.close();
     });
 
-    it(`is ready again within ${READY_WITHIN_MS / 1000} s of every one of ${CYCLES} cuts, and stores every acknowledged purchase as docs/operations/outages.md promises`, async () => {
+    it(`is ready again within ${READY_WITHIN_MS / 1000} s of every one of ${cycles} cuts, and stores every acknowledged purchase as docs/operations/outages.md promises`, async () => {
       const bookId = `chaos-${replicaSet ? "rs" : "standalone"}`;
       await createBook(database.db, { id: bookId, title: "Chaos", author: "A" }, SETTINGS);
       const clients = streamClients(service.server.url, bookId);
       const recoveries: (number | undefined)[] = [];
       try {
-        for (let cycle = 0; cycle < CYCLES; cycle += 1) {
+        for (let cycle = 0; cycle < cycles; cycle += 1) {
           await sleep(500 + (cycle % 3) * 250);
           await proxy.cut();
           await sleep(500 + (cycle % 4) * 250);
@@ -172,8 +174,9 @@ describe.each(RUN_AND_REPLICA_SET)(
       }
 
       expect(recoveries.filter((recovered) => recovered === undefined)).toEqual([]);
-      expect(recoveries).toHaveLength(CYCLES);
+      expect(recoveries).toHaveLength(cycles);
       expect((await fetch(`${service.origin}/healthz`)).status).toBe(200);
+      // Every refusal an outage's, INTERNAL_SERVER_ERROR none.
       expect(clients.refusals.filter((code) => !OUTAGE_CODES.includes(code as string))).toEqual([]);
       const timesStored = occurrences(await storedPurchases(database.db, bookId));
       // Keyed: exactly once where the claim, the purchase and its outcome are one transaction; at least once on a standalone.
@@ -183,7 +186,7 @@ describe.each(RUN_AND_REPLICA_SET)(
       // Both kinds of purchase got through between cuts. Keyed ones are few on a replica set: a transaction cut off holds its
       // pages until the server's 60 s transaction lifetime ends it, and racing transactions give up at the request's limit.
       expect(clients.keyedAcknowledged.length).toBeGreaterThan(0);
-      expect(clients.unkeyedAcknowledged.length).toBeGreaterThan(CYCLES);
+      expect(clients.unkeyedAcknowledged.length).toBeGreaterThan(cycles);
     }, 900_000);
   },
 );

@@ -62,6 +62,19 @@ describe("ClaimReleases", () => {
     expect(attempts.count).toBe(0);
   });
 
+  it("retries an owed outcome past any lease, and says where its purchase went until it lands (issue 35)", async () => {
+    jest.useFakeTimers();
+    const { attempts, release: store } = releaseFailing(20);
+    expect(releases.oweOutcome("owner-7", "EXTRA_SALES", store)).toBe(true);
+    expect(releases.owedOutcome("owner-7")).toBe("EXTRA_SALES");
+
+    // 20 failures at the longest wait: far past what a release would be retried for.
+    await jest.advanceTimersByTimeAsync(FAST.maxRetryMs * 25);
+    expect(attempts).toEqual({ count: 21, landed: true });
+    expect(releases.owedOutcome("owner-7")).toBeUndefined();
+    expect(releases.size).toBe(0);
+  });
+
   it("owes at most maxOwed releases, leaving the rest to their leases", () => {
     const never = releaseFailing(Infinity).release;
     const taken = ["a", "b", "c", "d"].map((owner) => releases.owe(owner, IN_AN_HOUR(), never));
