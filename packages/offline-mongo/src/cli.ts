@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { startOfflineServer } from "./index";
 
 const USAGE =
-  "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--shards N] [--setParameter enableTestCommands=1]";
+  "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--oplogSize MB] [--shards N] [--setParameter enableTestCommands=1]";
 
 /** The server parameters the command line may set, as mongod's `--setParameter name=value`. */
 function testCommandsEnabled(settings: readonly string[]): boolean {
@@ -23,6 +23,7 @@ function parseOptions(): {
   notablescan: boolean;
   enableTestCommands: boolean;
   replicaSet?: string;
+  oplogSizeBytes?: number;
   shards?: number;
 } {
   const { values } = parseArgs({
@@ -32,6 +33,7 @@ function parseOptions(): {
       "log-commands": { type: "boolean", default: false },
       notablescan: { type: "boolean", default: false },
       replSet: { type: "string" },
+      oplogSize: { type: "string" },
       shards: { type: "string" },
       setParameter: { type: "string", multiple: true, default: [] },
     },
@@ -49,12 +51,16 @@ function parseOptions(): {
     notablescan: values.notablescan,
     enableTestCommands: testCommandsEnabled(values.setParameter),
   };
+  const oplogSizeMB = values.oplogSize === undefined ? undefined : Number(values.oplogSize);
+  if (oplogSizeMB !== undefined && !(Number.isFinite(oplogSizeMB) && oplogSizeMB > 0))
+    throw new Error(`--oplogSize must be a positive number of megabytes, got '${values.oplogSize}'`);
   const shards = values.shards === undefined ? undefined : Number(values.shards);
   if (shards !== undefined && !(Number.isInteger(shards) && shards >= 1))
     throw new Error(`--shards must be a whole number of at least 1, got '${values.shards}'`);
   return {
     ...options,
     ...(values.replSet === undefined ? {} : { replicaSet: values.replSet }),
+    ...(oplogSizeMB === undefined ? {} : { oplogSizeBytes: Math.round(oplogSizeMB * 1024 * 1024) }),
     ...(shards === undefined ? {} : { shards }),
   };
 }

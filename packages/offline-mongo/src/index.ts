@@ -37,6 +37,12 @@ export interface OfflineServerOptions {
   shards?: number;
   /** With `shards`: shard keys by collection name, applied in every database as if `shardCollection` had been run on it first. */
   shardKeys?: Record<string, Record<string, 1 | "hashed">>;
+  /**
+   * How much history of writes a replica set keeps for change streams, as mongod's oplog (`--oplogSize`, in MB
+   * there): past it the oldest writes go, and a stream resuming from before them fails with 286
+   * ChangeStreamHistoryLost. Default 64 MiB.
+   */
+  oplogSizeBytes?: number;
 }
 
 export interface RunningOfflineServer {
@@ -58,6 +64,8 @@ export interface RunningOfflineServer {
    * `keysDeleted`. An update that changes no indexed field writes none.
    */
   indexKeysWritten(): IndexKeysWritten;
+  /** The bytes the replica set's history of writes (for change streams) holds now: never more than `oplogSizeBytes`. */
+  historyBytes(): number;
 }
 
 /** Starts an in-memory server that speaks MongoDB's wire protocol, for machines without mongod. */
@@ -76,6 +84,7 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     ...(options.shards === undefined
       ? {}
       : { sharding: { shards: options.shards, ...(options.shardKeys === undefined ? {} : { shardKeys: options.shardKeys }) } }),
+    ...(options.oplogSizeBytes === undefined ? {} : { oplogSizeBytes: options.oplogSizeBytes }),
   });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;
@@ -86,5 +95,6 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     restart: async () => void (await server.listen(port)),
     recordsVisited: () => server.recordsVisited,
     indexKeysWritten: () => server.indexKeysWritten,
+    historyBytes: () => server.historyBytes,
   };
 }

@@ -4,9 +4,10 @@ import { traitsOf } from "./command-table";
 import { aliasesOf, runCommand } from "./commands";
 import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
-import { CursorRegistry } from "./cursors";
+import { ChangeLog, DEFAULT_OPLOG_SIZE_BYTES } from "./change-log";
+import { AwaitingData, CursorRegistry } from "./cursors";
 import { MongoCommandError } from "./errors";
-import { FailPoints, type CommandCall, type Interference } from "./fail-points";
+import { ClosedByFailPoint, FailPoints, type CommandCall, type Interference } from "./fail-points";
 import { ShardingSimulation, type ShardingOptions } from "./sharding/simulation";
 import { HeldByTransaction, Transactions } from "./transactions";
 import { sweepExpiredDocuments } from "./ttl";
@@ -29,6 +30,8 @@ export interface ServerConfig {
   readonly transactionLifetimeMs?: number;
   /** mongod's `enableTestCommands`: `configureFailPoint` and its fail points exist only then. */
   readonly enableTestCommands?: boolean;
+  /** How much history of writes a replica set keeps for change streams (mongod's oplog size). */
+  readonly oplogSizeBytes?: number;
   /** Route as a mongos in front of this many simulated shards (see `ShardingSimulation`). */
   readonly sharding?: ShardingOptions;
 }
@@ -44,6 +47,8 @@ class BlockedByFailPoint extends Error {
 interface Parked {
   messages: Buffer[];
   timer: NodeJS.Timeout | undefined;
+  /** Stops waiting for the next write (a getMore waiting for data). */
+  cancel?: () => void;
 }
 
 /**
@@ -68,6 +73,8 @@ export class OfflineServer {
   private readonly parked = new Map<net.Socket, Parked>();
   /** When each command that waits with a time limit first began waiting: its limit runs across waits for several transactions. */
   private readonly waitingSince = new WeakMap<Buffer, number>();
+  /** When each getMore waiting for data stops waiting and answers an empty batch. */
+  private readonly awaitDeadlines = new WeakMap<Buffer, number>();
   private member: ReplicaSetMember | undefined;
   private readonly sockets = new Set<net.Socket>();
   private readonly listener = net.createServer((socket) => this.accept(socket));
@@ -85,7 +92,8 @@ export class OfflineServer {
   private readonly interferences = new WeakMap<Buffer, Interference | null>();
 
   constructor(private readonly config: ServerConfig) {
-    this.transactions = new Transactions(config.transactionLifetimeMs);
+    const history = config.replicaSet === undefined ? undefined : new ChangeLog(config.oplogSizeBytes ?? DEFAULT_OPLOG_SIZE_BYTES);
+    this.transactions = new Transactions(config.transactionLifetimeMs, history);
     this.failPoints = config.enableTestCommands ? new FailPoints(aliasesOf) : undefined;
     this.sharding = config.sharding === undefined ? undefined : new ShardingSimulation(config.sharding);
     this.listener.maxConnections = config.maxIncomingConnections ?? DEFAULT_MAX_INCOMING_CONNECTIONS;
@@ -118,6 +126,11 @@ export class OfflineServer {
   get indexKeysWritten(): IndexKeysWritten {
     const { keysInserted, keysDeleted } = this.transactions.live.meter;
     return { keysInserted, keysDeleted };
+  }
+
+  /** What the replica set's history of writes holds now, in bytes (0 on a standalone, which keeps none). */
+  get historyBytes(): number {
+    return this.transactions.history?.size ?? 0;
   }
 
   stop(): Promise<void> {
@@ -155,7 +168,9 @@ export class OfflineServer {
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {
       this.sockets.delete(socket);
-      clearTimeout(this.parked.get(socket)?.timer);
+      const parked = this.parked.get(socket);
+      clearTimeout(parked?.timer);
+      parked?.cancel?.();
       this.parked.delete(socket);
       this.appNames.delete(connectionId);
     });
@@ -174,6 +189,10 @@ export class OfflineServer {
     try {
       this.answer(socket, message, connectionId);
     } catch (error) {
+      if (error instanceof AwaitingData) {
+        this.awaitData(socket, message, connectionId, error.deadline);
+        return;
+      }
       if (error instanceof BlockedByFailPoint) {
         const parked: Parked = { messages: [message], timer: undefined };
         this.parked.set(socket, parked);
@@ -205,6 +224,30 @@ export class OfflineServer {
       },
       waitingSince + held.maxTimeMS - Date.now(),
     );
+  }
+
+  /**
+   * Holds a getMore that found no data until the next write or its deadline, whichever comes first, then
+   * answers it again: an idle stream costs a timer and a waiter, nothing more.
+   */
+  private awaitData(socket: net.Socket, message: Buffer, connectionId: number, deadline: number): void {
+    const history = this.transactions.history;
+    this.awaitDeadlines.set(message, deadline);
+    const parked: Parked = { messages: [message], timer: undefined };
+    this.parked.set(socket, parked);
+    const cancel = history?.waitForAppend(() => {
+      clearTimeout(parked.timer);
+      // Later, not now: the write that woke it is still being answered.
+      setImmediate(() => this.resume(socket, connectionId, parked));
+    });
+    parked.timer = setTimeout(
+      () => {
+        cancel?.();
+        this.resume(socket, connectionId, parked);
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    parked.cancel = cancel;
   }
 
   private resume(socket: net.Socket, connectionId: number, parked: Parked): void {
@@ -267,17 +310,24 @@ export class OfflineServer {
     this.rememberAppName(call, connectionId);
     const routed = this.sharding?.before(body, db, this.transactions.live);
     if (routed !== undefined) return this.withClusterTime(routed);
-    const reply = runCommand(body, {
-      parameters: this.config.parameters,
-      storage: this.transactions.live,
-      transactions: this.transactions,
-      replicaSet: this.member,
-      inTransaction: false,
-      cursors: this.cursors,
-      failPoints: this.failPoints,
-      db,
-      connectionId,
-    });
+    let reply: Document;
+    try {
+      reply = runCommand(body, {
+        parameters: this.config.parameters,
+        storage: this.transactions.live,
+        transactions: this.transactions,
+        replicaSet: this.member,
+        inTransaction: false,
+        cursors: this.cursors,
+        failPoints: this.failPoints,
+        db,
+        connectionId,
+        ...(this.awaitDeadlines.has(message) ? { awaitDeadline: this.awaitDeadlines.get(message) } : {}),
+      });
+    } catch (error) {
+      if (error instanceof ClosedByFailPoint) return undefined;
+      throw error;
+    }
     this.sharding?.after(body, db, reply);
     return this.withClusterTime(this.failPoints?.afterCommand(call, reply, interference !== undefined) ?? reply);
   }

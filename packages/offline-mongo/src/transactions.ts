@@ -1,6 +1,8 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
 import type { CommandTraits } from "./command-table";
+import { catalogChangeOf, changeOf, type ChangeLog, type ChangeWrite, type TransactionOrigin } from "./change-log";
 import { MongoCommandError, TransientTransactionError } from "./errors";
+import { ClosedByFailPoint, type TransactionalWriteFault } from "./fail-points";
 import { Storage, type CatalogChange, type Collection, type IndexChanges, type StoredDocument, type WriteGuard } from "./storage";
 import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
 
@@ -56,11 +58,15 @@ export class Transaction {
   readonly namespaces = new Set<string>();
   /** The lock keys it holds: its documents and the unique index keys they held or hold. */
   readonly held = new Set<string>();
+  /** Its writes in the order made, which its commit adds to the history (each statement's, as mongod's `applyOps`). */
+  readonly changes: ChangeWrite[] = [];
   private readonly waiters: (() => void)[] = [];
   private readonly expiry: NodeJS.Timeout;
 
   constructor(
     readonly txnNumber: number,
+    /** Its session and number as its change events name them. */
+    readonly origin: TransactionOrigin,
     /** The read concern level its first command gave, if any. */
     readonly readConcernLevel: string | undefined,
     live: Storage,
@@ -114,15 +120,35 @@ export class Transactions {
   private readonly open = new Set<Transaction>();
   private committing = false;
 
-  constructor(private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS) {
+  /** `history`: the replica set's history of writes (none on a standalone, which keeps none). */
+  constructor(
+    private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS,
+    readonly history: ChangeLog | undefined = undefined,
+  ) {
     this.live = new Storage({
       beforeWrite: (collection, before, after, changes) => this.beforeLiveWrite(collection, before, after, changes),
       beforeCatalogChange: (database, name, change) => this.beforeLiveCatalogChange(database, name, change),
+      // A commit's writes reach the history at its end, as the transaction made them.
+      afterWrite: (collection, write) => {
+        if (!this.committing) this.history?.append([changeOf(collection, write)]);
+      },
+      afterCatalogChange: (change) => {
+        if (!this.committing) this.history?.append([catalogChangeOf(change)]);
+      },
     });
   }
 
-  /** Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is. */
-  run(name: string, traits: CommandTraits, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
+  /**
+   * Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is.
+   * `fault` is the `onPrimaryTransactionalWrite` fail point, asked about each retryable write's statements.
+   */
+  run(
+    name: string,
+    traits: CommandTraits,
+    body: Document,
+    execute: (storage: Storage, inTransaction: boolean) => Document,
+    fault: (statements: number) => TransactionalWriteFault = () => undefined,
+  ): Document {
     const txnNumber = body["txnNumber"];
     const outside = (): Document => this.runOutside(traits, body, execute);
     if (txnNumber === undefined) {
@@ -131,7 +157,8 @@ export class Transactions {
     }
     const session = this.sessionOf(body["lsid"]);
     const number = isNumeric(txnNumber) ? toNumber(txnNumber) : NaN;
-    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, traits, session, number, outside);
+    if (body["autocommit"] === undefined)
+      return this.runRetryableWrite(name, traits, session, number, outside, () => fault(statementsOf(name, body)));
     if (body["autocommit"] !== false) throw new MongoCommandError(72, "Specifying autocommit=true is not allowed.");
     checkStatement(name, traits, body);
     const transaction = this.transactionFor(session, number, body);
@@ -196,9 +223,18 @@ export class Transactions {
     }
   }
 
+  /** `killSessions` (these ids) and `killAllSessions` ("all"): their open transactions are aborted; the sessions stay. */
+  killSessions(ids: unknown[] | "all"): void {
+    const keys = ids === "all" ? [...this.sessions.keys()] : ids.map(sessionKey);
+    for (const key of keys) {
+      const transaction = key === undefined ? undefined : this.sessions.get(key)?.transaction;
+      if (transaction?.state === "in progress") this.abort(transaction);
+    }
+  }
+
   /** The fields a replica-set member adds to every reply. */
   clusterTime(): Document {
-    const time = new Timestamp({ t: Math.floor(Date.now() / 1000), i: this.sequence + 1 });
+    const time = this.history?.now() ?? new Timestamp({ t: Math.floor(Date.now() / 1000), i: 1 });
     return {
       $clusterTime: { clusterTime: time, signature: { hash: new Binary(Buffer.alloc(20)), keyId: Long.fromNumber(0) } },
       operationTime: time,
@@ -216,7 +252,14 @@ export class Transactions {
     return session;
   }
 
-  private runRetryableWrite(name: string, traits: CommandTraits, session: Session, txnNumber: number, execute: () => Document): Document {
+  private runRetryableWrite(
+    name: string,
+    traits: CommandTraits,
+    session: Session,
+    txnNumber: number,
+    execute: () => Document,
+    fault: () => TransactionalWriteFault,
+  ): Document {
     if (!traits.retryableWrite) {
       throw new MongoCommandError(
         50768,
@@ -234,8 +277,11 @@ export class Transactions {
     session.transaction = undefined;
     // The previous write's reply goes now: a write parked behind a transaction runs again from here, and must not find it.
     session.retryableReply = undefined;
+    const faulted = fault();
+    if (faulted?.undone === true) throw new ClosedByFailPoint();
     const reply = execute();
     if (reply["ok"] === 1) session.retryableReply = reply;
+    if (faulted !== undefined) throw new ClosedByFailPoint();
     return reply;
   }
 
@@ -248,6 +294,7 @@ export class Transactions {
       if (session.transaction?.state === "in progress") this.abort(session.transaction);
       const transaction = new Transaction(
         txnNumber,
+        { txnNumber: Long.fromNumber(txnNumber), lsid: isDocument(body["lsid"]) ? body["lsid"] : {} },
         readConcernLevel,
         this.live,
         this.sequence,
@@ -305,7 +352,7 @@ export class Transactions {
       });
       // Deletes first, then updates, then inserts, so that a unique key the transaction moved is free where it lands.
       for (const { live, current, final } of changes) if (current && !final) live.remove(current);
-      for (const { live, current, final } of changes) if (current && final) live.replace(current, final.doc);
+      for (const { live, current, final } of changes) if (current && final) live.replace(current, final.doc, "update");
       for (const { live, current, final } of changes) if (!current && final) live.insert(final.doc);
     } finally {
       this.committing = false;
@@ -313,6 +360,7 @@ export class Transactions {
     this.sequence += 1;
     for (const key of transaction.writes.keys()) this.lastWritten.set(key, this.sequence);
     for (const namespace of transaction.storage.created) this.lastWritten.set(lockKeyOfNamespace(namespace), this.sequence);
+    this.history?.append(transaction.changes, transaction.origin);
     this.release(transaction, "committed");
     return { ok: 1 };
   }
@@ -377,6 +425,8 @@ export class Transactions {
     return {
       // Creating a collection conflicts only at commit, with one created meanwhile (see `commit`), as on mongod.
       beforeCatalogChange: () => undefined,
+      afterWrite: (collection, write) => void transaction.changes.push(changeOf(collection, write)),
+      afterCatalogChange: (change) => void transaction.changes.push(catalogChangeOf(change)),
       beforeWrite: (collection, before, after, changes) => {
         // A collection dropped or created outside since the snapshot: mongod's catalog conflict.
         const namespaceKey = lockKeyOfNamespace(collection.namespace);
@@ -460,6 +510,12 @@ function checkStatement(name: string, traits: CommandTraits, body: Document): vo
     throw new MongoCommandError(263, traits.refusedInTransactionBecause ?? `Cannot run '${name}' in a multi-document transaction.`);
   if (body["startTransaction"] === true && traits.cannotStartTransactionBecause !== undefined)
     throw new MongoCommandError(263, traits.cannotStartTransactionBecause);
+}
+
+/** The statements of a retryable write: its documents, updates or deletes (findAndModify is one). */
+function statementsOf(name: string, body: Document): number {
+  const list: unknown = body[{ insert: "documents", update: "updates", delete: "deletes" }[name] ?? ""];
+  return Array.isArray(list) ? list.length : 1;
 }
 
 /** Runs a write whose only purpose is to learn whether it would wait: any other error is the real run's to answer. */
