@@ -92,12 +92,15 @@ async function succeeded<T extends { errors?: readonly unknown[] }>(answer: Prom
   return result;
 }
 
+/** Where in the book's layout the measured purchase lands: how many purchases the book had before it. */
+const PURCHASE_POSITIONS: [string, number][] = [
+  ["below the threshold", 0],
+  ["crossing the threshold", settings.outlierThreshold],
+  ["opening a later extra_sales page", settings.outlierThreshold + settings.extraSalesPageSize],
+];
+
 describe("on 4 shards, each command of these requests goes to one shard", () => {
-  it.each([
-    ["below the threshold", 0],
-    ["crossing the threshold", settings.outlierThreshold],
-    ["opening a later extra_sales page", settings.outlierThreshold + settings.extraSalesPageSize],
-  ])("a plain purchase %s", async (_, earlier) => {
+  it.each(PURCHASE_POSITIONS)("a plain purchase %s", async (_, earlier) => {
     const id = await addBook(api);
     await recordPurchases(api, id, customers(earlier));
     const routing = await routingOf(() => recordPurchases(api, id, ["next"]));
@@ -105,11 +108,7 @@ describe("on 4 shards, each command of these requests goes to one shard", () => 
     expect(routing.oneShard).toBeGreaterThan(0);
   });
 
-  it.each([
-    ["below the threshold", 0],
-    ["crossing the threshold", settings.outlierThreshold],
-    ["opening a later extra_sales page", settings.outlierThreshold + settings.extraSalesPageSize],
-  ])("a keyed purchase %s, whose transaction touches one shard", async (_, earlier) => {
+  it.each(PURCHASE_POSITIONS)("a keyed purchase %s, whose transaction touches one shard", async (_, earlier) => {
     const id = await addBook(api);
     await recordPurchases(api, id, customers(earlier));
     const routing = await routingOf(() =>
