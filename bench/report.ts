@@ -7,6 +7,7 @@ import type { ThroughputResults } from "./throughput";
 import type { VersusBareResults } from "./versus-bare";
 import type { WriteResults } from "./writes";
 import type { HotBookFigures, ScaleResults } from "./catalog-scale";
+import type { ShardTargetingResults } from "./shard-targeting";
 
 export interface Report {
   mode: "quick" | "full";
@@ -19,6 +20,7 @@ export interface Report {
   throughput: ThroughputResults;
   versusBare: VersusBareResults;
   scale: ScaleResults;
+  shardTargeting: ShardTargetingResults;
   targets: TargetCheck[];
 }
 
@@ -32,6 +34,7 @@ export function renderReport(report: Report): string {
     renderThroughput(report.throughput),
     renderVersusBare(report.versusBare),
     renderScale(report.scale),
+    renderShardTargeting(report.shardTargeting),
     renderTargets(report.targets),
   ].join("\n\n");
 }
@@ -195,6 +198,21 @@ export function renderVersusBare({ database, node, rounds, secondsPerLoad, rows 
       ["CPU ms/request, ours / bare", (row) => `${row.oursCpuMsPerRequest.toFixed(2)} / ${row.bareCpuMsPerRequest.toFixed(2)}`],
       ["our commands/request", (row) => row.oursCommandsPerRequest.toFixed(2)],
       ["failed", (row) => row.failures],
+    ]),
+  );
+}
+
+function renderShardTargeting({ shards, rows }: ShardTargetingResults): string {
+  return part(
+    `Shard targeting on ${shards} simulated shards`,
+    "The stand-in routing as a mongos with the product's shard keys (docs/operations/sharding.md): the commands of each request, " +
+      "how many reached more than one shard, and its transactions. The last three are the scatter-gather reads the document names.",
+    table(rows, [
+      ["request", (row) => row.request],
+      ["commands", (row) => row.commands],
+      ["on more than one shard", (row) => row.multiShardCommands],
+      ["transactions", (row) => row.transactions],
+      ["on more than one shard ", (row) => row.multiShardTransactions],
     ]),
   );
 }

@@ -10,6 +10,7 @@ import { benchmarkHttp, httpSteps } from "./http";
 import { CommandMonitor } from "./monitor";
 import { FULL_PLAN, LARGEST_CATALOG, QUICK_PLAN, type Plan } from "./plan";
 import { benchmarkScale, scaleSteps } from "./catalog-scale";
+import { benchmarkShardTargeting } from "./shard-targeting";
 import { startProgress } from "./progress";
 import { benchmarkReads, readSteps } from "./reads";
 import { renderReport, renderTargets, renderVersusBare, type Report } from "./report";
@@ -93,6 +94,8 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
         progress,
       ),
     ).finally(() => replicaSet.stop());
+    // Counts on the stand-in routing as a mongos over simulated shards, whatever database the rest ran on.
+    const shardTargeting = await section("shard targeting", 1, () => benchmarkShardTargeting());
 
     const report: Report = {
       mode: plan.mode,
@@ -105,7 +108,8 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
       throughput,
       versusBare: versus,
       scale,
-      targets: checkTargets({ writes, reads, http, throughput, versusBare: versus, scale }),
+      shardTargeting,
+      targets: checkTargets({ writes, reads, http, throughput, versusBare: versus, scale, shardTargeting }),
     };
     output.out(renderReport(report));
     output.err(`Raw figures: ${saveResults(report)}`);

@@ -4,6 +4,7 @@ import type { ThroughputResults } from "./throughput";
 import type { VersusBareResults } from "./versus-bare";
 import type { WriteResults } from "./writes";
 import { SCALE_SCENARIOS, type HotBookFigures, type ScaleResults, type ScaleRow } from "./catalog-scale";
+import type { ShardTargetingResults } from "./shard-targeting";
 
 export interface TargetCheck {
   target: string;
@@ -23,6 +24,7 @@ interface Results {
   throughput: ThroughputResults;
   versusBare: VersusBareResults;
   scale: ScaleResults;
+  shardTargeting: ShardTargetingResults;
 }
 
 export function checkTargets(results: Results): TargetCheck[] {
@@ -41,8 +43,24 @@ export function checkTargets(results: Results): TargetCheck[] {
     ...versusBareTargets(results.versusBare),
     ...SCALE_SCENARIOS.flatMap((scenario) => scaleTargets(results.scale.rows.filter((row) => row.scenario === scenario))),
     ...hotBookTargets(results.scale.hotBooks),
+    oneShardPaths(results.shardTargeting),
     noInvariantBroke(results),
   ];
+}
+
+/** docs/operations/sharding.md's promise: the requests it names reach one shard, their transactions too. */
+function oneShardPaths({ shards, rows }: ShardTargetingResults): TargetCheck {
+  const target = `On ${shards} simulated shards: 0 multi-shard commands and 0 multi-shard transactions on a purchase, book(id), a buyers window and _entities for a book`;
+  const paths = rows.filter((row) => row.oneShardPath);
+  const broken = paths.filter((row) => row.multiShardCommands > 0 || row.multiShardTransactions > 0);
+  const commands = paths.reduce((sum, row) => sum + row.commands, 0);
+  const measured =
+    broken.length === 0
+      ? `${commands} commands on ${paths.length} requests, each on one shard`
+      : broken
+          .map((row) => `${row.request}: ${row.multiShardCommands} commands, ${row.multiShardTransactions} transactions on several shards`)
+          .join("; ");
+  return { target, measured, pass: broken.length === 0 && paths.length > 0, failsRun: true };
 }
 
 function writeCostIsFlat({ rows }: WriteResults): TargetCheck {

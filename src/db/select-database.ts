@@ -6,6 +6,12 @@ import { helloOf, offersTransactions } from "./topology";
 
 export type DatabaseKind = "external" | "mongodb-memory-server" | "offline-server";
 
+/** The stand-in's targeting mode, for a test run that checks sharding's rules (docs/operations/sharding.md): its shard count and the keys it shards on. */
+export interface StandInSharding {
+  shards: number;
+  shardKeys: Record<string, Record<string, 1 | "hashed">>;
+}
+
 export interface SelectedDatabase {
   kind: DatabaseKind;
   uri: string;
@@ -22,7 +28,7 @@ export interface SelectedDatabase {
  * its downloads off); else the offline stand-in server. Both throwaway databases are development
  * dependencies, loaded only when MONGODB_URI is unset.
  */
-export async function selectDatabase(mongodbUri: string | undefined): Promise<SelectedDatabase> {
+export async function selectDatabase(mongodbUri: string | undefined, sharding?: StandInSharding): Promise<SelectedDatabase> {
   if (mongodbUri) {
     return { kind: "external", uri: mongodbUri, description: `MongoDB at ${redact(mongodbUri)} (from MONGODB_URI)`, stop: async () => {} };
   }
@@ -36,7 +42,7 @@ export async function selectDatabase(mongodbUri: string | undefined): Promise<Se
       stop: async () => void (await server.stop()),
     };
   }
-  const offline = await startStandIn(memoryServer.reason);
+  const offline = await startStandIn(memoryServer.reason, { ...sharding });
   return {
     kind: "offline-server",
     uri: offline.uri,
@@ -53,13 +59,17 @@ export async function selectDatabase(mongodbUri: string | undefined): Promise<Se
  * when set; else the run's database when it is a replica set or mongos; else the stand-in answering
  * as a one-member replica set. Never used by the API, which takes what MONGODB_URI names.
  */
-export async function selectReplicaSet(runDatabase: SelectedDatabase, replicaSetUri: string | undefined): Promise<SelectedDatabase> {
+export async function selectReplicaSet(
+  runDatabase: SelectedDatabase,
+  replicaSetUri: string | undefined,
+  sharding?: StandInSharding,
+): Promise<SelectedDatabase> {
   if (replicaSetUri) {
     const description = `the replica set at ${redact(replicaSetUri)} (from MONGODB_REPLICA_SET_URI)`;
     return { kind: "external", uri: replicaSetUri, description, stop: async () => {} };
   }
   if (await offersTransactionsAt(runDatabase.uri)) return { ...runDatabase, description: "the same deployment", stop: async () => {} };
-  const offline = await startStandIn("a replica set is needed", { replicaSet: "rs0" });
+  const offline = await startStandIn("a replica set is needed", { replicaSet: "rs0", ...sharding });
   const description = `the offline stand-in as a one-member replica set at ${offline.uri}`;
   return { kind: "offline-server", uri: offline.uri, description, stop: () => offline.stop() };
 }
@@ -73,7 +83,10 @@ async function offersTransactionsAt(uri: string): Promise<boolean> {
   }
 }
 
-async function startStandIn(mongodReason: string | undefined, options: { replicaSet?: string } = {}): Promise<RunningOfflineServer> {
+async function startStandIn(
+  mongodReason: string | undefined,
+  options: { replicaSet?: string } & Partial<StandInSharding> = {},
+): Promise<RunningOfflineServer> {
   try {
     const { startOfflineServer } = await import("@bookstore/offline-mongo");
     // Development switches of the stand-in: fail every query that only a collection scan could answer, as mongod's

@@ -36,11 +36,16 @@ function succeeded(result: ExecutionResult<RecordKeyedPurchaseMutation>): Record
   return result.data!.recordPurchase;
 }
 
+/** A claim's _id, as the API writes it. */
+function claimId(bookId: string, purchaseId: string): ClaimDocument["_id"] {
+  return { book_id: parseBookId(bookId), purchase_id: purchaseId };
+}
+
 /** A claim as a request left it, written straight into purchase_requests. */
 async function leaveClaim(bookId: string, purchaseId: string, customerId: string, claimedAgoMs: number): Promise<void> {
   const claimedAt = new Date(Date.now() - claimedAgoMs);
   const claim: ClaimDocument = {
-    _id: { book_id: parseBookId(bookId), purchase_id: purchaseId },
+    _id: claimId(bookId, purchaseId),
     customer_id: customerId,
     owner: "a request that never finished",
     claimed_at: claimedAt,
@@ -111,7 +116,8 @@ describe("recordPurchase with a purchaseId", () => {
     const id = await addBook(api);
     await leaveClaim(id, "line-10", "alice", 0);
     const finishEarlierRequest = setTimeout(() => {
-      void claimsCollection(api.db).updateOne({ "_id.purchase_id": "line-10" }, { $set: { stored_in: "EMBEDDED" } }, BY_ID);
+      // By the whole _id, book included: on a sharded cluster a single write must name the claim's shard key.
+      void claimsCollection(api.db).updateOne({ _id: claimId(id, "line-10") }, { $set: { stored_in: "EMBEDDED" } });
     }, 100);
 
     const result = succeeded(await buy(id, "alice", "line-10"));
@@ -147,7 +153,7 @@ describe("recordPurchase with a purchaseId", () => {
     const id = await addBook(api);
     succeeded(await buy(id, "alice", "line-13"));
     // What the TTL monitor does once expires_at has passed (its sweep is tested in packages/offline-mongo/test/ttl.test.ts).
-    await claimsCollection(api.db).deleteOne({ "_id.purchase_id": "line-13" }, BY_ID);
+    await claimsCollection(api.db).deleteOne({ _id: claimId(id, "line-13") });
 
     expect(succeeded(await buy(id, "alice", "line-13")).replayed).toBe(false);
     expect(await storedPurchases(api.db, id)).toEqual(["alice", "alice"]);

@@ -47,6 +47,8 @@ export interface TestApiOptions {
   batching?: PurchaseBatchSettings;
   /** On the replica set beside the run's database (see database-process.ts), where keyed purchases are transactions. */
   replicaSet?: boolean;
+  /** On the server at this URI, one the test started for itself, instead. */
+  uri?: string;
 }
 
 export async function openTestApi({
@@ -55,8 +57,9 @@ export async function openTestApi({
   apiTokens,
   batching,
   replicaSet = false,
+  uri,
 }: TestApiOptions = {}): Promise<TestApi> {
-  const database = await openTestDatabase({ replicaSet });
+  const database = await openTestDatabase({ replicaSet, ...(uri === undefined ? {} : { uri }) });
   const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
   await apollo.start();
   // One per API, as one per HTTP server: what it learns about outliers, and its recent figures, outlive each request.

@@ -31,10 +31,14 @@ export const RUN_AND_REPLICA_SET = [
 
 /**
  * A freshly made database of its own for one test file, with indexes in place: on the server chosen for
- * the run, or with `replicaSet` on the replica set beside it (see database-process.ts), where keyed purchases are transactions.
+ * the run, or with `replicaSet` on the replica set beside it (see database-process.ts), where keyed purchases are transactions,
+ * or on the server at `uri` a test started for itself.
  */
-export async function openTestDatabase({ replicaSet = false } = {}): Promise<TestDatabase> {
-  const uri = replicaSet ? process.env.TEST_REPLICA_SET_URI : process.env.TEST_MONGODB_URI;
+export async function openTestDatabase({
+  replicaSet = false,
+  uri: ownUri,
+}: { replicaSet?: boolean; uri?: string } = {}): Promise<TestDatabase> {
+  const uri = ownUri ?? (replicaSet ? process.env.TEST_REPLICA_SET_URI : process.env.TEST_MONGODB_URI);
   if (!uri) throw new Error("TEST_MONGODB_URI is unset: run tests through jest, whose global setup chooses the database.");
   const name = `test_${randomBytes(6).toString("hex")}`;
   const { client, db } = await connectToDatabase(uri, name, { monitorCommands: true }, { ensureIndexes: ensureSalesIndexes });

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { startOfflineServer } from "./index";
 
 const USAGE =
-  "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--oplogSize MB] [--setParameter enableTestCommands=1]";
+  "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--oplogSize MB] [--shards N] [--setParameter enableTestCommands=1]";
 
 /** The server parameters the command line may set, as mongod's `--setParameter name=value`. */
 function testCommandsEnabled(settings: readonly string[]): boolean {
@@ -24,6 +24,7 @@ function parseOptions(): {
   enableTestCommands: boolean;
   replicaSet?: string;
   oplogSizeBytes?: number;
+  shards?: number;
 } {
   const { values } = parseArgs({
     options: {
@@ -33,6 +34,7 @@ function parseOptions(): {
       notablescan: { type: "boolean", default: false },
       replSet: { type: "string" },
       oplogSize: { type: "string" },
+      shards: { type: "string" },
       setParameter: { type: "string", multiple: true, default: [] },
     },
     strict: true,
@@ -52,10 +54,14 @@ function parseOptions(): {
   const oplogSizeMB = values.oplogSize === undefined ? undefined : Number(values.oplogSize);
   if (oplogSizeMB !== undefined && !(Number.isFinite(oplogSizeMB) && oplogSizeMB > 0))
     throw new Error(`--oplogSize must be a positive number of megabytes, got '${values.oplogSize}'`);
+  const shards = values.shards === undefined ? undefined : Number(values.shards);
+  if (shards !== undefined && !(Number.isInteger(shards) && shards >= 1))
+    throw new Error(`--shards must be a whole number of at least 1, got '${values.shards}'`);
   return {
     ...options,
     ...(values.replSet === undefined ? {} : { replicaSet: values.replSet }),
     ...(oplogSizeMB === undefined ? {} : { oplogSizeBytes: Math.round(oplogSizeMB * 1024 * 1024) }),
+    ...(shards === undefined ? {} : { shards }),
   };
 }
 
@@ -69,7 +75,7 @@ async function main(): Promise<void> {
   }
   const server = await startOfflineServer(options);
   process.stdout.write(
-    `offline MongoDB server listening on ${server.uri}${options.replicaSet === undefined ? "" : ` as the primary of replica set ${options.replicaSet}`}${options.enableTestCommands ? ", with test commands (fail points) enabled" : ""} (in memory; data is lost on exit)\n`,
+    `offline MongoDB server listening on ${server.uri}${options.replicaSet === undefined ? "" : ` as the primary of replica set ${options.replicaSet}`}${options.shards === undefined ? "" : `, routing as a mongos over ${options.shards} simulated shards`}${options.enableTestCommands ? ", with test commands (fail points) enabled" : ""} (in memory; data is lost on exit)\n`,
   );
   const shutdown = (): void => {
     void server.stop().then(() => process.exit(0));

@@ -30,6 +30,14 @@ export interface OfflineServerOptions {
    */
   enableTestCommands?: boolean;
   /**
+   * Answer as a mongos in front of this many simulated shards: `shardCollection` (hashed or ranged keys), routing of
+   * every command to the shards mongos would reach, counted by `{shardTargetingStats: 1}` on admin (`reset: true`
+   * clears), and mongos's refusals of writes it cannot target. Data stays in one store. Off by default.
+   */
+  shards?: number;
+  /** With `shards`: shard keys by collection name, applied in every database as if `shardCollection` had been run on it first. */
+  shardKeys?: Record<string, Record<string, 1 | "hashed">>;
+  /**
    * How much history of writes a replica set keeps for change streams, as mongod's oplog (`--oplogSize`, in MB
    * there): past it the oldest writes go, and a stream resuming from before them fails with 286
    * ChangeStreamHistoryLost. Default 64 MiB.
@@ -73,6 +81,9 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     ...(options.replicaSet === undefined ? {} : { replicaSet: options.replicaSet }),
     ...(options.transactionLifetimeMs === undefined ? {} : { transactionLifetimeMs: options.transactionLifetimeMs }),
     enableTestCommands: options.enableTestCommands ?? false,
+    ...(options.shards === undefined
+      ? {}
+      : { sharding: { shards: options.shards, ...(options.shardKeys === undefined ? {} : { shardKeys: options.shardKeys }) } }),
     ...(options.oplogSizeBytes === undefined ? {} : { oplogSizeBytes: options.oplogSizeBytes }),
   });
   const port = await server.listen();

@@ -8,6 +8,7 @@ import { ChangeLog, DEFAULT_OPLOG_SIZE_BYTES } from "./change-log";
 import { AwaitingData, CursorRegistry } from "./cursors";
 import { MongoCommandError } from "./errors";
 import { ClosedByFailPoint, FailPoints, type CommandCall, type Interference } from "./fail-points";
+import { ShardingSimulation, type ShardingOptions } from "./sharding/simulation";
 import { HeldByTransaction, Transactions } from "./transactions";
 import { sweepExpiredDocuments } from "./ttl";
 import { isDocument } from "./values";
@@ -31,6 +32,8 @@ export interface ServerConfig {
   readonly enableTestCommands?: boolean;
   /** How much history of writes a replica set keeps for change streams (mongod's oplog size). */
   readonly oplogSizeBytes?: number;
+  /** Route as a mongos in front of this many simulated shards (see `ShardingSimulation`). */
+  readonly sharding?: ShardingOptions;
 }
 
 /** Thrown when `failCommand` blocks a command's connection: it runs (or fails) once `ms` have passed. */
@@ -79,6 +82,7 @@ export class OfflineServer {
   private nextRequestId = 1;
   private ttlMonitor: NodeJS.Timeout | undefined;
   private readonly failPoints: FailPoints | undefined;
+  private readonly sharding: ShardingSimulation | undefined;
   /** Each connection's application name, from its handshake: `failCommand` can be limited to one. */
   private readonly appNames = new Map<number, string>();
   /**
@@ -91,6 +95,7 @@ export class OfflineServer {
     const history = config.replicaSet === undefined ? undefined : new ChangeLog(config.oplogSizeBytes ?? DEFAULT_OPLOG_SIZE_BYTES);
     this.transactions = new Transactions(config.transactionLifetimeMs, history);
     this.failPoints = config.enableTestCommands ? new FailPoints(aliasesOf) : undefined;
+    this.sharding = config.sharding === undefined ? undefined : new ShardingSimulation(config.sharding);
     this.listener.maxConnections = config.maxIncomingConnections ?? DEFAULT_MAX_INCOMING_CONNECTIONS;
     this.listener.on("drop", () =>
       process.stderr.write(`[offline-mongo] connection refused because too many open connections: ${this.listener.maxConnections}\n`),
@@ -303,6 +308,8 @@ export class OfflineServer {
     if (interference?.then === "close") return undefined;
     if (typeof interference?.then === "object") return this.withClusterTime(interference.then.error);
     this.rememberAppName(call, connectionId);
+    const routed = this.sharding?.before(body, db, this.transactions.live);
+    if (routed !== undefined) return this.withClusterTime(routed);
     let reply: Document;
     try {
       reply = runCommand(body, {
@@ -321,6 +328,7 @@ export class OfflineServer {
       if (error instanceof ClosedByFailPoint) return undefined;
       throw error;
     }
+    this.sharding?.after(body, db, reply);
     return this.withClusterTime(this.failPoints?.afterCommand(call, reply, interference !== undefined) ?? reply);
   }
 

@@ -1,0 +1,34 @@
+import type { MongoClient } from "mongodb";
+import { EXTRA_SALES, PURCHASE_REQUESTS, SALES } from "./documents";
+
+/** A shard key pattern as `shardCollection` takes it. */
+export type ShardKeyPattern = Readonly<Record<string, 1 | "hashed">>;
+
+/**
+ * The shard key of every collection the API writes, declared once (docs/operations/sharding.md says why).
+ * All three hash the book's id, so that a book, its extra_sales pages and its purchaseId claims share one
+ * hash value: on an empty collection `shardCollection` splits the hash space into the same ranges on every
+ * collection, so a purchase's transaction touches one shard. Hashed, because book ids may grow monotonically
+ * (ObjectIds, counters), which on a ranged key would send every new book to the range of the highest ids, on one shard.
+ * `extra_sales`' unique `(book_id, page)` index is prefixed by its key's field, as mongos requires; claims
+ * stay unique because their `_id` holds the book, so one `_id` always lands on one shard.
+ * `reconcile_journal` (maintenance only) and the legacy collections `npm run migrate` reads stay unsharded,
+ * on the database's primary shard.
+ */
+export const SHARD_KEYS: Readonly<Record<string, ShardKeyPattern>> = {
+  [SALES]: { _id: "hashed" },
+  [EXTRA_SALES]: { book_id: "hashed" },
+  [PURCHASE_REQUESTS]: { "_id.book_id": "hashed" },
+};
+
+/** Shards each collection on its declared key, through a mongos; running it again changes nothing. Returns the namespaces. */
+export async function applyShardKeys(client: MongoClient, database: string): Promise<string[]> {
+  const admin = client.db("admin");
+  const namespaces: string[] = [];
+  for (const [collection, key] of Object.entries(SHARD_KEYS)) {
+    const namespace = `${database}.${collection}`;
+    await admin.command({ shardCollection: namespace, key });
+    namespaces.push(namespace);
+  }
+  return namespaces;
+}
