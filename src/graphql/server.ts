@@ -156,7 +156,11 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const httpServer = http.createServer(connectionTimeouts(options.keepAliveTimeoutSeconds ?? DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), app);
   const metrics = createServerMetrics(() => countOutliers(options.db), options.metricsOperations);
   const responseCache = openResponseCache(options.cache, options.db.databaseName, options.logger, metrics.responseCache);
-  const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
+  const caching = {
+    catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0,
+    store: responseCache.store,
+    generation: responseCache.generation,
+  };
   const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
   await apollo.start();
   const observers = { onBatch: metrics.observePurchaseBatch, onRecorded: metrics.countPurchase };
