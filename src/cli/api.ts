@@ -53,6 +53,7 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     logger,
     production: config.nodeEnv === "production",
     apiTokens: config.apiTokens,
+    trustedDocuments: config.trustedDocuments,
     requestTimeoutMs: config.requestTimeoutMs,
     indexesInPlace: connection.indexesInPlace,
     recoverable: connection.recoverable,
