@@ -20,7 +20,7 @@ export type PageReader = (db: Db, bookId: number, start: number, first: number) 
 
 export interface PageReadRow {
   purchases: number;
-  window: "first page" | "deep page (90%)";
+  window: "first window" | "deep window (90%)";
   start: number;
   api: OperationFigures;
   chapter: OperationFigures;
@@ -65,7 +65,7 @@ export const readPageAsApi: PageReader = async (db, bookId, start, first) => {
 };
 
 export function readSteps(plan: Plan["reads"]): number {
-  // Per book: stored, first page, deep page, whole list.
+  // Per book: stored, first window, deep window, whole list.
   return plan.purchases.length * 4;
 }
 
@@ -84,8 +84,8 @@ export async function benchmarkReads(
     progress.step(`${purchases.toLocaleString("en")} purchases: book stored`);
     const check = windowChecker(purchases, results.violations);
     for (const [window, start] of [
-      ["first page", 0],
-      ["deep page (90%)", Math.floor(purchases * 0.9)],
+      ["first window", 0],
+      ["deep window (90%)", Math.floor(purchases * 0.9)],
     ] as const) {
       const sample = (read: PageReader) =>
         sampleRepeatedly(monitor, async () => check(start, FIRST_PAGE, await read(db, purchases, start, FIRST_PAGE)), repetition);

@@ -266,19 +266,50 @@ function renderScale({ rows, hotBooks, indexCost }: ScaleResults): string {
   return [scale, hot, index].join("\n\n");
 }
 
+/**
+ * Two tables: the targets that gate the run (counts and invariants, exact on any machine: PASS or FAIL), and the
+ * times, which depend on the machine and whatever else it runs, reported beside their goal and never failing it.
+ */
 export function renderTargets(targets: TargetCheck[]): string {
-  return part(
-    "Targets",
-    null,
-    table(targets, [
-      ["target", (check) => check.target],
-      ["measured", (check) => check.measured],
-      ["result", (check) => `${check.pass ? "PASS" : "FAIL"}${check.failsRun ? "" : " (a time: reported, never fails the run)"}`],
-    ]),
-  );
+  const gating = targets.filter((check) => check.failsRun);
+  const reported = targets.filter((check) => !check.failsRun);
+  return [
+    part(
+      "Targets that gate the run",
+      "Counts and invariants, exact on any backend and machine: a FAIL here fails the run.",
+      table(gating, [
+        ["target", (check) => check.target],
+        ["measured", (check) => check.measured],
+        ["result", (check) => (check.pass ? "PASS" : "FAIL")],
+      ]),
+    ),
+    part(
+      "Times, reported only",
+      "Times depend on the machine and what else it runs: each is compared with its goal here, and none fails the run. " +
+        "A goal not reached on a shared or busy machine says little; compare runs on one idle machine (BENCHMARKS.md).",
+      table(reported, [
+        ["goal", (check) => check.target],
+        ["measured", (check) => check.measured],
+        [
+          "reached",
+          (check) => (check.pass ? "yes" : check.measured === "not measured" ? "not measured in this run" : "no, on this machine"),
+        ],
+      ]),
+    ),
+  ].join("\n\n");
 }
 
+// What each code means in this table, in words, so that a failed row reads as what happened.
+const FAILURE_WORDS: Record<string, string> = {
+  REQUEST_TIMEOUT: "still waiting on write conflicts at the 10 s limit",
+  DATABASE_UNAVAILABLE: "the database overloaded",
+  NO_ANSWER: "no HTTP answer",
+};
+
 function failedWithCodes(row: HotBookFigures): string {
-  const codes = Object.entries(row.failureCodes).map(([code, times]) => `${code} ${count(times)}`);
-  return codes.length > 0 ? `${count(row.failures)} (${codes.join(", ")})` : count(row.failures);
+  if (row.failures === 0) return "0";
+  const codes = Object.entries(row.failureCodes).map(
+    ([code, times]) => `${count(times)} ${code}${FAILURE_WORDS[code] ? ` (${FAILURE_WORDS[code]})` : ""}`,
+  );
+  return `${count(row.failures)} of ${count(row.requests)} answered with an error: ${codes.join(", ")}`;
 }

@@ -1,6 +1,7 @@
 import { cleanEnv, host, makeValidator, port, str, type ReporterOptions } from "envalid";
 import ConnectionString from "mongodb-connection-string-url";
 import { EXAMPLE as API_TOKENS_EXAMPLE, parseTokenSpecs, type ConfiguredToken } from "./auth/tokens";
+import { readTrustedDocuments, type TrustedDocuments } from "./auth/trusted-documents";
 import { isOperationLabel, MAX_LISTED_OPERATIONS } from "./observability/operation-names";
 
 /** Everything the process reads from its environment, validated once at start-up. */
@@ -22,6 +23,8 @@ export interface Config {
   readonly purchaseTransactions: PurchaseTransactions;
   /** Digests of the bearer tokens; undefined means none are configured and the API is open (never in production). */
   readonly apiTokens: readonly ConfiguredToken[] | undefined;
+  /** The only operations tokens marked `"trustedDocuments": true` may run, by hash; undefined when no token is marked. */
+  readonly trustedDocuments: TrustedDocuments | undefined;
   /** How long public catalog answers may be served from a cache (the response cache, a CDN, a browser); 0 caches nothing. */
   readonly catalogMaxAgeSeconds: number;
   /** The Redis that API processes share their response cache through; undefined keeps the cache in this process. */
@@ -96,6 +99,8 @@ const mongodbUri = makeValidator<string>((input) => {
 });
 
 const apiTokens = makeValidator<ConfiguredToken[]>(parseTokenSpecs);
+
+const trustedDocuments = makeValidator<TrustedDocuments>(readTrustedDocuments);
 
 const operationNames = makeValidator<string[]>((input) => {
   const names = input
@@ -172,6 +177,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         desc: "must be set when NODE_ENV=production, which refuses to start with the API open to anyone; set it to a JSON array of bearer tokens",
         example: API_TOKENS_EXAMPLE,
       }),
+      TRUSTED_DOCUMENTS: trustedDocuments({
+        default: undefined,
+        // envalid hands this the variables already cleaned: API_TOKENS parsed.
+        requiredWhen: (env) => (env.API_TOKENS as ConfiguredToken[] | undefined)?.some((token) => token.trustedDocumentsOnly) ?? false,
+        desc: 'must be set when a token in API_TOKENS is marked "trustedDocuments": true: the persisted documents manifest (npm run codegen writes it) whose operations are all such tokens may run',
+        example: "examples/web-storefront/src/__generated__/persisted-documents.json",
+      }),
       CATALOG_MAX_AGE_SECONDS: wholeNumber(
         0,
         MAX_CATALOG_MAX_AGE_SECONDS,
@@ -222,6 +234,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     purchaseIdLifetimeHours: clean.PURCHASE_ID_LIFETIME_HOURS,
     purchaseTransactions: clean.PURCHASE_TRANSACTIONS,
     apiTokens: clean.API_TOKENS,
+    trustedDocuments: clean.TRUSTED_DOCUMENTS,
     catalogMaxAgeSeconds: clean.CATALOG_MAX_AGE_SECONDS,
     responseCacheUrl: clean.RESPONSE_CACHE_URL,
     responseCacheTimeoutMs: clean.RESPONSE_CACHE_TIMEOUT_MS,

@@ -36,6 +36,10 @@ export const ERROR_CODES = {
   },
   UNAUTHENTICATED: { status: 401, meaning: "A field needs a bearer token and none valid was sent." },
   FORBIDDEN: { status: 403, meaning: "A field needs a scope the token sent does not have." },
+  DOCUMENT_NOT_TRUSTED: {
+    status: 403,
+    meaning: "The token may run only its trusted documents, named by hash: the request sent a document, or a hash not among them.",
+  },
   QUERY_TOO_DEEP: { status: 400, meaning: "More nested levels of fields than the limit." },
   TOO_MANY_ALIASES: { status: 400, meaning: "More aliased fields than the limit." },
   TOO_MANY_DIRECTIVES: { status: 400, meaning: "More directives than the limit." },

@@ -9,7 +9,8 @@ const graphqlProxy: Record<string, ProxyOptions> = {
   "/graphql": {
     target: apiUrl.origin,
     changeOrigin: true,
-    rewrite: () => apiUrl.pathname,
+    // The API's path, keeping the query string: a GET carries its operation there.
+    rewrite: (path) => apiUrl.pathname + path.slice(path.indexOf("?") === -1 ? path.length : path.indexOf("?")),
     headers: token ? { authorization: `Bearer ${token}` } : {},
   },
 };

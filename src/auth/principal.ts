@@ -10,7 +10,13 @@ export type Principal =
   | { readonly kind: "anonymous" }
   /** An Authorization header that is malformed or carries no configured token. */
   | { readonly kind: "unrecognized" }
-  | { readonly kind: "token"; readonly name: string; readonly scopes: ReadonlySet<Scope> };
+  | {
+      readonly kind: "token";
+      readonly name: string;
+      readonly scopes: ReadonlySet<Scope>;
+      /** Whether the token may run only the trusted documents, by hash (its entry's `"trustedDocuments": true`). */
+      readonly trustedDocumentsOnly: boolean;
+    };
 
 export const OPEN_ACCESS: Principal = { kind: "open" };
 
@@ -27,7 +33,9 @@ export function identifyCaller(tokens: readonly ConfiguredToken[] | undefined, a
   const presented = BEARER.exec(authorization.trim())?.[1];
   if (presented === undefined || !BEARER_TOKEN.test(presented)) return { kind: "unrecognized" };
   const match = findToken(tokens, digestToken(presented));
-  return match ? { kind: "token", name: match.name, scopes: match.scopes } : { kind: "unrecognized" };
+  return match
+    ? { kind: "token", name: match.name, scopes: match.scopes, trustedDocumentsOnly: match.trustedDocumentsOnly }
+    : { kind: "unrecognized" };
 }
 
 /**

@@ -9,6 +9,8 @@ export interface ConfiguredToken {
   readonly name: string;
   readonly digest: Buffer;
   readonly scopes: ReadonlySet<Scope>;
+  /** Whether it may run only the trusted documents (TRUSTED_DOCUMENTS), by hash: a token behind a public page. */
+  readonly trustedDocumentsOnly: boolean;
 }
 
 export const MIN_TOKEN_LENGTH = 32;
@@ -17,7 +19,7 @@ export const MAX_TOKEN_LENGTH = 512;
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 // RFC 6750's b64token: anything else could not be sent in an Authorization header as it stands.
 export const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
-const FIELDS = ["name", "token", "scopes"];
+const FIELDS = ["name", "token", "scopes", "trustedDocuments"];
 
 export function digestToken(token: string): Buffer {
   return createHash("sha256").update(token, "utf8").digest();
@@ -32,13 +34,19 @@ export function parseTokenSpecs(text: string): ConfiguredToken[] {
   const problems = entries.flatMap((entry, index) => entryProblems(entry, index));
   if (problems.length === 0) problems.push(...duplicateProblems(entries as TokenSpec[]));
   if (problems.length > 0) throw new Error(problems.join("; "));
-  return (entries as TokenSpec[]).map(({ name, token, scopes }) => ({ name, digest: digestToken(token), scopes: new Set(scopes) }));
+  return (entries as TokenSpec[]).map(({ name, token, scopes, trustedDocuments }) => ({
+    name,
+    digest: digestToken(token),
+    scopes: new Set(scopes),
+    trustedDocumentsOnly: trustedDocuments === true,
+  }));
 }
 
 interface TokenSpec {
   name: string;
   token: string;
   scopes: Scope[];
+  trustedDocuments?: boolean;
 }
 
 function parseJsonArray(text: string): unknown[] {
@@ -68,6 +76,9 @@ function entryProblems(entry: unknown, index: number): string[] {
     ...nameProblems(fields.name, label),
     ...tokenProblems(fields.token, named),
     ...scopeProblems(fields.scopes, named),
+    ...(fields.trustedDocuments === undefined || typeof fields.trustedDocuments === "boolean"
+      ? []
+      : [`${named} has a "trustedDocuments" that is not true or false`]),
   ];
 }
 

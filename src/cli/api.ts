@@ -1,3 +1,5 @@
+import { once } from "node:events";
+import { createServer } from "node:net";
 import { ConfigError, readConfig, type Config } from "../config";
 import { driverTimeouts, openDatabase, type LiveDatabase } from "../db/connection";
 import { selectDatabase, type SelectedDatabase } from "../db/select-database";
@@ -16,6 +18,8 @@ import { stopTracing } from "../observability/tracing";
 async function main(): Promise<void> {
   const config = readConfigOrExit();
   const logger = createLogger(config.nodeEnv);
+  // Before the throwaway database and its demo data, which take seconds: a port in use is known at once.
+  await checkPort(config);
   const database = await selectDatabase(config.mongodbUri);
   logger.info(`Database: ${database.description}`);
   // Command monitoring lets each request's log line and /metrics count the database commands it sent.
@@ -53,6 +57,7 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     logger,
     production: config.nodeEnv === "production",
     apiTokens: config.apiTokens,
+    trustedDocuments: config.trustedDocuments,
     requestTimeoutMs: config.requestTimeoutMs,
     indexesInPlace: connection.indexesInPlace,
     recoverable: connection.recoverable,
@@ -64,15 +69,32 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
   try {
     return await startHttpServer(options, config.port, config.host);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE")
-      throw new StartupError(`Port ${config.port} is already in use`, "stop what listens there, or set PORT to a free port", {
-        cause: error,
-      });
-    if (code === "EACCES")
-      throw new StartupError(`Port ${config.port} needs privileges this process lacks`, "set PORT to 1024 or above", { cause: error });
-    throw error;
+    throw portRefusal(config, error);
   }
+}
+
+/** Listens on the API's port and address for a moment, and fails as the server would if it cannot. */
+async function checkPort(config: Config): Promise<void> {
+  const probe = createServer();
+  try {
+    await once(probe.listen(config.port, config.host), "listening");
+  } catch (error) {
+    throw portRefusal(config, error);
+  } finally {
+    probe.close();
+  }
+}
+
+/** The port's refusal in words, with the fix; any other error as it is. */
+function portRefusal(config: Config, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "EADDRINUSE")
+    return new StartupError(`Port ${config.port} is already in use`, "stop what listens there, or set PORT to a free port", {
+      cause: error,
+    });
+  if (code === "EACCES")
+    return new StartupError(`Port ${config.port} needs privileges this process lacks`, "set PORT to 1024 or above", { cause: error });
+  return error;
 }
 
 function readConfigOrExit(): Config {

@@ -5,12 +5,21 @@ export interface BookProgressBar {
   stop(): void;
 }
 
+// Where stderr is no terminal (CI, a container's log), the bar is a line of its own this often instead of redrawn in place.
+const LOG_LINE_INTERVAL_MS = 5_000;
+
 /**
  * A progress bar on stderr (stdout stays for the summary and JSON) that counts books and shows
  * their rate; `format` may name the extra payload fields a command passes to `update`.
  */
-function bookProgressBar(format: string): BookProgressBar {
-  const bar = new SingleBar({ format: `${format} | {rate} books/s | ETA {eta_formatted}`, stream: process.stderr, hideCursor: true });
+function bookProgressBar(format: string, stream: NodeJS.WritableStream): BookProgressBar {
+  const bar = new SingleBar({
+    format: `${format} | {rate} books/s | ETA {eta_formatted}`,
+    stream,
+    hideCursor: true,
+    noTTYOutput: true,
+    notTTYSchedule: LOG_LINE_INTERVAL_MS,
+  });
   const started = Date.now();
   let shown = false;
   return {
@@ -26,8 +35,12 @@ function bookProgressBar(format: string): BookProgressBar {
 }
 
 /** Runs `work` with a book progress bar that is stopped however the work ends, so the terminal gets its cursor back. */
-export async function withBookProgress<T>(format: string, work: (bar: BookProgressBar) => Promise<T>): Promise<T> {
-  const bar = bookProgressBar(format);
+export async function withBookProgress<T>(
+  format: string,
+  work: (bar: BookProgressBar) => Promise<T>,
+  stream: NodeJS.WritableStream = process.stderr,
+): Promise<T> {
+  const bar = bookProgressBar(format, stream);
   try {
     return await work(bar);
   } finally {

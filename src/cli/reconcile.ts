@@ -4,7 +4,7 @@ import { repairViolations, type RepairOutcome } from "../maintenance/reconcile/r
 import { findViolations } from "../maintenance/reconcile/scan";
 import type { Violation } from "../maintenance/reconcile/violations";
 import { withBookProgress } from "./book-progress";
-import { parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
+import { counted, parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
 
 const USAGE = `Usage: npm run reconcile -- [--fix] [--json]
 
@@ -44,7 +44,7 @@ export const reconcileTool: ToolDefinition = {
     output.out(
       flags.json ? JSON.stringify({ found: checked.length, left, violations: checked }, null, 2) : formatViolations(checked, left),
     );
-    if (left > 0) throw new ToolFailure(`${left} violations ${flags.fix ? "left unrepaired" : "found"}.`);
+    if (left > 0) throw new ToolFailure(`${counted(left, "violation")} ${flags.fix ? "left unrepaired" : "found"}.`);
   },
 };
 
@@ -78,7 +78,7 @@ function formatViolations(checked: CheckedViolation[], left: number): string {
     ({ kind, level, bookId, message, repair }) =>
       `${level === "error" ? "ERROR " : ""}${bookId === undefined ? "" : `book ${bookId}: `}${kind}: ${message}${repair ? OUTCOME_TEXT[repair] : ""}`,
   );
-  return [...lines, `${checked.length} violations found, ${left} left.`].join("\n");
+  return [...lines, `${counted(checked.length, "violation")} found, ${left} left.`].join("\n");
 }
 
 if (require.main === module) runToolAsMain(reconcileTool);

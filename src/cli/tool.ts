@@ -15,6 +15,13 @@ export const consoleOutput: ToolOutput = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
+const ENGLISH_PLURALS = new Intl.PluralRules("en");
+
+/** "1 violation", "2 violations": a count and its noun, in the number English gives it. */
+export function counted(count: number, noun: string): string {
+  return `${count} ${ENGLISH_PLURALS.select(count) === "one" ? noun : `${noun}s`}`;
+}
+
 /** The command was called wrongly (flag, value or environment): exit status 2 and the usage. */
 export class UsageError extends Error {
   override readonly name = "UsageError";

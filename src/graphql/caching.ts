@@ -1,8 +1,9 @@
-import type { ApolloServerPlugin } from "@apollo/server";
+import type { ApolloServerPlugin, BaseContext } from "@apollo/server";
 import type { RequestHandler } from "express";
 import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import responseCachePlugin from "@apollo/server-plugin-response-cache";
 import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from "@apollo/utils.keyvaluecache";
+import { randomUUID } from "node:crypto";
 import { createClient } from "@redis/client";
 import CircuitBreaker from "opossum";
 import type { Logger } from "pino";
@@ -12,8 +13,20 @@ import { DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, type CacheSettings } from "../config
 /** Where answers are kept between requests: this process's memory, or a Redis every API process shares. */
 export interface ResponseCache {
   readonly store: KeyValueCache;
+  readonly generation: CacheGeneration;
   /** Closes the connection to Redis, if any; the in-process cache needs nothing. */
   close(): Promise<void>;
+}
+
+/**
+ * A marker kept beside the answers, in the same store, and part of every answer's cache key: a write changes it,
+ * so no answer cached before the write is served after it, by any process that shares the store.
+ */
+export interface CacheGeneration {
+  /** The marker now, or undefined when the store does not answer (Redis away): the request then neither reads nor writes the cache. */
+  current(): Promise<string | undefined>;
+  /** Called after a write and before its answer is sent. */
+  advance(): Promise<void>;
 }
 
 /** The state of the breaker in front of Redis: `open` while Redis is not asked, `half_open` while one request probes it. */
@@ -42,6 +55,7 @@ const BREAKER_OPTIONS = { errorThresholdPercentage: 50, volumeThreshold: 5, roll
 export interface Caching {
   catalogMaxAgeSeconds: number;
   store: KeyValueCache;
+  generation: CacheGeneration;
 }
 
 /**
@@ -56,7 +70,7 @@ export function openResponseCache(
   observers?: CacheObservers,
 ): ResponseCache {
   if (settings?.responseCacheUrl === undefined)
-    return { store: new InMemoryLRUCache({ maxSize: IN_PROCESS_CACHE_BYTES }), close: async () => {} };
+    return { store: new InMemoryLRUCache({ maxSize: IN_PROCESS_CACHE_BYTES }), generation: inProcessGeneration(), close: async () => {} };
   // Without an offline queue, a command sent while the connection is down fails at once instead of waiting in
   // memory for a Redis that may never come back (node-redis' default).
   const client = createClient({
@@ -85,12 +99,45 @@ export function openResponseCache(
     },
     delete: async (key) => void (await breaker.run(() => client.del(prefix + key))),
   };
+  const generation = sharedGeneration(
+    () => breaker.run(() => client.get(`${prefix}${GENERATION_KEY}`)),
+    (marker, onlyIfAbsent) => breaker.run(() => client.set(`${prefix}${GENERATION_KEY}`, marker, onlyIfAbsent ? { condition: "NX" } : {})),
+  );
   const close = async () => {
     breaker.shutdown();
     // Not close(), which waits for the replies a frozen Redis never sends; cache writes in flight may be dropped.
     if (client.isOpen) client.destroy();
   };
-  return { store, close };
+  return { store, generation, close };
+}
+
+// Beside the answers (which the response cache plugin keys "fqc:…", and automatic persisted queries "apq:…"), never expiring.
+const GENERATION_KEY = "generation";
+
+function inProcessGeneration(): CacheGeneration {
+  let generation = 0;
+  return { current: async () => String(generation), advance: async () => void generation++ };
+}
+
+/**
+ * The marker in Redis: a random value rather than a counter, so a Redis that lost the key (restarted, or evicting
+ * under memory pressure) never hands out again a marker that answers were cached under. `read` answers null when the
+ * key is missing and undefined when Redis did not answer.
+ */
+function sharedGeneration(
+  read: () => Promise<string | null | undefined>,
+  write: (marker: string, onlyIfAbsent: boolean) => Promise<unknown>,
+): CacheGeneration {
+  return {
+    current: async () => {
+      const marker = await read();
+      if (marker !== null) return marker;
+      // The first request after the key was lost sets a new one; when processes race, the first to set it wins.
+      await write(randomUUID(), true);
+      return (await read()) ?? undefined;
+    },
+    advance: async () => void (await write(randomUUID(), false)),
+  };
 }
 
 interface BestEffortBreaker {
@@ -158,11 +205,38 @@ export function cachingPlugins<TContext extends { principal: Principal }>(cachin
   const maxAge = caching?.catalogMaxAgeSeconds ?? 0;
   const cacheControl = ApolloServerPluginCacheControl({ defaultMaxAge: maxAge });
   if (!caching || maxAge === 0) return [cacheControl];
+  // The marker each request read before it looked at the cache: the key it reads and writes answers under.
+  const generations = new WeakMap<TContext, string | undefined>();
+  const knowsGeneration = async ({ contextValue }: { contextValue: TContext }) => generations.get(contextValue) !== undefined;
   const responseCache = responseCachePlugin<TContext>({
     cache: caching.store,
     sessionId: async ({ contextValue }) => sessionId(contextValue.principal),
+    extraCacheKeyData: async ({ contextValue }) => {
+      const generation = await caching.generation.current();
+      generations.set(contextValue, generation);
+      return generation;
+    },
+    shouldReadFromCache: knowsGeneration,
+    shouldWriteToCache: knowsGeneration,
   });
-  return [cacheControl, responseCache];
+  return [cacheControl, responseCache, invalidateOnWrite(caching.generation)];
+}
+
+/**
+ * Every mutation that ran changes the marker before its answer is sent: once a caller has the answer, no process
+ * serves an answer cached before the write. All of them, public and private: a purchase changes its book's count
+ * and buyers, the order of the bestsellers, the totals and what other books' buyers also bought, and an answer's
+ * cache key does not say which books it holds. A request that read the old marker before the write may still
+ * store what it read, under the old marker, where nothing looks any more.
+ */
+function invalidateOnWrite<TContext extends BaseContext>(generation: CacheGeneration): ApolloServerPlugin<TContext> {
+  return {
+    requestDidStart: async () => ({
+      willSendResponse: async ({ operation }) => {
+        if (operation?.operation === "mutation") await generation.advance();
+      },
+    }),
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { identifyCaller } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
+import { trustedDocumentsPlugin, type TrustedDocuments } from "../auth/trusted-documents";
 import {
   DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -62,6 +63,8 @@ export interface ServerOptions {
   production: boolean;
   /** The bearer tokens callers may present; undefined leaves every field open, as development without API_TOKENS does. */
   apiTokens?: readonly ConfiguredToken[];
+  /** The only operations tokens marked `trustedDocumentsOnly` may run, by hash. */
+  trustedDocuments?: TrustedDocuments;
   /** How long a request may run before it is answered with REQUEST_TIMEOUT; default 10 s. */
   requestTimeoutMs?: number;
   /** False while the database's indexes are not known to be in place (see `openDatabase`); /readyz answers 503 then. Absent: they are. */
@@ -89,7 +92,8 @@ export function createApolloServer(
     production,
     caching,
     requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
-  }: Pick<ServerOptions, "logger" | "production" | "requestTimeoutMs"> & {
+    trustedDocuments,
+  }: Pick<ServerOptions, "logger" | "production" | "requestTimeoutMs" | "trustedDocuments"> & {
     caching?: Caching;
   },
   httpServer?: http.Server,
@@ -115,6 +119,8 @@ export function createApolloServer(
     plugins: [
       ...drain,
       landingPage,
+      // Before anything reads the document: for a token held to trusted documents, it is the manifest's.
+      trustedDocumentsPlugin<GraphQLContext>(trustedDocuments),
       ...armor.plugins,
       // Before the cost and access checks, which leave to it the input they cannot weigh.
       inputCheckPlugin<GraphQLContext>(),
@@ -166,7 +172,11 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const httpServer = http.createServer(connectionTimeouts(options.keepAliveTimeoutSeconds ?? DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), app);
   const metrics = createServerMetrics(() => countOutliers(options.db), options.metricsOperations);
   const responseCache = openResponseCache(options.cache, options.db.databaseName, options.logger, metrics.responseCache);
-  const caching = { catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0, store: responseCache.store };
+  const caching = {
+    catalogMaxAgeSeconds: options.cache?.catalogMaxAgeSeconds ?? 0,
+    store: responseCache.store,
+    generation: responseCache.generation,
+  };
   const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
   await apollo.start();
   const observers = { onBatch: metrics.observePurchaseBatch, onRecorded: metrics.countPurchase };

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { ApolloClient, gql, HttpLink, InMemoryCache } from "@apollo/client";
+import { ApolloClient, gql, HttpLink, InMemoryCache, type TypePolicies } from "@apollo/client";
 import { PersistedQueryLink } from "@apollo/client/link/persisted-queries";
+import { relayStylePagination } from "@apollo/client/utilities";
 import { cacheExchange, Client, fetchExchange } from "@urql/core";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
@@ -38,6 +39,7 @@ beforeAll(async () => {
     cache: { catalogMaxAgeSeconds: 600, responseCacheUrl: undefined },
   });
   for (const id of ["1", "2"]) await seedBook(database.db, id, customers(3));
+  await seedBook(database.db, "3", customers(300, 0, "long"));
 });
 afterAll(async () => {
   await server.stop();
@@ -133,5 +135,39 @@ describe("Relay's network layer as its docs write it", () => {
 
     expect(titles(data)).toEqual(["Seeded 1", "Seeded 2"]);
     expect(sent).toEqual([{ method: "POST", headers: ["content-type"] }]);
+  });
+});
+
+describe("paging a long list with Apollo Client, as docs/api/clients.md advises", () => {
+  const BUYERS = gql(`query Buyers($after: String) {
+    book(id: "3") { id customersPurchased(first: 10, after: $after) { edges { node { id } } pageInfo { hasNextPage endCursor } } }
+  }`);
+  interface Buyers {
+    book: { customersPurchased: { edges: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: string } } };
+  }
+
+  /** Pages through all 300 buyers in windows of 10 and counts the buyers the client's cache then holds for the book. */
+  async function buyersCachedAfterPaging(typePolicies: TypePolicies): Promise<number> {
+    const cache = new InMemoryCache({ typePolicies });
+    const apollo = new ApolloClient({ link: new HttpLink({ uri: server.url, headers: { authorization: bearer(checkout) } }), cache });
+    let after: string | undefined;
+    for (let window = 0; window < 30; window += 1) {
+      const { data } = await apollo.query<Buyers>({ query: BUYERS, variables: { after }, fetchPolicy: "network-only" });
+      after = data!.book.customersPurchased.pageInfo.endCursor;
+    }
+    const book = (cache.extract() as Record<string, Record<string, unknown>>)["Book:" + (await bookId(apollo))]!;
+    return Object.entries(book)
+      .filter(([field]) => field.startsWith("customersPurchased"))
+      .reduce((sum, [, connection]) => sum + (connection as { edges: unknown[] }).edges.length, 0);
+  }
+  const bookId = async (apollo: ApolloClient) =>
+    (await apollo.query<{ book: { id: string } }>({ query: gql(`{ book(id: "3") { id } }`) })).data!.book.id;
+
+  it("keeps one window with keyArgs: false and a merge that replaces, where relayStylePagination keeps every buyer", async () => {
+    const oneWindow = await buyersCachedAfterPaging({
+      Book: { fields: { customersPurchased: { keyArgs: false, merge: (_existing: unknown, incoming: unknown) => incoming } } },
+    });
+    const merged = await buyersCachedAfterPaging({ Book: { fields: { customersPurchased: relayStylePagination() } } });
+    expect([oneWindow, merged]).toEqual([10, 300]);
   });
 });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { chromium, type Page } from "playwright-core";
@@ -16,8 +17,23 @@ import { build, preview, type PreviewServer } from "vite";
 const ROOT = join(import.meta.dirname, "..", "..");
 const EXAMPLE = join(ROOT, "examples", "web-storefront");
 const SCREENSHOTS = join(EXAMPLE, "screenshots");
+/** A screenshot in the example's folder, and the ones docs/examples.md shows copied to docs/ as `storefront-<name>.png`. */
+async function screenshot(page: Page, name: string, { fullPage = false, toDocs = false } = {}): Promise<void> {
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, fullPage });
+  if (toDocs) copyFileSync(path, join(DOCS, `storefront-${name}.png`));
+}
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const DOCS = join(ROOT, "docs");
+const MANIFEST = join(EXAMPLE, "src", "__generated__", "persisted-documents.json");
 const WOODEN_AMULET = "2";
+// The proxy's token, held to the page's trusted documents, and the test's own for its direct calls (buying beside the page).
+const STOREFRONT_TOKEN = randomBytes(32).toString("hex");
+const TEST_TOKEN = randomBytes(32).toString("hex");
+const API_TOKENS = JSON.stringify([
+  { name: "storefront", token: STOREFRONT_TOKEN, scopes: ["purchases:read", "catalog:write"], trustedDocuments: true },
+  { name: "browser-test", token: TEST_TOKEN, scopes: ["purchases:read", "catalog:write"] },
+]);
 // Far longer than any step takes on a busy machine: a step that waits this long is broken, not slow.
 const STEP_TIMEOUT_MS = 60_000;
 
@@ -29,12 +45,14 @@ async function main(): Promise<void> {
   }
   step("building the web storefront (vite build)");
   await build({ root: EXAMPLE, configFile: join(EXAMPLE, "vite.config.ts"), logLevel: "warn" });
-  step("starting the API on its throwaway database with the demo catalog");
-  const api = await startApi();
+  step("starting the API on its throwaway database with the demo catalog, tokens and its response cache on");
+  const port = await freePort();
+  let api = await startApi(port);
   let page: PreviewServer | undefined;
   try {
-    // The proxy in vite.config.ts reads API_URL when the configuration loads.
+    // The proxy in vite.config.ts reads API_URL and STOREFRONT_TOKEN when the configuration loads.
     process.env.API_URL = api.url;
+    process.env.STOREFRONT_TOKEN = STOREFRONT_TOKEN;
     page = await preview({
       root: EXAMPLE,
       configFile: join(EXAMPLE, "vite.config.ts"),
@@ -42,17 +60,28 @@ async function main(): Promise<void> {
     });
     const origin = page.resolvedUrls?.local[0] ?? "";
     step(`the page is at ${origin}, the API at ${api.url}`);
-    await driveBrowser(origin, api.url);
+    const restartApi = async () => {
+      await api.stop();
+      return async () => void (api = await startApi(port));
+    };
+    await driveBrowser(origin, api.url, restartApi);
   } finally {
     await page?.close();
     await api.stop();
   }
 }
 
-async function startApi(): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  // No response cache: the test reads counts right after buying, as a storefront's payload does.
-  const env = { ...process.env, PORT: String(port), CATALOG_MAX_AGE_SECONDS: "0", NODE_ENV: "development", LOG_LEVEL: "warn" };
+async function startApi(port: number): Promise<{ url: string; stop(): Promise<void> }> {
+  // The response cache on (5 s, the default): the page must still show a purchase at once.
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    NODE_ENV: "development",
+    LOG_LEVEL: "warn",
+    API_TOKENS,
+    TRUSTED_DOCUMENTS: MANIFEST,
+  };
   // Its warnings (LOG_LEVEL=warn) reach this run's output, so that a failure to start says why.
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/start.ts"], {
     cwd: ROOT,
@@ -88,7 +117,10 @@ async function untilListening(child: ChildProcess, port: number): Promise<void> 
   throw new Error("the API was not ready within 10 minutes");
 }
 
-async function driveBrowser(origin: string, apiUrl: string): Promise<void> {
+/** Stops the API; the function it resolves with starts it again on the same port. */
+type ApiRestart = () => Promise<() => Promise<void>>;
+
+async function driveBrowser(origin: string, apiUrl: string, restartApi: ApiRestart): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Chromium's sandbox needs user namespaces that a root user in a container often lacks.
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
@@ -96,16 +128,22 @@ async function driveBrowser(origin: string, apiUrl: string): Promise<void> {
     const page = await browser.newPage({ viewport: DESKTOP });
     page.setDefaultTimeout(STEP_TIMEOUT_MS);
     const consoleErrors: string[] = [];
+    const uncaught: string[] = [];
     page.on("console", (message) => void (message.type() === "error" && consoleErrors.push(message.text())));
-    page.on("pageerror", (error) => void consoleErrors.push(error.message));
+    page.on("pageerror", (error) => void uncaught.push(error.message));
+    await loading(page, origin);
     await bestsellers(page, origin, apiUrl);
     await search(page, origin);
     await authorPage(page);
     await woodenAmulet(page, origin, apiUrl);
+    await leavingAfterBuy(page, origin);
     await bestsellersWhileBuying(page, origin, apiUrl);
     await phone(page, origin);
-    assert.deepEqual(consoleErrors, [], "no console errors on any page");
+    assert.deepEqual([...consoleErrors, ...uncaught], [], "no console errors on any page");
     await unknownBook(page, origin);
+    // The browser logs each failed request as a console error while the API is away: only uncaught errors count here.
+    await apiAway(page, origin, restartApi);
+    assert.deepEqual(uncaught, [], "no uncaught error, the API away and back included");
   } finally {
     await browser.close();
   }
@@ -125,10 +163,17 @@ async function bestsellers(page: Page, origin: string, apiUrl: string): Promise<
   await books.nth(9).waitFor();
   const expected = await bestsellerIds(apiUrl, 20);
   assert.deepEqual(await shownBooks(page), expected.slice(0, 10), "the first window is the API's first 10 bestsellers");
-  await page.screenshot({ path: join(SCREENSHOTS, "bestsellers.png") });
-  await page.getByRole("button", { name: "Next →" }).click();
+  assert.deepEqual(await windowShown(page), { label: "1–10 of 3,002 books", ranks: range(1, 10) });
+  await screenshot(page, "bestsellers", { toDocs: true });
+
+  step("while the next window loads, the label and the ranks are still the shown window's");
+  await slowGraphql(page, async () => {
+    await page.getByRole("button", { name: "Next →" }).click();
+    assert.deepEqual(await windowShown(page), { label: "1–10 of 3,002 books", ranks: range(1, 10) });
+  });
   await page.locator(`[data-testid=shelf] li[data-book-id="${expected[10]}"]`).waitFor();
   assert.deepEqual(await shownBooks(page), expected.slice(10, 20), "the next window replaces the first, never merged into it");
+  assert.deepEqual(await windowShown(page), { label: "11–20 of 3,002 books", ranks: range(11, 20) });
   await page.getByRole("button", { name: "← Previous" }).click();
   await page.locator(`[data-testid=shelf] li[data-book-id="${expected[0]}"]`).waitFor();
   assert.deepEqual(await shownBooks(page), expected.slice(0, 10));
@@ -140,7 +185,7 @@ async function search(page: Page, origin: string): Promise<void> {
   await page.getByRole("searchbox").pressSequentially("amulet", { delay: 40 });
   await page.getByRole("heading", { name: "Books matching “amulet”" }).waitFor();
   await page.locator(`[data-testid=shelf] li[data-book-id="${WOODEN_AMULET}"]`).filter({ hasText: "The Wooden Amulet" }).waitFor();
-  await page.screenshot({ path: join(SCREENSHOTS, "search.png") });
+  await screenshot(page, "search");
 }
 
 async function authorPage(page: Page): Promise<void> {
@@ -148,7 +193,7 @@ async function authorPage(page: Page): Promise<void> {
   await page.locator(`[data-testid=shelf] li[data-book-id="${WOODEN_AMULET}"]`).getByRole("link", { name: "Lesley Moreno" }).click();
   await page.getByTestId("author-name").filter({ hasText: "Lesley Moreno" }).waitFor();
   await page.locator(`[data-testid=shelf] li[data-book-id="${WOODEN_AMULET}"]`).waitFor();
-  assert.match((await page.getByTestId("shelf-count").textContent()) ?? "", /^\d+ books?/);
+  assert.match((await page.getByTestId("shelf-count").textContent()) ?? "", /^1–\d+ of \d+ books?$/);
 }
 
 async function woodenAmulet(page: Page, origin: string, apiUrl: string): Promise<void> {
@@ -164,13 +209,14 @@ async function woodenAmulet(page: Page, origin: string, apiUrl: string): Promise
   const older = await buyers.allTextContents();
   assert.equal(older.length, 10);
   assert.equal(new Set([...newest, ...older]).size, 20, "the older window follows the newest, no buyer in both");
+  assert.deepEqual(await buyerNumbers(page), range(11, 20), "the older window's buyers are numbered on from the newest's");
   await page.getByRole("button", { name: "← Newer" }).click();
   await page.locator("[data-testid=buyers] li", { hasText: newest[0]! }).first().waitFor();
 
   step("buying it: the count and the buyers agree, and sending the same order line again buys nothing");
   const before = await agreed(page);
   await page.getByRole("button", { name: "Buy", exact: true }).click();
-  await page.getByTestId("purchase-outcome").filter({ hasText: "Bought" }).waitFor();
+  await page.getByTestId("purchase-outcome").filter({ hasText: "Bought. Thank you!" }).waitFor();
   await page
     .getByTestId("purchase-count")
     .filter({ hasText: (before + 1).toLocaleString("en") })
@@ -181,7 +227,9 @@ async function woodenAmulet(page: Page, origin: string, apiUrl: string): Promise
   await page.getByTestId("purchase-outcome").filter({ hasText: "Already bought" }).waitFor();
   assert.equal(await agreed(page), before + 1);
   assert.equal(await storedCount(apiUrl), before + 1, "the database holds one purchase more, not two");
-  await page.screenshot({ path: join(SCREENSHOTS, "book.png") });
+  assert.deepEqual(await buyerNumbers(page), range(1, 10));
+  assert.doesNotMatch((await page.locator("main").textContent()) ?? "", /EXTRA_SALES|EMBEDDED/, "no storage name is shown");
+  await screenshot(page, "book", { toDocs: true });
 }
 
 /** The count the page shows, once it equals the buyers' total beside it. */
@@ -225,12 +273,15 @@ async function phone(page: Page, origin: string): Promise<void> {
   step("the same pages at a phone's width");
   await page.setViewportSize(PHONE);
   await page.goto(`${origin}/#/`);
+  // From the first window again: the same hash keeps the page, and with it the window the last step paged to.
+  await page.reload();
   await page.locator("[data-testid=shelf] li").nth(9).waitFor();
-  await page.screenshot({ path: join(SCREENSHOTS, "bestsellers-phone.png") });
+  assert.deepEqual(await windowShown(page), { label: "1–10 of 3,002 books", ranks: range(1, 10) });
+  await screenshot(page, "bestsellers-phone", { toDocs: true });
   await page.goto(`${origin}/#/book/${WOODEN_AMULET}`);
   await page.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
   await page.locator("[data-testid=buyers] li").nth(9).waitFor();
-  await page.screenshot({ path: join(SCREENSHOTS, "book-phone.png"), fullPage: true });
+  await screenshot(page, "book-phone", { fullPage: true, toDocs: true });
   await page.setViewportSize(DESKTOP);
 }
 
@@ -240,6 +291,88 @@ async function unknownBook(page: Page, origin: string): Promise<void> {
   const alert = page.getByRole("alert");
   await alert.waitFor();
   assert.equal(await alert.getAttribute("data-code"), "NOT_FOUND");
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => `${from + index}.`);
+
+/** The shelf's label and the ranks beside its books, as the shopper reads them. */
+async function windowShown(page: Page): Promise<{ label: string; ranks: string[] }> {
+  return {
+    label: ((await page.getByTestId("shelf-count").textContent()) ?? "").trim(),
+    ranks: (await page.getByTestId("rank").allTextContents()).map((rank) => rank.trim()),
+  };
+}
+
+/** The numbers the buyers' list gives its entries (the `value` of each item, which the browser shows). */
+async function buyerNumbers(page: Page): Promise<string[]> {
+  return page
+    .locator("[data-testid=buyers] li")
+    .evaluateAll((items) => items.map((item) => `${(item as unknown as { value: number }).value}.`));
+}
+
+/** Runs `during` while every GraphQL answer reaches the page a second late. */
+async function slowGraphql(page: Page, during: () => Promise<void>): Promise<void> {
+  const delay = async (route: import("playwright-core").Route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Unrouting meanwhile hands a waiting request on by itself; it is then no longer this handler's to continue.
+    await route.continue().catch(() => undefined);
+  };
+  await page.route("**/graphql**", delay);
+  try {
+    await during();
+  } finally {
+    await page.unroute("**/graphql**", delay);
+  }
+}
+
+async function loading(page: Page, origin: string): Promise<void> {
+  step("while the first answer is on its way: a skeleton, not a bare 'Loading…'");
+  await slowGraphql(page, async () => {
+    await page.goto(`${origin}/#/`);
+    await page.getByTestId("skeleton").waitFor();
+    await screenshot(page, "loading");
+  });
+  await page.locator("[data-testid=shelf] li").nth(9).waitFor();
+}
+
+async function leavingAfterBuy(page: Page, origin: string): Promise<void> {
+  step("leaving the book's page right after Buy: nothing uncaught");
+  for (const pause of [20, 60, 100]) {
+    await page.goto(`${origin}/#/book/${WOODEN_AMULET}`);
+    await page.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
+    await page.getByRole("button", { name: "Buy", exact: true }).click();
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    await page.goto(`${origin}/#/`);
+    await page.locator("[data-testid=shelf] li").nth(9).waitFor();
+  }
+  // Long enough for an abandoned request's rejection to surface, had it been left unhandled.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+}
+
+async function apiAway(page: Page, origin: string, restartApi: ApiRestart): Promise<void> {
+  step("the API stopped: an error state in the shopper's words with a retry; restarted: the page recovers by itself");
+  const start = await restartApi();
+  await page.goto(`${origin}/#/`);
+  // A fresh page: the one open has the bestsellers in its client's cache, which would show them without asking the API.
+  await page.reload();
+  const alert = page.getByRole("alert");
+  await alert.waitFor();
+  assert.equal(await alert.getAttribute("data-code"), "NETWORK");
+  assert.match((await alert.textContent()) ?? "", /cannot be reached right now/);
+  assert.doesNotMatch((await alert.textContent()) ?? "", /status code|NETWORK/, "no transport detail shown to the shopper");
+  await page.getByRole("button", { name: "Try again" }).click();
+  await alert.waitFor();
+  await screenshot(page, "error", { toDocs: true });
+  await page.setViewportSize(PHONE);
+  await screenshot(page, "error-phone");
+  await page.setViewportSize(DESKTOP);
+  await start();
+  // No click: the page asks again by itself every few seconds.
+  await page
+    .locator("[data-testid=shelf] li")
+    .nth(9)
+    .waitFor({ timeout: 10 * STEP_TIMEOUT_MS });
+  assert.equal(await page.getByRole("alert").count(), 0);
 }
 
 /** A port nothing listens on now: bound once to learn a free number, then released. */
@@ -254,7 +387,7 @@ async function freePort(): Promise<number> {
 async function callApi<T>(apiUrl: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch(apiUrl, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", authorization: `Bearer ${TEST_TOKEN}` },
     body: JSON.stringify({ query, variables }),
   });
   const body = (await response.json()) as { data?: T; errors?: unknown };

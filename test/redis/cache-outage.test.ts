@@ -137,6 +137,8 @@ describe("the Redis response cache while Redis is away", () => {
 
       await outage.begin();
       expectAllAnsweredWithData(await concurrentQueries(CONCURRENT_QUERIES));
+      // The breaker is open now: these do not ask Redis at all (each request's first read of it, the cache generation, is skipped).
+      expectAllAnsweredWithData(await concurrentQueries(CONCURRENT_QUERIES));
       await failedProbes(2);
 
       const during = await breakerMetrics();

@@ -156,6 +156,10 @@ describe("npm run reconcile as a command", () => {
     expect(broken.stdout).toContain(
       "book count: purchase-count: purchase_count is 9 but it holds 5 embedded + 7 extra sales = 12 purchases",
     );
+    expect([broken.stdout, broken.stderr]).toEqual([
+      expect.stringContaining("1 violation found, 1 left."),
+      expect.stringContaining("1 violation found."),
+    ]);
   });
 
   it("with --fix --json repairs what it may, prints the outcome as JSON, and exits 1 for what it left", async () => {

@@ -1,3 +1,7 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ConfigError, readConfig } from "../../src/config";
 
 describe("configuration", () => {
@@ -144,5 +148,45 @@ describe("configuration", () => {
 
   it("rejects an unknown NODE_ENV", () => {
     expect(() => readConfig({ NODE_ENV: "staging" })).toThrow(/NODE_ENV/);
+  });
+});
+
+describe("trusted documents", () => {
+  const marked = JSON.stringify([{ name: "storefront", token: "s".repeat(32), scopes: ["purchases:read"], trustedDocuments: true }]);
+  const manifestAt = (content: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), "manifest-")), "persisted-documents.json");
+    writeFileSync(path, content);
+    return path;
+  };
+  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+  it("refuses to start with a token marked for trusted documents and no TRUSTED_DOCUMENTS", () => {
+    expect(() => readConfig({ API_TOKENS: marked })).toThrow(/TRUSTED_DOCUMENTS/);
+  });
+
+  it("reads the manifest, by hash, for the marked token", () => {
+    const document = "query Shelf { books { totalCount } }";
+    const config = readConfig({
+      API_TOKENS: marked,
+      TRUSTED_DOCUMENTS: manifestAt(JSON.stringify({ [`sha256:${sha256(document)}`]: document })),
+    });
+    expect([...config.trustedDocuments!]).toEqual([[sha256(document), document]]);
+    expect(config.apiTokens?.[0]?.trustedDocumentsOnly).toBe(true);
+  });
+
+  it.each([
+    [
+      "a hash that is not its document's",
+      JSON.stringify({ [`sha256:${sha256("query A { books { totalCount } }")}`]: "mutation { addBook }" }),
+      /not the SHA-256 of its document/,
+    ],
+    ["a key that is not a SHA-256", JSON.stringify({ "sha1:abc": "query A { books { totalCount } }" }), /is not "sha256:<64 hex digits>"/],
+    ["text that is not JSON", "{", /is not JSON/],
+  ])("refuses a manifest with %s, saying what to do", (_problem, content, message) => {
+    expect(() => readConfig({ API_TOKENS: marked, TRUSTED_DOCUMENTS: manifestAt(content) })).toThrow(message);
+  });
+
+  it("refuses a manifest it cannot read, naming the command that writes it", () => {
+    expect(() => readConfig({ TRUSTED_DOCUMENTS: "/nonexistent/persisted-documents.json" })).toThrow(/ENOENT.*npm run codegen/);
   });
 });

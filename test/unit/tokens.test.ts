@@ -103,7 +103,12 @@ describe("identifying the caller", () => {
     ["a middle", writer],
     ["the last", both],
   ])("recognizes %s configured token by its name and scopes", (_position, spec) => {
-    expect(identifyCaller(tokens, bearer(spec))).toEqual({ kind: "token", name: spec.name, scopes: new Set(spec.scopes) });
+    expect(identifyCaller(tokens, bearer(spec))).toEqual({
+      kind: "token",
+      name: spec.name,
+      scopes: new Set(spec.scopes),
+      trustedDocumentsOnly: false,
+    });
   });
 
   it("accepts the scheme in any case and spaces around the token, as RFC 6750 allows", () => {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from "@apollo/client/react";
-import { useState } from "react";
-import { ErrorNotice } from "./ErrorNotice";
+import { useCallback, useRef, useState } from "react";
+import { ErrorNotice, settle, Skeleton } from "./ErrorNotice";
 import { NO_SUCH_BOOK } from "./errors";
 import { authorHref, bookHref } from "./links";
 import { BOOK_PAGE, BUY } from "./operations";
@@ -8,17 +8,26 @@ import { useWindows } from "./windows";
 
 const BUYERS_PER_WINDOW = 10;
 
-/** A book: its count first, "Buy", what its buyers also bought, and its recent buyers a window at a time. */
+/**
+ * A book: its count first, "Buy", what its buyers also bought, and its recent buyers a window at a time. This page is
+ * the shop floor's, for staff: it records a sale for a customer by id and lists the book's buyers by id, which a
+ * page for shoppers must not show (docs/examples.md).
+ */
 export function BookPage({ id }: { id: string }) {
   const buyers = useWindows();
   const variables = { id, buyers: BUYERS_PER_WINDOW, before: buyers.cursor };
   const { data, previousData, error, refetch } = useQuery(BOOK_PAGE, { variables });
+  const shownWindow = useRef(buyers.page);
+  if (data) shownWindow.current = buyers.page;
+  const retry = useCallback(() => settle(refetch()), [refetch]);
   const shown = data ?? previousData;
-  if (error) return <ErrorNotice error={error} />;
-  if (!shown) return <p className="quiet">Loading the book…</p>;
+  if (error) return <ErrorNotice error={error} retry={retry} />;
+  if (!shown) return <Skeleton rows={BUYERS_PER_WINDOW} label="The book: loading" />;
   const { book } = shown;
   if (!book) return <ErrorNotice described={NO_SUCH_BOOK} />;
   const window = book.customersPurchased;
+  // Numbered from the newest buyer, across windows: the second window starts at 11.
+  const newest = (shownWindow.current - 1) * BUYERS_PER_WINDOW;
   return (
     <article className="book">
       <header>
@@ -31,7 +40,7 @@ export function BookPage({ id }: { id: string }) {
           <strong data-testid="purchase-count">{book.purchaseCount.toLocaleString("en")}</strong> sold
         </p>
         {/* After a purchase the whole page is read again, so the count and the buyers come from one answer. */}
-        <BuyButton bookId={book.id} onBought={() => void refetch({ ...variables, before: null }).then(buyers.reset)} />
+        <BuyButton bookId={book.id} onBought={() => settle(refetch({ ...variables, before: null }).then(buyers.reset))} />
       </header>
       <section>
         <h3>Customers also bought</h3>
@@ -55,9 +64,11 @@ export function BookPage({ id }: { id: string }) {
             {window.totalCount.toLocaleString("en")} in all
           </small>
         </h3>
-        <ol className="buyers" data-testid="buyers">
-          {[...window.edges].reverse().map(({ cursor, node }) => (
-            <li key={cursor}>{node.databaseId}</li>
+        <ol className="buyers" data-testid="buyers" start={newest + 1}>
+          {[...window.edges].reverse().map(({ cursor, node }, index) => (
+            <li key={cursor} value={newest + index + 1}>
+              {node.databaseId}
+            </li>
           ))}
         </ol>
         <nav className="pager">
@@ -86,7 +97,8 @@ function BuyButton({ bookId, onBought }: { bookId: string; onBought: () => void 
   const [buy, { data, error, loading }] = useMutation(BUY);
   const send = (line: string) => {
     setPurchaseId(line);
-    void buy({ variables: { bookId, customerId, purchaseId: line } }).then(onBought, () => undefined);
+    // A failure shows in `error` below; an abort (the page was left meanwhile) needs nothing.
+    settle(buy({ variables: { bookId, customerId, purchaseId: line } }).then(onBought));
   };
   const outcome = data?.recordPurchase;
   return (
@@ -103,7 +115,7 @@ function BuyButton({ bookId, onBought }: { bookId: string; onBought: () => void 
       {error && <ErrorNotice error={error} />}
       {outcome && (
         <p className="quiet" data-testid="purchase-outcome">
-          {outcome.replayed ? "Already bought: this order line was recorded before." : `Bought, stored in ${outcome.storedIn}.`}
+          {outcome.replayed ? "Already bought: this order was recorded before." : "Bought. Thank you!"}
         </p>
       )}
     </div>

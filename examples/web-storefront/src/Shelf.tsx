@@ -1,6 +1,7 @@
 import { useQuery } from "@apollo/client/react";
+import { useCallback, useRef } from "react";
 import type { BookFilter, BookOrder } from "./__generated__/graphql";
-import { ErrorNotice } from "./ErrorNotice";
+import { ErrorNotice, settle, Skeleton } from "./ErrorNotice";
 import { bookHref, authorHref } from "./links";
 import { SHELF } from "./operations";
 import { useWindows } from "./windows";
@@ -12,23 +13,31 @@ const BESTSELLERS: BookOrder = { field: "PURCHASE_COUNT", direction: "DESC" };
 export function Shelf({ search, filter, label }: { search?: string; filter?: BookFilter; label: string }) {
   const windows = useWindows();
   const variables = { first: BOOKS_PER_WINDOW, after: windows.cursor, orderBy: BESTSELLERS, filter, search };
-  // The previous window's books stay on screen until the next arrive, so paging does not flash an empty list.
-  const { data, previousData, error } = useQuery(SHELF, { variables });
+  // The previous window's books stay on screen until the next arrive, so paging does not flash an empty list; their
+  // numbers and label stay those of the window shown, not of the one on its way.
+  const { data, previousData, error, refetch } = useQuery(SHELF, { variables });
+  const shownWindow = useRef(windows.page);
+  if (data) shownWindow.current = windows.page;
+  const retry = useCallback(() => settle(refetch()), [refetch]);
   const shown = data ?? previousData;
-  if (error) return <ErrorNotice error={error} />;
-  if (!shown) return <p className="quiet">Loading…</p>;
+  if (error) return <ErrorNotice error={error} retry={retry} />;
+  if (!shown) return <Skeleton rows={BOOKS_PER_WINDOW} label={`${label}: loading`} />;
   const { edges, pageInfo, totalCount } = shown.books;
-  const first = (windows.page - 1) * BOOKS_PER_WINDOW;
+  const first = (shownWindow.current - 1) * BOOKS_PER_WINDOW;
   return (
-    <section aria-label={label}>
+    <section aria-label={label} aria-busy={data === undefined}>
       <p className="quiet" data-testid="shelf-count">
         {totalCount === 0
           ? "No books found."
-          : `${countLabel(totalCount, search !== undefined || filter !== undefined)} · ${first + 1}–${first + edges.length}`}
+          : `${first + 1}–${first + edges.length} of ${countLabel(totalCount, search !== undefined || filter !== undefined)}`}
       </p>
       <ol className="shelf" data-testid="shelf" start={first + 1}>
-        {edges.map(({ node }) => (
+        {edges.map(({ node }, index) => (
           <li key={node.id} data-book-id={node.databaseId}>
+            {/* The rank is written out: a grid row (desktop) shows no list marker. */}
+            <span className="rank" data-testid="rank">
+              {first + index + 1}.
+            </span>
             <a className="title" href={bookHref(node.databaseId)}>
               {node.title}
             </a>

@@ -13,6 +13,8 @@ const MESSAGES: Record<string, string> = {
 export interface ShopperError {
   code: string;
   message: string;
+  /** Whether the code is worth showing (an API's code a developer can look up), or only carried in `data-code`. */
+  shownCode?: boolean;
 }
 
 /** A sentence for the shopper, with the API's code beside it for whoever reads the screen to a developer. */
@@ -20,10 +22,11 @@ export function describeError(error: unknown): ShopperError {
   if (CombinedGraphQLErrors.is(error)) {
     const [first] = error.errors;
     const code = String(first?.extensions?.["code"] ?? "ERROR");
-    return { code, message: MESSAGES[code] ?? first?.message ?? "The API refused the request." };
+    return { code, message: MESSAGES[code] ?? first?.message ?? "The API refused the request.", shownCode: true };
   }
-  return { code: "NETWORK", message: `The API could not be reached (${(error as Error).message}).` };
+  // The proxy's 500 or 502 while the API is away, or no answer at all: the shopper needs to know only that it will pass.
+  return { code: "NETWORK", message: "The bookstore cannot be reached right now." };
 }
 
 /** `book(id:)` answers null for an id the catalog does not hold: the same words as the API's NOT_FOUND. */
-export const NO_SUCH_BOOK: ShopperError = { code: "NOT_FOUND", message: MESSAGES["NOT_FOUND"]! };
+export const NO_SUCH_BOOK: ShopperError = { code: "NOT_FOUND", message: MESSAGES["NOT_FOUND"]!, shownCode: true };

@@ -66,6 +66,10 @@ function parseOptions(): {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.slice(2).some((argument) => argument === "--help" || argument === "-h")) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   let options: ReturnType<typeof parseOptions>;
   try {
     options = parseOptions();
