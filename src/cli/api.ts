@@ -16,7 +16,8 @@ import { stopTracing } from "../observability/tracing";
 async function main(): Promise<void> {
   const config = readConfigOrExit();
   const logger = createLogger(config.nodeEnv);
-  const database = await selectDatabase(config.mongodbUri);
+  // A throwaway database is a replica set: subscriptions need its change streams.
+  const database = await selectDatabase(config.mongodbUri, { replicaSet: true });
   logger.info(`Database: ${database.description}`);
   // Command monitoring lets each request's log line and /metrics count the database commands it sent.
   // The server starts even while MongoDB is down: /readyz says 503 until it answers and the indexes are in place.
@@ -60,6 +61,7 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
     purchaseBatching: config,
     metricsOperations: config.metricsOperations,
+    subscriptions: config,
   };
   try {
     return await startHttpServer(options, config.port, config.host);

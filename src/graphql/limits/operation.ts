@@ -147,6 +147,15 @@ export function operationCost(
   }
 }
 
+/** The refusal of an operation that costs `cost` (undefined: it could not be weighed, which other checks refuse), or undefined when it fits. */
+export function costRefusal(cost: number | undefined, maxCost: number = REQUEST_LIMITS.maxCost): RequestLimitError | undefined {
+  if (cost === undefined || cost <= maxCost) return undefined;
+  return new RequestLimitError(
+    "QUERY_TOO_COMPLEX",
+    `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
+  );
+}
+
 /** Refuses an operation whose cost, weighed with its variables, is over `maxCost`; weighed once per query text, operation and variable values. */
 export function costLimitPlugin<TContext extends object>(maxCost: number = REQUEST_LIMITS.maxCost): ApolloServerPlugin<TContext> {
   const costOf = memoizeByOperation(({ schema, document, request }, operation) =>
@@ -157,13 +166,8 @@ export function costLimitPlugin<TContext extends object>(maxCost: number = REQUE
     async didResolveOperation(requestContext) {
       const { operation } = requestContext;
       if (!operation) return;
-      const cost = costOf(requestContext, operation);
-      if (cost !== undefined && cost > maxCost) {
-        throw new RequestLimitError(
-          "QUERY_TOO_COMPLEX",
-          `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
-        );
-      }
+      const refused = costRefusal(costOf(requestContext, operation), maxCost);
+      if (refused) throw refused;
     },
   };
   const ready = Promise.resolve(listener);
