@@ -12,6 +12,28 @@ export interface ResultSource {
   next(): Document | undefined;
 }
 
+/** A source that never runs dry (a change stream): an empty batch leaves the cursor open, and each batch says where it ended. */
+export interface TailingSource extends ResultSource {
+  /** Set once the source has nothing more to give, ever (an invalidated stream): the cursor closes after this batch. */
+  readonly closed: boolean;
+  /** The resume token of the point the last batch reached (mongod's `postBatchResumeToken`). */
+  postBatchResumeToken(): Document;
+}
+
+function isTailing(source: ResultSource): source is TailingSource {
+  return "postBatchResumeToken" in source;
+}
+
+/** Thrown by a getMore on a tailing cursor with nothing to return yet: the server answers it again at `deadline` or at the next write. */
+export class AwaitingData extends Error {
+  constructor(readonly deadline: number) {
+    super("the getMore waits for data");
+  }
+}
+
+/** mongod's wait for an `awaitData` getMore sent without `maxTimeMS`. */
+export const DEFAULT_AWAIT_DATA_MS = 1000;
+
 export function arraySource(results: readonly Document[]): ResultSource {
   let position = 0;
   return { next: () => results[position++] };
@@ -37,7 +59,7 @@ function takeBatch(cursor: OpenCursor, limit: number): { batch: Document[]; exha
   while (batch.length < limit) {
     const doc = cursor.held ?? cursor.source.next();
     cursor.held = undefined;
-    if (doc === undefined) return { batch, exhausted: true };
+    if (doc === undefined) return { batch, exhausted: isTailing(cursor.source) ? cursor.source.closed : true };
     bytes += BSON.calculateObjectSize(doc);
     if (batch.length > 0 && bytes > MAX_BSON_SIZE) {
       cursor.held = doc;
@@ -46,6 +68,10 @@ function takeBatch(cursor: OpenCursor, limit: number): { batch: Document[]; exha
     batch.push(doc);
   }
   return { batch, exhausted: false };
+}
+
+function batchEnd(source: ResultSource): Document {
+  return isTailing(source) ? { postBatchResumeToken: source.postBatchResumeToken() } : {};
 }
 
 /**
@@ -68,10 +94,14 @@ export class CursorRegistry {
       this.nextId = this.nextId.add(1);
       this.cursors.set(id.toString(), cursor);
     }
-    return { id, ns: namespace, firstBatch: batch };
+    return { id, ns: namespace, firstBatch: batch, ...batchEnd(cursor.source) };
   }
 
-  getMore(id: Long, namespace: string, batchSize: number): Document {
+  /**
+   * The next batch; on a tailing cursor with nothing to return, `AwaitingData` until `awaitDeadline` (the
+   * getMore's wait, fixed when it first arrived), after which the empty batch is the answer.
+   */
+  getMore(id: Long, namespace: string, batchSize: number, awaitDeadline?: number): Document {
     const cursor = this.cursors.get(id.toString());
     if (!cursor) throw new MongoCommandError(43, `cursor id ${id.toString()} not found`);
     if (cursor.killedBecause !== undefined) {
@@ -84,10 +114,22 @@ export class CursorRegistry {
         `Requested getMore on namespace '${namespace}', but cursor belongs to a different namespace ${cursor.namespace}`,
       );
     }
-    const { batch, exhausted } = takeBatch(cursor, batchSize);
+    const { batch, exhausted } = this.takeOrKill(id, cursor, batchSize);
     cursor.lastUsed = Date.now();
+    if (batch.length === 0 && !exhausted && awaitDeadline !== undefined && isTailing(cursor.source) && Date.now() < awaitDeadline)
+      throw new AwaitingData(awaitDeadline);
     if (exhausted) this.cursors.delete(id.toString());
-    return { id: exhausted ? Long.ZERO : id, ns: namespace, nextBatch: batch };
+    return { id: exhausted ? Long.ZERO : id, ns: namespace, nextBatch: batch, ...batchEnd(cursor.source) };
+  }
+
+  /** A batch; a source's error (a change stream's lost history) kills the cursor, as mongod's failed getMore does. */
+  private takeOrKill(id: Long, cursor: OpenCursor, batchSize: number): { batch: Document[]; exhausted: boolean } {
+    try {
+      return takeBatch(cursor, batchSize);
+    } catch (error) {
+      this.cursors.delete(id.toString());
+      throw error;
+    }
   }
 
   /** Marks every cursor on a namespace `reads` accepts as killed, so that its next getMore answers QueryPlanKilled (175). */

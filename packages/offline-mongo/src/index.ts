@@ -29,6 +29,12 @@ export interface OfflineServerOptions {
    * which tests use to inject errors, blocked and closed connections. Off by default, as on mongod.
    */
   enableTestCommands?: boolean;
+  /**
+   * How much history of writes a replica set keeps for change streams, as mongod's oplog (`--oplogSize`, in MB
+   * there): past it the oldest writes go, and a stream resuming from before them fails with 286
+   * ChangeStreamHistoryLost. Default 64 MiB.
+   */
+  oplogSizeBytes?: number;
 }
 
 export interface RunningOfflineServer {
@@ -50,6 +56,8 @@ export interface RunningOfflineServer {
    * `keysDeleted`. An update that changes no indexed field writes none.
    */
   indexKeysWritten(): IndexKeysWritten;
+  /** The bytes the replica set's history of writes (for change streams) holds now: never more than `oplogSizeBytes`. */
+  historyBytes(): number;
 }
 
 /** Starts an in-memory server that speaks MongoDB's wire protocol, for machines without mongod. */
@@ -65,6 +73,7 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     ...(options.replicaSet === undefined ? {} : { replicaSet: options.replicaSet }),
     ...(options.transactionLifetimeMs === undefined ? {} : { transactionLifetimeMs: options.transactionLifetimeMs }),
     enableTestCommands: options.enableTestCommands ?? false,
+    ...(options.oplogSizeBytes === undefined ? {} : { oplogSizeBytes: options.oplogSizeBytes }),
   });
   const port = await server.listen();
   const hostInUri = host.includes(":") ? `[${host}]` : host;
@@ -75,5 +84,6 @@ export async function startOfflineServer(options: OfflineServerOptions = {}): Pr
     restart: async () => void (await server.listen(port)),
     recordsVisited: () => server.recordsVisited,
     indexKeysWritten: () => server.indexKeysWritten,
+    historyBytes: () => server.historyBytes,
   };
 }

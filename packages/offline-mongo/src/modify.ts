@@ -20,7 +20,7 @@ export function updateRecord(
 ): { record: StoredDocument; modified: boolean } {
   const doc = applyUpdate(spec, record.doc, { ...options, inserting: false });
   if (Buffer.compare(BSON.serialize(doc), BSON.serialize(record.doc)) === 0) return { record, modified: false };
-  return { record: collection.replace(record, doc), modified: true };
+  return { record: collection.replace(record, doc, spec.kind === "replacement" ? "replace" : "update"), modified: true };
 }
 
 /** Inserts the document an upsert creates: the filter's equalities, then the update (with $setOnInsert). */

@@ -4,7 +4,8 @@ import { traitsOf } from "./command-table";
 import { aliasesOf, runCommand } from "./commands";
 import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
-import { CursorRegistry } from "./cursors";
+import { ChangeLog, DEFAULT_OPLOG_SIZE_BYTES } from "./change-log";
+import { AwaitingData, CursorRegistry } from "./cursors";
 import { MongoCommandError } from "./errors";
 import { FailPoints, type CommandCall, type Interference } from "./fail-points";
 import { HeldByTransaction, Transactions } from "./transactions";
@@ -28,6 +29,8 @@ export interface ServerConfig {
   readonly transactionLifetimeMs?: number;
   /** mongod's `enableTestCommands`: `configureFailPoint` and its fail points exist only then. */
   readonly enableTestCommands?: boolean;
+  /** How much history of writes a replica set keeps for change streams (mongod's oplog size). */
+  readonly oplogSizeBytes?: number;
 }
 
 /** Thrown when `failCommand` blocks a command's connection: it runs (or fails) once `ms` have passed. */
@@ -41,6 +44,8 @@ class BlockedByFailPoint extends Error {
 interface Parked {
   messages: Buffer[];
   timer: NodeJS.Timeout | undefined;
+  /** Stops waiting for the next write (a getMore waiting for data). */
+  cancel?: () => void;
 }
 
 /**
@@ -65,6 +70,8 @@ export class OfflineServer {
   private readonly parked = new Map<net.Socket, Parked>();
   /** When each command that waits with a time limit first began waiting: its limit runs across waits for several transactions. */
   private readonly waitingSince = new WeakMap<Buffer, number>();
+  /** When each getMore waiting for data stops waiting and answers an empty batch. */
+  private readonly awaitDeadlines = new WeakMap<Buffer, number>();
   private member: ReplicaSetMember | undefined;
   private readonly sockets = new Set<net.Socket>();
   private readonly listener = net.createServer((socket) => this.accept(socket));
@@ -81,7 +88,8 @@ export class OfflineServer {
   private readonly interferences = new WeakMap<Buffer, Interference | null>();
 
   constructor(private readonly config: ServerConfig) {
-    this.transactions = new Transactions(config.transactionLifetimeMs);
+    const history = config.replicaSet === undefined ? undefined : new ChangeLog(config.oplogSizeBytes ?? DEFAULT_OPLOG_SIZE_BYTES);
+    this.transactions = new Transactions(config.transactionLifetimeMs, history);
     this.failPoints = config.enableTestCommands ? new FailPoints(aliasesOf) : undefined;
     this.listener.maxConnections = config.maxIncomingConnections ?? DEFAULT_MAX_INCOMING_CONNECTIONS;
     this.listener.on("drop", () =>
@@ -113,6 +121,11 @@ export class OfflineServer {
   get indexKeysWritten(): IndexKeysWritten {
     const { keysInserted, keysDeleted } = this.transactions.live.meter;
     return { keysInserted, keysDeleted };
+  }
+
+  /** What the replica set's history of writes holds now, in bytes (0 on a standalone, which keeps none). */
+  get historyBytes(): number {
+    return this.transactions.history?.size ?? 0;
   }
 
   stop(): Promise<void> {
@@ -150,7 +163,9 @@ export class OfflineServer {
     socket.on("error", () => socket.destroy());
     socket.on("close", () => {
       this.sockets.delete(socket);
-      clearTimeout(this.parked.get(socket)?.timer);
+      const parked = this.parked.get(socket);
+      clearTimeout(parked?.timer);
+      parked?.cancel?.();
       this.parked.delete(socket);
       this.appNames.delete(connectionId);
     });
@@ -169,6 +184,10 @@ export class OfflineServer {
     try {
       this.answer(socket, message, connectionId);
     } catch (error) {
+      if (error instanceof AwaitingData) {
+        this.awaitData(socket, message, connectionId, error.deadline);
+        return;
+      }
       if (error instanceof BlockedByFailPoint) {
         const parked: Parked = { messages: [message], timer: undefined };
         this.parked.set(socket, parked);
@@ -200,6 +219,30 @@ export class OfflineServer {
       },
       waitingSince + held.maxTimeMS - Date.now(),
     );
+  }
+
+  /**
+   * Holds a getMore that found no data until the next write or its deadline, whichever comes first, then
+   * answers it again: an idle stream costs a timer and a waiter, nothing more.
+   */
+  private awaitData(socket: net.Socket, message: Buffer, connectionId: number, deadline: number): void {
+    const history = this.transactions.history;
+    this.awaitDeadlines.set(message, deadline);
+    const parked: Parked = { messages: [message], timer: undefined };
+    this.parked.set(socket, parked);
+    const cancel = history?.waitForAppend(() => {
+      clearTimeout(parked.timer);
+      // Later, not now: the write that woke it is still being answered.
+      setImmediate(() => this.resume(socket, connectionId, parked));
+    });
+    parked.timer = setTimeout(
+      () => {
+        cancel?.();
+        this.resume(socket, connectionId, parked);
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    parked.cancel = cancel;
   }
 
   private resume(socket: net.Socket, connectionId: number, parked: Parked): void {
@@ -270,6 +313,7 @@ export class OfflineServer {
       failPoints: this.failPoints,
       db,
       connectionId,
+      ...(this.awaitDeadlines.has(message) ? { awaitDeadline: this.awaitDeadlines.get(message) } : {}),
     });
     return this.withClusterTime(this.failPoints?.afterCommand(call, reply, interference !== undefined) ?? reply);
   }

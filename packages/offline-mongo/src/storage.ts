@@ -24,6 +24,15 @@ export interface WriteGuard {
   beforeWrite(collection: Collection, before: StoredDocument | undefined, after: Document | undefined, changes: IndexChanges): void;
   /** A change to the catalog: a collection created or dropped, or one of its indexes built or dropped. */
   beforeCatalogChange(database: string, name: string, change: CatalogChange): void;
+  /** A write that has been made: what the replica set's history records (see `change-log.ts`). */
+  afterWrite?(collection: Collection, write: DocumentWrite): void;
+}
+
+/** A write made to a document: the record before (none for an insert) and after (none for a delete). */
+export interface DocumentWrite {
+  readonly operation: "insert" | "update" | "replace" | "delete";
+  readonly before: StoredDocument | undefined;
+  readonly after: StoredDocument | undefined;
 }
 
 export type CatalogChange = "create" | "drop" | "index";
@@ -34,6 +43,8 @@ export class Collection {
   private indexList: Index[];
   private nextId = 1;
   private bytes = 0;
+  /** `changeStreamPreAndPostImages: {enabled: true}`: the history keeps each write's document before and after. */
+  keepsImages = false;
 
   constructor(
     readonly database: string,
@@ -56,6 +67,7 @@ export class Collection {
     copy.indexList = this.indexList.map((index) => index.clone());
     copy.nextId = this.nextId;
     copy.bytes = this.bytes;
+    copy.keepsImages = this.keepsImages;
     return copy;
   }
 
@@ -114,11 +126,15 @@ export class Collection {
     this.records.set(record);
     this.bytes += size;
     applyChanges(record.id, changes);
+    this.guard?.afterWrite?.(this, { operation: "insert", before: undefined, after: record });
     return record;
   }
 
-  /** Stores the new version of a record, changing only the index keys that differ (none when no indexed field changed). */
-  replace(old: StoredDocument, doc: Document): StoredDocument {
+  /**
+   * Stores the new version of a record, changing only the index keys that differ (none when no indexed field
+   * changed); `operation` says whether an update or a replacement wrote it, as the history records it.
+   */
+  replace(old: StoredDocument, doc: Document, operation: "update" | "replace"): StoredDocument {
     const size = BSON.calculateObjectSize(doc);
     if (size > MAX_BSON_SIZE) throw new MongoCommandError(17419, `Resulting document after update is larger than ${MAX_BSON_SIZE}`);
     const changes = this.indexChanges(old.doc, doc);
@@ -128,6 +144,7 @@ export class Collection {
     this.bytes += size - old.bytes;
     this.records.set(record);
     applyChanges(old.id, changes);
+    this.guard?.afterWrite?.(this, { operation, before: old, after: record });
     return record;
   }
 
@@ -136,6 +153,7 @@ export class Collection {
     this.guard?.beforeWrite(this, record, undefined, changes);
     applyChanges(record.id, changes);
     if (this.records.delete(record.id)) this.bytes -= record.bytes;
+    this.guard?.afterWrite?.(this, { operation: "delete", before: record, after: undefined });
   }
 
   /** What a write of `before` into `after` does to each index; indexes whose keys it leaves alone are left out. */

@@ -1,5 +1,6 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
 import type { CommandTraits } from "./command-table";
+import { changeOf, type ChangeLog, type ChangeWrite, type TransactionOrigin } from "./change-log";
 import { MongoCommandError, TransientTransactionError } from "./errors";
 import { Storage, type CatalogChange, type Collection, type IndexChanges, type StoredDocument, type WriteGuard } from "./storage";
 import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
@@ -56,11 +57,15 @@ export class Transaction {
   readonly namespaces = new Set<string>();
   /** The lock keys it holds: its documents and the unique index keys they held or hold. */
   readonly held = new Set<string>();
+  /** Its writes in the order made, which its commit adds to the history (each statement's, as mongod's `applyOps`). */
+  readonly changes: ChangeWrite[] = [];
   private readonly waiters: (() => void)[] = [];
   private readonly expiry: NodeJS.Timeout;
 
   constructor(
     readonly txnNumber: number,
+    /** Its session and number as its change events name them. */
+    readonly origin: TransactionOrigin,
     /** The read concern level its first command gave, if any. */
     readonly readConcernLevel: string | undefined,
     live: Storage,
@@ -114,10 +119,18 @@ export class Transactions {
   private readonly open = new Set<Transaction>();
   private committing = false;
 
-  constructor(private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS) {
+  /** `history`: the replica set's history of writes (none on a standalone, which keeps none). */
+  constructor(
+    private readonly lifetimeMs = DEFAULT_TRANSACTION_LIFETIME_MS,
+    readonly history: ChangeLog | undefined = undefined,
+  ) {
     this.live = new Storage({
       beforeWrite: (collection, before, after, changes) => this.beforeLiveWrite(collection, before, after, changes),
       beforeCatalogChange: (database, name, change) => this.beforeLiveCatalogChange(database, name, change),
+      // A commit's writes reach the history at its end, as the transaction made them.
+      afterWrite: (collection, write) => {
+        if (!this.committing) this.history?.append([changeOf(collection, write)]);
+      },
     });
   }
 
@@ -198,7 +211,7 @@ export class Transactions {
 
   /** The fields a replica-set member adds to every reply. */
   clusterTime(): Document {
-    const time = new Timestamp({ t: Math.floor(Date.now() / 1000), i: this.sequence + 1 });
+    const time = this.history?.now() ?? new Timestamp({ t: Math.floor(Date.now() / 1000), i: 1 });
     return {
       $clusterTime: { clusterTime: time, signature: { hash: new Binary(Buffer.alloc(20)), keyId: Long.fromNumber(0) } },
       operationTime: time,
@@ -248,6 +261,7 @@ export class Transactions {
       if (session.transaction?.state === "in progress") this.abort(session.transaction);
       const transaction = new Transaction(
         txnNumber,
+        { txnNumber: Long.fromNumber(txnNumber), lsid: isDocument(body["lsid"]) ? body["lsid"] : {} },
         readConcernLevel,
         this.live,
         this.sequence,
@@ -305,7 +319,7 @@ export class Transactions {
       });
       // Deletes first, then updates, then inserts, so that a unique key the transaction moved is free where it lands.
       for (const { live, current, final } of changes) if (current && !final) live.remove(current);
-      for (const { live, current, final } of changes) if (current && final) live.replace(current, final.doc);
+      for (const { live, current, final } of changes) if (current && final) live.replace(current, final.doc, "update");
       for (const { live, current, final } of changes) if (!current && final) live.insert(final.doc);
     } finally {
       this.committing = false;
@@ -313,6 +327,7 @@ export class Transactions {
     this.sequence += 1;
     for (const key of transaction.writes.keys()) this.lastWritten.set(key, this.sequence);
     for (const namespace of transaction.storage.created) this.lastWritten.set(lockKeyOfNamespace(namespace), this.sequence);
+    this.history?.append(transaction.changes, transaction.origin);
     this.release(transaction, "committed");
     return { ok: 1 };
   }
@@ -377,6 +392,7 @@ export class Transactions {
     return {
       // Creating a collection conflicts only at commit, with one created meanwhile (see `commit`), as on mongod.
       beforeCatalogChange: () => undefined,
+      afterWrite: (collection, write) => void transaction.changes.push(changeOf(collection, write)),
       beforeWrite: (collection, before, after, changes) => {
         // A collection dropped or created outside since the snapshot: mongod's catalog conflict.
         const namespaceKey = lockKeyOfNamespace(collection.namespace);

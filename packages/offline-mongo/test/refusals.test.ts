@@ -29,7 +29,7 @@ test.each(["$collStats", "$indexStats", "$currentOp", "$geoNear"])(
   },
 );
 
-test("refuses a change stream on its replica set with NotImplemented (238), where mongod would open one", async () => {
+test("refuses a change stream's $changeStreamSplitLargeEvent with NotImplemented (238), where mongod would split large events", async () => {
   const server = await startOfflineServer({ replicaSet: "rs0" });
   const client = newClient(server.uri, { discover: true });
   try {
@@ -37,11 +37,11 @@ test("refuses a change stream on its replica set with NotImplemented (238), wher
       client
         .db("refusals")
         .collection("watched")
-        .aggregate([{ $changeStream: {} }])
+        .aggregate([{ $changeStream: {} }, { $changeStreamSplitLargeEvent: {} }])
         .toArray(),
     ).rejects.toMatchObject({
       code: 238,
-      message: "offline server: the $changeStream aggregation stage is not supported",
+      message: "offline server: the $changeStreamSplitLargeEvent aggregation stage is not supported",
     });
   } finally {
     await client.close();

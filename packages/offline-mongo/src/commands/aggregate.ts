@@ -1,4 +1,5 @@
 import type { Document } from "bson";
+import { ChangeStreamSource, checkFollowingStages, parseStreamOptions, scopeOf } from "../change-streams";
 import { arraySource, type ResultSource } from "../cursors";
 import { Aggregator, PIPELINE_STAGES } from "../mingo";
 import { unavailableStage } from "../pipeline-stages";
@@ -145,6 +146,27 @@ export function planAggregate(
   return { execution, rest, source, name, filter: isDocument(selection.filter) ? selection.filter : {} };
 }
 
+/** A `$changeStream` aggregate: mongod's errors where it refuses one, else the stream's cursor source and namespace. */
+function openChangeStream(
+  body: Document,
+  pipeline: readonly Document[],
+  context: CommandContext,
+): { source: ChangeStreamSource; ns: string } {
+  const history = context.transactions.history;
+  if (context.replicaSet === undefined || history === undefined) throw unavailableStage("$changeStream", false);
+  if (context.inTransaction)
+    throw new MongoCommandError(
+      263,
+      "Operation not permitted in transaction :: caused by :: $changeStream cannot run in a multi-document transaction",
+    );
+  refuseOptions(body, "aggregate", ["collation", "let"]);
+  const [stage, ...rest] = pipeline;
+  const options = parseStreamOptions(stage?.["$changeStream"]);
+  const scope = scopeOf(context.db, body["aggregate"], options);
+  const source = new ChangeStreamSource(history, context.transactions.live, scope, options, checkFollowingStages(rest));
+  return { source, ns: scope.kind === "collection" ? namespace(context, scope.coll) : `${context.db}.$cmd.aggregate` };
+}
+
 const aggregate: CommandDefinition = {
   names: ["aggregate"],
   fields: AGGREGATE_FIELDS,
@@ -155,8 +177,13 @@ const aggregate: CommandDefinition = {
       throw new MongoCommandError(9, "The 'cursor' option is required, except for aggregate with the explain argument");
     }
     const cursorOptions = documentArg("aggregate", "cursor", body["cursor"]);
-    const { source, name } = planAggregate(body, context);
     const batchSize = optionalNumberArg("aggregate", "cursor.batchSize", cursorOptions["batchSize"]) ?? 101;
+    const pipeline: unknown = body["pipeline"];
+    if (Array.isArray(pipeline) && isDocument(pipeline[0]) && "$changeStream" in pipeline[0]) {
+      const { source, ns } = openChangeStream(body, pipeline as Document[], context);
+      return { cursor: context.cursors.open(ns, source, batchSize, false), ok: 1 };
+    }
+    const { source, name } = planAggregate(body, context);
     return { cursor: context.cursors.open(namespace(context, name), source(), batchSize, false), ok: 1 };
   },
 };

@@ -35,6 +35,8 @@ export interface CommandContext {
   /** The database the command runs against (`$db`). */
   readonly db: string;
   readonly connectionId: number;
+  /** For a getMore answered again after waiting for data: when its wait ends (fixed when it first arrived). */
+  readonly awaitDeadline?: number;
 }
 
 export interface CommandDefinition {

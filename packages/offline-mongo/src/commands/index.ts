@@ -1,5 +1,6 @@
 import type { Document } from "bson";
 import { COMMAND_TABLE, type CommandTraits } from "../command-table";
+import { AwaitingData } from "../cursors";
 import { MongoCommandError, noSuchCommand } from "../errors";
 import { HeldByTransaction } from "../transactions";
 import { checkWriteConcern, writeConcernErrorOf } from "../write-concern";
@@ -59,7 +60,7 @@ export function runCommand(body: Document, context: CommandContext): Document {
     const writeConcernError = reply["ok"] === 1 ? writeConcernErrorOf(traits, body, replicaSetMember) : undefined;
     return writeConcernError === undefined ? reply : { ...reply, writeConcernError };
   } catch (error) {
-    if (error instanceof HeldByTransaction) throw error;
+    if (error instanceof HeldByTransaction || error instanceof AwaitingData) throw error;
     if (error instanceof MongoCommandError) return error.toReply();
     const message = error instanceof Error ? error.message : String(error);
     return { ok: 0, errmsg: `offline server internal error: ${message}`, code: 1, codeName: "InternalError" };

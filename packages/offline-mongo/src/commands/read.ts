@@ -1,5 +1,5 @@
 import { Long, type Document } from "bson";
-import { DEFAULT_FIRST_BATCH, type ResultSource } from "../cursors";
+import { DEFAULT_AWAIT_DATA_MS, DEFAULT_FIRST_BATCH, type ResultSource } from "../cursors";
 import { MongoCommandError } from "../errors";
 import { valuesAtPath } from "../paths";
 import { compileProjection } from "../projection";
@@ -132,14 +132,17 @@ const find: CommandDefinition = {
 
 const getMore: CommandDefinition = {
   names: ["getMore"],
-  fields: ["collection", "batchSize"],
+  fields: ["collection", "batchSize", "term", "lastKnownCommittedOpTime"],
   run(body, context) {
     const raw = body["getMore"];
     if (!isNumeric(raw)) throw new MongoCommandError(14, "BSON field 'getMore.getMore' is the wrong type, expected type 'long'");
     const id = raw instanceof Long ? raw : Long.fromNumber(toNumber(raw));
     const collection = stringArg("getMore", "collection", body["collection"]);
     const batchSize = optionalNumberArg("getMore", "batchSize", body["batchSize"]) ?? Number.MAX_SAFE_INTEGER;
-    return { cursor: context.cursors.getMore(id, namespace(context, collection), batchSize || Number.MAX_SAFE_INTEGER), ok: 1 };
+    // On an awaitData cursor, maxTimeMS is how long an empty getMore waits (the driver's maxAwaitTimeMS).
+    const wait = optionalNumberArg("getMore", "maxTimeMS", body["maxTimeMS"]) || DEFAULT_AWAIT_DATA_MS;
+    const deadline = context.awaitDeadline ?? Date.now() + wait;
+    return { cursor: context.cursors.getMore(id, namespace(context, collection), batchSize || Number.MAX_SAFE_INTEGER, deadline), ok: 1 };
   },
 };
 

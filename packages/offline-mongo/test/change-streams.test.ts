@@ -1,0 +1,265 @@
+import { MongoServerError, Timestamp, type ChangeStream, type Collection, type Document, type ResumeToken } from "mongodb";
+import { startOfflineServer } from "../src";
+import { newClient, serverError, untypedUpdate, useTestDatabase } from "./connect";
+
+// A replica set with test commands enabled: MONGODB_REPLICA_SET_URI (a mongod started with
+// --setParameter enableTestCommands=1) when set, else the stand-in as a one-member set.
+const target = useTestDatabase("change_streams", { offlineServer: { replicaSet: "rs0", enableTestCommands: true } });
+
+interface Numbered extends Document {
+  _id: number;
+}
+
+type Stream = ChangeStream<Numbered>;
+
+function fresh(): Collection<Numbered> {
+  return target.db.collection<Numbered>(target.freshCollection().collectionName);
+}
+
+/** Opens the stream on the server now (the driver sends its aggregate lazily), so it sees every later write. */
+async function opened(stream: Stream): Promise<Stream> {
+  expect(await stream.tryNext()).toBeNull();
+  return stream;
+}
+
+/** The next `n` events, as plain documents (the tests look at fields every event type does not have). */
+async function take(stream: Stream, n: number): Promise<Document[]> {
+  const events: Document[] = [];
+  while (events.length < n) events.push(await stream.next());
+  return events;
+}
+
+/** The `_id` of each event's document. */
+function keysOf(events: readonly Document[]): unknown[] {
+  return events.map((event) => (event["documentKey"] as Document | undefined)?.["_id"]);
+}
+
+afterEach(() => target.client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" }));
+
+describe("a collection's change stream", () => {
+  it("reports an insert, update, replace and delete with mongod's fields", async () => {
+    const collection = fresh();
+    const stream = await opened(collection.watch());
+    await collection.insertOne({ _id: 1, a: { b: 1, c: 1 }, list: [1, 2, 3] });
+    await collection.updateOne({ _id: 1 }, untypedUpdate({ $set: { "a.b": 2, x: 1 }, $unset: { "a.c": "" }, $pop: { list: 1 } }));
+    await collection.replaceOne({ _id: 1 }, { y: 1 });
+    await collection.deleteOne({ _id: 1 });
+    const [insert, update, replace, remove] = await take(stream, 4);
+    const ns = { db: target.db.databaseName, coll: collection.collectionName };
+    expect(insert).toMatchObject({ operationType: "insert", ns, documentKey: { _id: 1 }, fullDocument: { _id: 1, a: { b: 1, c: 1 } } });
+    expect(update).toMatchObject({
+      operationType: "update",
+      ns,
+      documentKey: { _id: 1 },
+      updateDescription: { updatedFields: { "a.b": 2, x: 1 }, removedFields: ["a.c"], truncatedArrays: [{ field: "list", newSize: 2 }] },
+    });
+    expect(update).not.toHaveProperty("fullDocument");
+    expect(replace).toMatchObject({ operationType: "replace", fullDocument: { _id: 1, y: 1 }, documentKey: { _id: 1 } });
+    expect(remove).toMatchObject({ operationType: "delete", ns, documentKey: { _id: 1 } });
+    for (const event of [insert, update, replace, remove]) {
+      expect(event?.["_id"]).toEqual({ _data: expect.any(String) });
+      expect(event).toHaveProperty("clusterTime", expect.any(Timestamp));
+      expect(event).toHaveProperty("wallTime", expect.any(Date));
+    }
+    const times = [insert, update, replace, remove].map((event) => event?.["clusterTime"] as Timestamp);
+    for (let i = 1; i < times.length; i++) expect(times[i]?.greaterThan(times[i - 1] as Timestamp)).toBe(true);
+    await stream.close();
+  });
+
+  it("looks up the current document of an update with fullDocument: updateLookup", async () => {
+    const collection = fresh();
+    await collection.insertOne({ _id: 1, n: 0 });
+    const stream = await opened(collection.watch([], { fullDocument: "updateLookup" }));
+    await collection.updateOne({ _id: 1 }, { $inc: { n: 1 } });
+    const [update] = await take(stream, 1);
+    expect(update).toMatchObject({ operationType: "update", fullDocument: { _id: 1, n: 1 } });
+    await stream.close();
+  });
+
+  it("passes only the events a following $match keeps, and refuses a stage mongod refuses", async () => {
+    const collection = fresh();
+    const stream = await opened(collection.watch([{ $match: { operationType: "delete" } }]));
+    await collection.insertMany([{ _id: 1 }, { _id: 2 }]);
+    await collection.deleteOne({ _id: 2 });
+    const [event] = await take(stream, 1);
+    expect(event).toMatchObject({ operationType: "delete", documentKey: { _id: 2 } });
+    await stream.close();
+    const refused = await serverError(opened(collection.watch([{ $group: { _id: null } }])));
+    expect(refused.message).toMatch(/\$group is not permitted in a \$changeStream pipeline/);
+  });
+
+  it("shows a transaction's writes at its commit, in order, with its session and number, and nothing of an aborted one", async () => {
+    const collection = fresh();
+    await collection.insertOne({ _id: 0 });
+    const stream = await opened(collection.watch());
+    const aborted = target.client.startSession();
+    aborted.startTransaction();
+    await collection.insertOne({ _id: 9 }, { session: aborted });
+    await aborted.abortTransaction();
+    await aborted.endSession();
+    const session = target.client.startSession();
+    session.startTransaction();
+    await collection.insertOne({ _id: 1 }, { session });
+    await collection.updateOne({ _id: 0 }, { $set: { n: 1 } }, { session });
+    await collection.deleteOne({ _id: 1 }, { session });
+    expect(await stream.tryNext()).toBeNull();
+    await session.commitTransaction();
+    const events = await take(stream, 3);
+    await session.endSession();
+    expect(events.map((event) => event["operationType"])).toEqual(["insert", "update", "delete"]);
+    for (const event of events) {
+      // mongod answers txnNumber as an int64, which the driver hands over as a number when it fits.
+      expect(event).toMatchObject({ txnNumber: expect.any(Number), lsid: { id: session.id?.["id"] } });
+    }
+    expect(events[0]?.["clusterTime"]).toEqual(events[1]?.["clusterTime"]);
+    await stream.close();
+  });
+});
+
+describe("a database's change stream (aggregate: 1)", () => {
+  it("sees every collection of its database and none of another", async () => {
+    const [one, two] = [fresh(), fresh()];
+    const other = target.client.db(`${target.db.databaseName}_other`).collection<Numbered>("elsewhere");
+    const stream = await opened(target.db.watch());
+    await other.insertOne({ _id: 1 });
+    await one.insertOne({ _id: 1 });
+    await two.insertOne({ _id: 2 });
+    const events = await take(stream, 2);
+    expect(events.map((event) => event["ns"])).toEqual([
+      { db: target.db.databaseName, coll: one.collectionName },
+      { db: target.db.databaseName, coll: two.collectionName },
+    ]);
+    await stream.close();
+    await other.drop();
+  });
+});
+
+describe("resuming", () => {
+  it("starts after a token (resumeAfter, startAfter) or at an operation time, with every later event once", async () => {
+    const collection = fresh();
+    const stream = await opened(collection.watch());
+    await collection.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
+    const [first, second, third] = await take(stream, 3);
+    await stream.close();
+    const ids = async (watching: Stream, n: number) => keysOf(await take(watching, n));
+    const afterFirst = collection.watch([], { resumeAfter: first?.["_id"] as ResumeToken });
+    expect(await ids(afterFirst, 2)).toEqual([2, 3]);
+    await afterFirst.close();
+    const startAfter = collection.watch([], { startAfter: second?.["_id"] as ResumeToken });
+    expect(await ids(startAfter, 1)).toEqual([3]);
+    await startAfter.close();
+    const at = collection.watch([], { startAtOperationTime: third?.["clusterTime"] as Timestamp });
+    expect(await ids(at, 1)).toEqual([3]);
+    await at.close();
+  });
+
+  it("answers a postBatchResumeToken with every batch, and an empty getMore's lets a new stream resume past it", async () => {
+    const collection = fresh();
+    const opening = await target.db.command({ aggregate: collection.collectionName, pipeline: [{ $changeStream: {} }], cursor: {} });
+    const cursor = opening["cursor"] as Document;
+    expect(cursor["firstBatch"]).toEqual([]);
+    expect(cursor["postBatchResumeToken"]).toEqual({ _data: expect.any(String) });
+    await collection.insertOne({ _id: 1 });
+    const more = await target.db.command({ getMore: cursor["id"], collection: collection.collectionName, maxTimeMS: 100 });
+    const batch = more["cursor"] as Document;
+    expect(batch["nextBatch"]).toHaveLength(1);
+    expect(batch["postBatchResumeToken"]).toEqual({ _data: expect.any(String) });
+    const empty = await target.db.command({ getMore: cursor["id"], collection: collection.collectionName, maxTimeMS: 100 });
+    const emptyBatch = empty["cursor"] as Document;
+    expect(emptyBatch["nextBatch"]).toEqual([]);
+    await target.db.command({ killCursors: collection.collectionName, cursors: [cursor["id"]] });
+    await collection.insertOne({ _id: 2 });
+    const resumed = collection.watch([], { resumeAfter: emptyBatch["postBatchResumeToken"] as ResumeToken });
+    const [next] = await take(resumed, 1);
+    expect(next).toMatchObject({ documentKey: { _id: 2 } });
+    await resumed.close();
+  });
+
+  it("survives a dropped connection: the driver resumes by itself, losing and repeating nothing", async () => {
+    const collection = fresh();
+    const stream = await opened(collection.watch());
+    await collection.insertOne({ _id: 1 });
+    expect(await take(stream, 1)).toMatchObject([{ documentKey: { _id: 1 } }]);
+    await target.client
+      .db("admin")
+      .command({ configureFailPoint: "failCommand", mode: { times: 1 }, data: { failCommands: ["getMore"], closeConnection: true } });
+    await collection.insertMany([{ _id: 2 }, { _id: 3 }]);
+    const events = await take(stream, 2);
+    await collection.insertOne({ _id: 4 });
+    events.push(...(await take(stream, 1)));
+    expect(keysOf(events)).toEqual([2, 3, 4]);
+    await stream.close();
+  });
+
+  it("fails with 286 ChangeStreamHistoryLost, labelled NonResumableChangeStreamError, before the history begins", async () => {
+    const collection = fresh();
+    const error = await serverError(opened(collection.watch([], { startAtOperationTime: new Timestamp({ t: 1, i: 1 }) })));
+    expect(error).toMatchObject({ code: 286, codeName: "ChangeStreamHistoryLost" });
+    expect(error.hasErrorLabel("NonResumableChangeStreamError")).toBe(true);
+  });
+});
+
+describe("waiting for events", () => {
+  it("holds an empty getMore without spinning, and answers it as soon as a write arrives", async () => {
+    const collection = fresh();
+    const opening = await target.db.command({ aggregate: collection.collectionName, pipeline: [{ $changeStream: {} }], cursor: {} });
+    const cursorId: unknown = (opening["cursor"] as Document)["id"];
+    const waiting = target.db.command({ getMore: cursorId, collection: collection.collectionName, maxTimeMS: 60_000 });
+    const cpuBefore = process.cpuUsage();
+    const wallBefore = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const cpu = process.cpuUsage(cpuBefore);
+    const wallMs = Date.now() - wallBefore;
+    // Generous: a polling loop would take a whole core; an idle wait takes next to nothing.
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(wallMs * 0.25);
+    await collection.insertOne({ _id: 1 });
+    const sent = Date.now();
+    expect(((await waiting)["cursor"] as Document)["nextBatch"]).toMatchObject([{ documentKey: { _id: 1 } }]);
+    // Far inside the 60 s the getMore may wait: it was answered by the write, not by its time running out.
+    expect(Date.now() - sent).toBeLessThan(30_000);
+    await target.db.command({ killCursors: collection.collectionName, cursors: [cursorId] });
+  });
+
+  it("keeps up with a burst of 10,000 writes, each reported once and in order", async () => {
+    const collection = fresh();
+    const stream = await opened(collection.watch([], { batchSize: 1000 }));
+    const count = 10_000;
+    const writing = collection.insertMany(Array.from({ length: count }, (_, i) => ({ _id: i })));
+    const events = await take(stream, count);
+    await writing;
+    expect(keysOf(events)).toEqual(Array.from({ length: count }, (_, i) => i));
+    await stream.close();
+  });
+});
+
+describe("the stand-in's bounded history", () => {
+  it("stays within its size through 10,000 writes, and a stream left behind fails with 286 at its next getMore", async () => {
+    const oplogSizeBytes = 200_000;
+    const server = await startOfflineServer({ replicaSet: "rs0", oplogSizeBytes });
+    const client = newClient(server.uri);
+    try {
+      const collection = client.db("bounded").collection<Numbered>("writes");
+      const keepingUp = await opened(collection.watch([], { batchSize: 1000 }));
+      const leftBehind = await opened(collection.watch());
+      let seen = 0;
+      for (let batch = 0; batch < 100; batch++) {
+        await collection.insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: batch * 100 + i, padding: "x".repeat(100) })));
+        expect(server.historyBytes()).toBeLessThanOrEqual(oplogSizeBytes);
+        const events = await take(keepingUp, 100);
+        expect(keysOf(events)).toEqual(Array.from({ length: 100 }, (_, i) => batch * 100 + i));
+        seen += events.length;
+      }
+      expect(seen).toBe(10_000);
+      const lost = await leftBehind.next().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(lost).toBeInstanceOf(MongoServerError);
+      expect(lost).toMatchObject({ code: 286 });
+      await keepingUp.close();
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  });
+});
