@@ -14,6 +14,7 @@ import {
   type ExecutionArgs,
   type ExecutionResult,
   type GraphQLFormattedError,
+  type OperationDefinitionNode,
 } from "graphql";
 import type { SubscribePayload } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
@@ -29,7 +30,7 @@ import { createContext, type GraphQLContext, type ServerState } from "./context"
 import { createErrorFormatter } from "./errors";
 import { inputProblem, operationTransportRule } from "./input-checks";
 import { armorProtection, costRefusal, operationCost, parseOptions, REQUEST_LIMITS, RequestLimitError } from "./limits/operation";
-import type { ServerMetrics } from "../observability/metrics";
+import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
 import { schema } from "./schema";
 
 export interface SubscriptionServerOptions {
@@ -127,7 +128,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
           operationName: payload.operationName,
           variableValues: payload.variables,
           contextValue: contextFor(options, connection.principal),
-          rootValue: { id, connection, operationName: payload.operationName ?? "anonymous" } satisfies SubscriptionStart,
+          rootValue: { id, connection, operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION } satisfies SubscriptionStart,
         };
       },
       subscribe: (args) =>
@@ -190,7 +191,10 @@ function clientRefusal(error: ClientError): GraphQLError {
  */
 function operationChecker(production: boolean) {
   const rules = [...specifiedRules, ...armorProtection(production).validationRules, operationTransportRule("websocket")];
-  return (payload: SubscribePayload, principal: Principal): { document: DocumentNode } | { errors: GraphQLError[] } => {
+  return (
+    payload: SubscribePayload,
+    principal: Principal,
+  ): { document: DocumentNode; operation: OperationDefinitionNode } | { errors: GraphQLError[] } => {
     let document: DocumentNode;
     try {
       document = parse(payload.query, parseOptions);
@@ -208,7 +212,7 @@ function operationChecker(production: boolean) {
       inputProblem(schema, document, operation, variables) ??
       costRefusal(operationCost(schema, document, operation, variables)) ??
       accessRefusal(principal, operationScopes(schema, document, operation, variables));
-    return refused ? { errors: [refused] } : { document };
+    return refused ? { errors: [refused] } : { document, operation };
   };
 }
 
