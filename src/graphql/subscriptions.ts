@@ -218,7 +218,7 @@ function operationChecker(production: boolean) {
 
 /** A request limit keeps its own code, as over HTTP; any other parse or validation error takes `code`. */
 function coded(error: GraphQLError, code: ErrorCode, production = false): GraphQLError {
-  if (error.originalError instanceof RequestLimitError) return error;
+  if (error instanceof RequestLimitError) return error;
   // As armor's blockFieldSuggestion does over HTTP: "Did you mean ...?" would reveal the schema field by field.
   const message = production ? error.message.replace(/Did you mean ".+"\?/g, "[Suggestion hidden]").trim() : error.message;
   return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
@@ -229,8 +229,7 @@ function formatterFor({ logger, production }: SubscriptionServerOptions): (error
   const formatError = createErrorFormatter(logger, production);
   return (error) => {
     const { http: _http, ...extensions } = error.extensions ?? {};
-    const limit = error.originalError instanceof RequestLimitError ? { code: error.originalError.code } : {};
-    return formatError({ ...error.toJSON(), extensions: { ...extensions, ...limit } }, error);
+    return formatError({ ...error.toJSON(), extensions }, error);
   };
 }
 

@@ -137,7 +137,7 @@ function liveSalesMetrics(registry: Registry): LiveSalesObservers {
   });
   const conflated = new Counter({
     name: "bookstore_subscription_events_conflated_total",
-    help: "Values a subscriber never got because a later one replaced them (bookSales, bestsellers) or its queue overflowed (newBuyers, told in missedBefore), by field.",
+    help: "Values a subscriber never got because a later one replaced them (bookSales, bestsellers) or were dropped from its full queue (newBuyers, told in missedBefore), by field.",
     labelNames: ["field"] as const,
     registers: [registry],
   });

@@ -34,7 +34,7 @@ export interface LiveSalesObservers {
   onSubscription(field: LiveField, open: 1 | -1): void;
   /** One value handed to a subscriber's socket; `lagSeconds` from its write to now, when it shows a write. */
   onDelivered(field: LiveField, lagSeconds: number | undefined): void;
-  /** Values replaced by a later one before the subscriber took them, or buyers dropped from a queue that overflowed. */
+  /** Values replaced by a later one before the subscriber took them, or buyers dropped from a full queue. */
   onConflated(field: LiveField, count: number): void;
   onRestart(reason: RestartReason): void;
 }
