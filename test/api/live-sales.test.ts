@@ -4,7 +4,7 @@ import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook, storedPurchases } from "../support/factories";
 import { postOperation, startTestHttpServer } from "../support/http";
 import { scrapeMetrics } from "../support/metrics";
-import { subscribe, subscriptionClient } from "../support/subscriptions";
+import { subscribe, subscriptionClient, subscriptionsOpen } from "../support/subscriptions";
 import { configuredTokens, tokenSpec } from "../support/tokens";
 
 const reader = tokenSpec("live-reader", ["purchases:read"]);
@@ -99,9 +99,7 @@ describe("newBuyers", () => {
     await seedBook(database.db, "buyers", customers(1), SETTINGS);
     const client = subscriptionClient(server.url, reader);
     const buyers = subscribe<NewBuyers>(client, NEW_BUYERS, { bookId: "buyers" });
-    // The subscription is open once its first buyer can be recorded after it: bookSales tells when.
-    const sales = subscribe<Sales>(client, BOOK_SALES, { ids: ["buyers"] });
-    await sales.next();
+    await subscriptionsOpen(server.url, "newBuyers", 1);
     const bought = customers(9, 0, "new");
     for (const customer of bought) await buy("buyers", customer);
     const received: NewBuyers["newBuyers"][] = [];
@@ -111,7 +109,6 @@ describe("newBuyers", () => {
     expect(received.every((event) => event.missedBefore === 0)).toBe(true);
     expect(await storedPurchases(database.db, "buyers")).toEqual([...customers(1), ...bought]);
     buyers.stop();
-    sales.stop();
     await client.dispose();
   });
 

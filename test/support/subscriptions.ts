@@ -3,6 +3,7 @@ import type { FormattedExecutionResult } from "graphql";
 import { createClient, type Client, type ClientOptions } from "graphql-ws";
 import WebSocket from "ws";
 import { track } from "./in-flight";
+import { scrapeMetrics } from "./metrics";
 import { bearer, type TokenSpec } from "./tokens";
 
 /** The WebSocket URL of an API whose HTTP endpoint is `url`: the same host, port and path. */
@@ -102,4 +103,11 @@ export function messagesOf(socket: WebSocket): Record<string, unknown>[] {
   const messages: Record<string, unknown>[] = [];
   socket.on("message", (data) => messages.push(JSON.parse(String(data)) as Record<string, unknown>));
   return messages;
+}
+
+/** Resolves once the server at `url` holds `count` open subscriptions of `field`: they listen from then on. */
+export async function subscriptionsOpen(url: string, field: string, count: number): Promise<void> {
+  while ((await scrapeMetrics({ url })).sample("bookstore_subscriptions", `field="${field}"`) !== count) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
