@@ -55,6 +55,8 @@ export const MAX_LIVE_BOOKS = 100;
 export const BUYER_QUEUE_CAPACITY = 100;
 /** The most buyers read to catch a book's subscribers up at once; older ones are counted as missed instead. */
 const MAX_CATCH_UP = 1_000;
+/** How long a failed read of new buyers waits before it is tried again (the database is away, or a failover is under way). */
+const CATCH_UP_RETRY_MS = 1_000;
 
 type BookListener = (change: FiguresChange) => void;
 
@@ -180,6 +182,7 @@ export class LiveSales {
       () => {
         feed?.subscribers.delete(queue);
         if (feed?.subscribers.size === 0) {
+          feed.end();
           this.buyerFeeds.delete(key);
           this.unlisten(bookId, feed.listener);
         }
@@ -400,6 +403,7 @@ class BuyerFeed {
   private readonly starts = new WeakMap<BoundedQueue<NewBuyerEvent>, number>();
   private target: { count: number; writtenAt: Date | undefined };
   private reading = false;
+  private retry: NodeJS.Timeout | undefined;
   readonly listener: BookListener = (change) => {
     if (change.purchaseCount === undefined || change.purchaseCount <= this.target.count) return;
     this.target = { count: change.purchaseCount, writtenAt: change.writtenAt };
@@ -424,6 +428,7 @@ class BuyerFeed {
 
   private async catchUp(): Promise<void> {
     if (this.reading) return;
+    clearTimeout(this.retry);
     this.reading = true;
     try {
       while (this.position < this.target.count) {
@@ -436,13 +441,16 @@ class BuyerFeed {
         this.position = buyers.at(-1)!.position + 1;
       }
     } catch (error) {
-      this.logger.warn(
-        { err: error, bookId: formatBookId(this.bookId) },
-        "reading a book's new buyers failed; they follow with its next purchase",
-      );
+      this.logger.warn({ err: error, bookId: formatBookId(this.bookId) }, "reading a book's new buyers failed; trying again shortly");
+      this.retry = setTimeout(() => void this.catchUp(), CATCH_UP_RETRY_MS);
     } finally {
       this.reading = false;
     }
+  }
+
+  /** Stops retrying a failed read: the last subscriber has gone. */
+  end(): void {
+    clearTimeout(this.retry);
   }
 
   private miss(count: number): void {
