@@ -1,3 +1,4 @@
+import DataLoader from "dataloader";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { helloOf, offersTransactions } from "../../db/topology";
@@ -249,12 +250,26 @@ export class LiveSales {
     }
   }
 
+  /**
+   * The books as they stand, by `bookIdKey`. Subscriptions starting together share one query per tick (a
+   * thousand clients reconnecting at once send a few queries, not a thousand that would queue for the pool);
+   * nothing is cached, since each must see the books as they are now.
+   */
   private async readBooks(ids: readonly BookId[]): Promise<Map<string, BookWithoutBuyers>> {
-    const books = await salesCollection(this.db)
-      .find<BookWithoutBuyers>({ _id: { $in: [...ids] } }, { projection: WITHOUT_BUYERS })
-      .toArray();
-    return new Map(books.map((book) => [bookIdKey(book._id), book]));
+    const books = await Promise.all(ids.map((id) => this.bookReads.load(id)));
+    return new Map(books.filter((book) => book !== null).map((book) => [bookIdKey(book._id), book]));
   }
+
+  private readonly bookReads = new DataLoader<BookId, BookWithoutBuyers | null, string>(
+    async (ids) => {
+      const found = await salesCollection(this.db)
+        .find<BookWithoutBuyers>({ _id: { $in: [...ids] } }, { projection: WITHOUT_BUYERS })
+        .toArray();
+      const byKey = new Map(found.map((book) => [bookIdKey(book._id), book]));
+      return ids.map((id) => byKey.get(bookIdKey(id)) ?? null);
+    },
+    { cache: false, cacheKeyFn: bookIdKey, maxBatchSize: MAX_LIVE_BOOKS * 10 },
+  );
 
   /** Buyers after position `after` (exclusive; -1 for the first), at most `first`, through the same reads as `customersPurchased`. */
   private async readBuyers(bookId: BookId, after: number, first: number): Promise<Buyer[]> {
