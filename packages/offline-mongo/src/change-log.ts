@@ -1,6 +1,6 @@
-import { Timestamp, type Document, type Long } from "bson";
+import { Timestamp, type Document, type Long, type UUID } from "bson";
 import { MongoCommandError } from "./errors";
-import type { Collection, DocumentWrite } from "./storage";
+import type { CatalogWrite, Collection, DocumentWrite } from "./storage";
 
 /**
  * mongod's default oplog is 5% of the disk, at least 990 MB; the stand-in keeps its history in the heap it
@@ -11,7 +11,7 @@ export const DEFAULT_OPLOG_SIZE_BYTES = 64 * 1024 * 1024;
 /** What an entry costs beyond the documents it holds: its fields and the array slot (an estimate, so the bound is honest). */
 const ENTRY_OVERHEAD_BYTES = 200;
 
-export type ChangeOperation = "insert" | "update" | "replace" | "delete" | "drop" | "rename" | "dropDatabase";
+export type ChangeOperation = DocumentWrite["operation"] | CatalogWrite["operation"];
 
 /** The session and number of the transaction whose commit wrote an entry, as mongod's events name them. */
 export interface TransactionOrigin {
@@ -32,6 +32,10 @@ export interface ChangeEntry {
   readonly coll?: string;
   /** A rename's new namespace. */
   readonly to?: { readonly db: string; readonly coll: string };
+  /** The collection's UUID (mongod's expanded events show it as `collectionUUID`). */
+  readonly uuid?: UUID;
+  /** A catalog change's `operationDescription` (expanded events). */
+  readonly description?: Document;
   /** The written document's key (`{_id}`), for document events. */
   readonly key?: Document;
   /**
@@ -196,11 +200,25 @@ export function changeOf(collection: Collection, { operation, before, after }: D
     operation,
     db: collection.database,
     coll: collection.name,
+    uuid: collection.uuid,
     key: { _id: id },
     ...(keepBefore ? { before: before.doc } : {}),
     ...(after === undefined ? {} : { after: after.doc }),
     images: collection.keepsImages,
     bytes: (keepBefore ? before.bytes : 0) + (after?.bytes ?? 0),
+  };
+}
+
+/** A catalog change as the history keeps it. */
+export function catalogChangeOf({ operation, db, collection, description, to }: CatalogWrite): ChangeWrite {
+  return {
+    operation,
+    db,
+    ...(collection === undefined ? {} : { coll: collection.name, uuid: collection.uuid }),
+    ...(to === undefined ? {} : { to }),
+    ...(description === undefined ? {} : { description }),
+    images: false,
+    bytes: 0,
   };
 }
 

@@ -2,8 +2,9 @@ import { Int32, Timestamp, type Document } from "bson";
 import { historyLost, type ChangeEntry, type ChangeLog, type HistoryPoint } from "./change-log";
 import { describeUpdate, eventHead, pointOf, resumeToken, transactionFields } from "./change-events";
 import type { TailingSource } from "./cursors";
-import { MongoCommandError, notSupported } from "./errors";
+import { MongoCommandError, notSupported, unsupportedOption } from "./errors";
 import { Aggregator } from "./mingo";
+import { isMongodStage } from "./pipeline-stages";
 import { mingoOptions, rejectScripts, translateMingoErrors } from "./query";
 import type { Storage } from "./storage";
 import { isDocument, isNumeric, retype, toNumber, toPlain } from "./values";
@@ -31,6 +32,8 @@ export interface StreamOptions {
 }
 
 const STAGE_FIELDS = new Set([
+  // Migrations happen only between shards: on a replica set the option changes nothing.
+  "showMigrationEvents",
   "fullDocument",
   "fullDocumentBeforeChange",
   "resumeAfter",
@@ -59,11 +62,16 @@ function flag(field: string, value: unknown): boolean {
   return value;
 }
 
+/** Options mongod 7.0 has that change what a stream shows, which the stand-in does not implement: refused by name. */
+const UNSUPPORTED_FIELDS = new Set(["showSystemEvents", "showRawUpdateDescription", "allowToRunOnConfigDB", "allowToRunOnSystemNS"]);
+
 /** Reads the `$changeStream` stage's options, with mongod's errors for unknown fields and conflicting start points. */
 export function parseStreamOptions(stage: unknown): StreamOptions {
   if (!isDocument(stage)) throw new MongoCommandError(50808, "$changeStream stage expects a document as argument");
-  for (const field of Object.keys(stage))
+  for (const field of Object.keys(stage)) {
+    if (UNSUPPORTED_FIELDS.has(field)) throw unsupportedOption("$changeStream", field);
     if (!STAGE_FIELDS.has(field)) throw new MongoCommandError(40415, `BSON field '$changeStream.${field}' is an unknown field.`);
+  }
   const start = stage["startAtOperationTime"];
   if (start !== undefined && !(start instanceof Timestamp))
     throw new MongoCommandError(14, "BSON field '$changeStream.startAtOperationTime' is the wrong type, expected type 'timestamp'");
@@ -88,6 +96,7 @@ export function checkFollowingStages(stages: readonly Document[]): Document[] {
     const name = Object.keys(stage)[0] ?? "";
     if (name === "$changeStream") throw new MongoCommandError(40602, "$changeStream is only valid as the first stage in a pipeline");
     if (name === "$changeStreamSplitLargeEvent") throw notSupported("the $changeStreamSplitLargeEvent aggregation stage");
+    if (!isMongodStage(name)) throw new MongoCommandError(40324, `Unrecognized pipeline stage name: '${name}'`);
     if (!FOLLOWING_STAGES.has(name)) throw new MongoCommandError(20, `${name} is not permitted in a $changeStream pipeline`);
   }
   rejectScripts(stages);
@@ -120,12 +129,15 @@ function inScope(scope: StreamScope, entry: ChangeEntry): boolean {
   if (entry.coll?.startsWith("system.") === true) return false;
   if (scope.kind === "cluster") return !INTERNAL_DATABASES.has(entry.db);
   if (entry.db !== scope.db) return false;
-  return scope.kind === "database" || entry.coll === scope.coll || entry.operation === "dropDatabase";
+  return scope.kind === "database" || entry.coll === scope.coll;
 }
+
+/** Catalog changes only streams opened with `showExpandedEvents` see. */
+const EXPANDED_OPERATIONS = new Set(["create", "createIndexes", "dropIndexes", "modify"]);
 
 /** Does this entry end the stream (after its own event), as mongod invalidates a collection's stream when it goes, a database's when that goes? */
 function invalidates(scope: StreamScope, entry: ChangeEntry): boolean {
-  if (scope.kind === "collection") return entry.operation === "drop" || entry.operation === "rename" || entry.operation === "dropDatabase";
+  if (scope.kind === "collection") return entry.operation === "drop" || entry.operation === "rename";
   return scope.kind === "database" && entry.operation === "dropDatabase";
 }
 
@@ -202,6 +214,7 @@ export class ChangeStreamSource implements TailingSource {
       }
       this.position++;
       if (!inScope(this.scope, entry)) continue;
+      if (EXPANDED_OPERATIONS.has(entry.operation) && !this.options.showExpandedEvents) continue;
       this.pending.push(...this.eventsOf(entry).flatMap((event) => this.followed(event)));
       if (invalidates(this.scope, entry)) {
         this.pending.push(eventHead(entry, "invalidate", true));
@@ -222,40 +235,49 @@ export class ChangeStreamSource implements TailingSource {
       throw new MongoCommandError(
         280,
         "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.",
+        { errorLabels: ["NonResumableChangeStreamError"] },
       );
     return [shaped];
   }
 
-  /** The events an entry makes for this stream (a rename into another database is seen as a drop there, as on mongod). */
+  /** The event an entry makes for this stream, with mongod 7.0's fields for its kind (and options). */
   private eventsOf(entry: ChangeEntry): Document[] {
     const head = eventHead(entry, entry.operation);
     const ns = entry.coll === undefined ? { db: entry.db } : { db: entry.db, coll: entry.coll };
+    const expanded = this.options.showExpandedEvents;
+    const uuid = expanded && entry.uuid !== undefined ? { collectionUUID: entry.uuid } : {};
+    const key = { documentKey: entry.key };
+    const description = expanded && entry.description !== undefined ? { operationDescription: entry.description } : {};
     switch (entry.operation) {
       case "insert":
-        return [{ ...head, fullDocument: entry.after, ns, documentKey: entry.key, ...transactionFields(entry) }];
+        return [{ ...head, ...uuid, fullDocument: entry.after, ns, ...key, ...transactionFields(entry) }];
       case "replace":
-        return [
-          { ...head, fullDocument: entry.after, ns, documentKey: entry.key, ...this.beforeChange(entry), ...transactionFields(entry) },
-        ];
+        return [{ ...head, ...uuid, fullDocument: entry.after, ns, ...key, ...this.beforeChange(entry), ...transactionFields(entry) }];
       case "update":
         return [
           {
             ...head,
+            ...uuid,
             ...this.afterChange(entry),
             ns,
-            documentKey: entry.key,
+            ...key,
             updateDescription: this.updateDescription(entry),
             ...this.beforeChange(entry),
             ...transactionFields(entry),
           },
         ];
       case "delete":
-        return [{ ...head, ns, documentKey: entry.key, ...this.beforeChange(entry), ...transactionFields(entry) }];
+        return [{ ...head, ...uuid, ns, ...key, ...this.beforeChange(entry), ...transactionFields(entry) }];
+      case "rename":
+        return [{ ...head, ...uuid, ns, to: entry.to, ...description }];
       case "drop":
       case "dropDatabase":
-        return [{ ...head, ns }];
-      case "rename":
-        return [{ ...head, ns, to: entry.to }];
+        return [{ ...head, ...uuid, ns }];
+      case "create":
+      case "createIndexes":
+      case "dropIndexes":
+      case "modify":
+        return [{ ...head, ...uuid, ns, ...description }];
     }
   }
 
@@ -304,7 +326,7 @@ export class ChangeStreamSource implements TailingSource {
 
 function imageMissing(image: string, option: string): MongoCommandError {
   return new MongoCommandError(
-    62,
+    47,
     `Change stream was configured to require a ${image} for all update, delete and replace events, but the ${image} was not found (${option}: 'required').`,
   );
 }

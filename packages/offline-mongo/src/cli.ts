@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { startOfflineServer } from "./index";
 
 const USAGE =
-  "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--setParameter enableTestCommands=1]";
+  "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--oplogSize MB] [--setParameter enableTestCommands=1]";
 
 /** The server parameters the command line may set, as mongod's `--setParameter name=value`. */
 function testCommandsEnabled(settings: readonly string[]): boolean {
@@ -23,6 +23,7 @@ function parseOptions(): {
   notablescan: boolean;
   enableTestCommands: boolean;
   replicaSet?: string;
+  oplogSizeBytes?: number;
 } {
   const { values } = parseArgs({
     options: {
@@ -31,6 +32,7 @@ function parseOptions(): {
       "log-commands": { type: "boolean", default: false },
       notablescan: { type: "boolean", default: false },
       replSet: { type: "string" },
+      oplogSize: { type: "string" },
       setParameter: { type: "string", multiple: true, default: [] },
     },
     strict: true,
@@ -47,7 +49,14 @@ function parseOptions(): {
     notablescan: values.notablescan,
     enableTestCommands: testCommandsEnabled(values.setParameter),
   };
-  return values.replSet === undefined ? options : { ...options, replicaSet: values.replSet };
+  const oplogSizeMB = values.oplogSize === undefined ? undefined : Number(values.oplogSize);
+  if (oplogSizeMB !== undefined && !(Number.isFinite(oplogSizeMB) && oplogSizeMB > 0))
+    throw new Error(`--oplogSize must be a positive number of megabytes, got '${values.oplogSize}'`);
+  return {
+    ...options,
+    ...(values.replSet === undefined ? {} : { replicaSet: values.replSet }),
+    ...(oplogSizeMB === undefined ? {} : { oplogSizeBytes: Math.round(oplogSizeMB * 1024 * 1024) }),
+  };
 }
 
 async function main(): Promise<void> {

@@ -134,7 +134,15 @@ export class CursorRegistry {
 
   /** Marks every cursor on a namespace `reads` accepts as killed, so that its next getMore answers QueryPlanKilled (175). */
   killReaders(reads: (namespace: string) => boolean): void {
-    for (const cursor of this.cursors.values()) if (reads(cursor.namespace)) cursor.killedBecause = "collection dropped";
+    // A change stream outlives its collection: it reports the drop itself (then invalidates).
+    for (const cursor of this.cursors.values())
+      if (reads(cursor.namespace) && !isTailing(cursor.source)) cursor.killedBecause = "collection dropped";
+  }
+
+  /** Whether the cursor is a change stream's; undefined when there is no such cursor. */
+  isTailing(id: Long): boolean | undefined {
+    const cursor = this.cursors.get(id.toString());
+    return cursor === undefined ? undefined : isTailing(cursor.source);
   }
 
   /** Removes the cursor if it exists; true when it did. */

@@ -35,6 +35,45 @@ const NO_SUCH_TRANSACTION = 251;
 /** The `data` fields mongod's `failCommand` has that would change what it fails here, and this server does not implement. */
 const UNSUPPORTED_DATA = ["threadName", "tassert"];
 
+/** One fail point's mode and data, and the times it has fired since the server started. */
+class FailPoint {
+  mode: Mode = { kind: "off" };
+  data: Document = {};
+  timesEntered = 0;
+
+  /** Whether the mode lets the fail point fire this time, counting it when it does. */
+  enter(): boolean {
+    const mode = this.mode;
+    if (mode.kind === "off") return false;
+    if (mode.kind === "skip" && mode.left > 0) {
+      mode.left -= 1;
+      return false;
+    }
+    if (mode.kind === "times") {
+      mode.left -= 1;
+      if (mode.left === 0) this.mode = { kind: "off" };
+    }
+    this.timesEntered += 1;
+    return true;
+  }
+}
+
+/** Thrown when a fail point closes the command's connection without a reply (after the command ran, or instead of it). */
+export class ClosedByFailPoint extends Error {
+  constructor() {
+    super("the fail point closes the connection");
+  }
+}
+
+/** What `onPrimaryTransactionalWrite` does to a retryable write: nothing, or close its connection, the write made or (`undone`) not. */
+export type TransactionalWriteFault = { readonly undone: boolean } | undefined;
+
+/**
+ * Codes mongod labels `ResumableChangeStreamError` when a change stream's getMore fails with them
+ * (`ErrorLabelBuilder::isResumableChangeStreamError`): the retriable, network and retargeting errors.
+ */
+const RESUMABLE_CHANGE_STREAM_CODES = new Set([...RETRIABLE_CODES, 63, 133, 150, 234, 13388]);
+
 /**
  * mongod's `failCommand` fail point (`configureFailPoint`, with test commands enabled): fails, blocks or cuts
  * the connection of the client commands it names, as MongoDB's drivers are tested against it. Only commands
@@ -42,10 +81,16 @@ const UNSUPPORTED_DATA = ["threadName", "tassert"];
  * internal clients.
  */
 export class FailPoints {
-  private mode: Mode = { kind: "off" };
-  private data: Document = {};
-  /** Times the fail point has fired since the server started: what `configureFailPoint` answers as `count`. */
-  private timesEntered = 0;
+  private readonly failCommand = new FailPoint();
+  /** Fails a getMore once its cursor is checked out, as a real error would (so mongod labels it). */
+  private readonly failGetMore = new FailPoint();
+  /** Fires on each statement of a retryable write (see `transactionalWrite`). */
+  private readonly transactionalWrites = new FailPoint();
+  private readonly points = new Map([
+    ["failCommand", this.failCommand],
+    ["failGetMoreAfterCursorCheckout", this.failGetMore],
+    ["onPrimaryTransactionalWrite", this.transactionalWrites],
+  ]);
 
   /** `aliasesOf(name)`: every name of the command `name` names, so that failing `hello` fails `isMaster` too. */
   constructor(private readonly aliasesOf: (name: string) => readonly string[]) {}
@@ -53,36 +98,70 @@ export class FailPoints {
   /** `{configureFailPoint: "failCommand", mode, data}`; answers the times entered so far, as mongod. */
   configure(body: Document): Document {
     const name = body["configureFailPoint"];
-    if (name !== "failCommand") throw notSupported(`the fail point '${String(name)}'`);
+    const point = this.points.get(String(name));
+    if (point === undefined) throw notSupported(`the fail point '${String(name)}'`);
     const mode = parseMode(body["mode"]);
     const data = body["data"] ?? {};
     if (!isDocument(data)) throw new MongoCommandError(14, "'data' must be a document");
-    for (const field of UNSUPPORTED_DATA) if (field in data) throw notSupported(`failCommand's '${field}'`);
-    this.mode = mode;
-    this.data = data;
-    return { count: new Int32(this.timesEntered), ok: 1 };
+    for (const field of UNSUPPORTED_DATA) if (field in data) throw notSupported(`${String(name)}'s '${field}'`);
+    point.mode = mode;
+    point.data = data;
+    return { count: new Int32(point.timesEntered), ok: 1 };
   }
 
-  /** `waitForFailPoint` answered at once when the fail point has been entered `timesEntered` times already. */
-  entered(times: number): boolean {
-    return this.timesEntered >= times;
+  /** `waitForFailPoint` answered at once when the fail point `name` has been entered `times` times already. */
+  entered(name: string, times: number): boolean {
+    return (this.points.get(name)?.timesEntered ?? 0) >= times;
+  }
+
+  /**
+   * \`failGetMoreAfterCursorCheckout\`: the error a getMore fails with once it has its cursor, labelled as mongod
+   * labels a change stream's (\`changeStream\`) resumable errors; undefined when the fail point does not fire.
+   */
+  getMoreError(changeStream: boolean): MongoCommandError | undefined {
+    const code = this.failGetMore.data["errorCode"];
+    if (!isNumeric(code) || !this.failGetMore.enter()) return undefined;
+    const resumable = changeStream && RESUMABLE_CHANGE_STREAM_CODES.has(toNumber(code));
+    return new MongoCommandError(toNumber(code), "Failing command via 'failGetMoreAfterCursorCheckout' failpoint", {
+      ...(resumable ? { errorLabels: ["ResumableChangeStreamError"] } : {}),
+    });
+  }
+
+  /**
+   * \`onPrimaryTransactionalWrite\`, entered once per statement of a retryable write (\`statements\` of them) as
+   * mongod enters it after writing each: when it fires, the connection closes without a reply, and with
+   * \`failBeforeCommitExceptionCode\` the write is not made. The stand-in undoes the whole command then (mongod keeps
+   * the statements before the failing one; the driver's retry makes the outcome the same).
+   */
+  transactionalWrite(statements: number): TransactionalWriteFault {
+    const point = this.transactionalWrites;
+    if (point.mode.kind === "off") return undefined;
+    const undoes = point.data["failBeforeCommitExceptionCode"] !== undefined;
+    let fired = false;
+    for (let i = 0; i < statements; i++) {
+      if (!point.enter()) continue;
+      fired = true;
+      if (undoes) return { undone: true };
+    }
+    return fired ? { undone: false } : undefined;
   }
 
   /** What the fail point does to `call` before it runs, or undefined when it leaves it alone (and uncounted). */
   beforeCommand(call: CommandCall): Interference | undefined {
-    const closeConnection = this.data["closeConnection"] === true;
-    const blockConnection = this.data["blockConnection"] === true;
-    const errorCode = this.data["errorCode"];
+    const data = this.failCommand.data;
+    const closeConnection = data["closeConnection"] === true;
+    const blockConnection = data["blockConnection"] === true;
+    const errorCode = data["errorCode"];
     const failsIt = isNumeric(errorCode) && Number.isInteger(toNumber(errorCode));
-    if (!(closeConnection || blockConnection || failsIt) || !this.matches(call) || !this.enter()) return undefined;
-    const blockTimeMS = this.data["blockTimeMS"];
+    if (!(closeConnection || blockConnection || failsIt) || !this.matches(call) || !this.failCommand.enter()) return undefined;
+    const blockTimeMS = data["blockTimeMS"];
     const blockMs = blockConnection && isNumeric(blockTimeMS) ? toNumber(blockTimeMS) : 0;
     if (blockConnection && !(isNumeric(blockTimeMS) && blockMs >= 0)) {
       return { blockMs: 0, then: { error: this.errorReply(call, 72, "must specify 'blockTimeMS' when 'blockConnection' is true") } };
     }
     if (closeConnection) return { blockMs, then: "close" };
     if (!failsIt) return { blockMs, then: "run" };
-    const extra = this.data["errorExtraInfo"];
+    const extra = data["errorExtraInfo"];
     return {
       blockMs,
       then: { error: { ...this.errorReply(call, toNumber(errorCode), FAILED_BY_FAIL_POINT), ...(isDocument(extra) ? extra : {}) } },
@@ -95,8 +174,8 @@ export class FailPoints {
    * when it acted on the command and the reply is an error.
    */
   afterCommand(call: CommandCall, reply: Document, interfered: boolean): Document {
-    const writeConcernError = this.data["writeConcernError"];
-    const failsConcern = isDocument(writeConcernError) && waitsForWriteConcern(call) && this.matches(call) && this.enter();
+    const writeConcernError = this.failCommand.data["writeConcernError"];
+    const failsConcern = isDocument(writeConcernError) && waitsForWriteConcern(call) && this.matches(call) && this.failCommand.enter();
     const answered = failsConcern ? { ...reply, writeConcernError } : reply;
     const isError = answered["ok"] !== 1 || answered["writeConcernError"] !== undefined;
     if (!(interfered || failsConcern) || !isError) return answered;
@@ -113,38 +192,23 @@ export class FailPoints {
   }
 
   private labelsOverride(): string[] | undefined {
-    const labels: unknown = this.data["errorLabels"];
+    const labels: unknown = this.failCommand.data["errorLabels"];
     return Array.isArray(labels) ? labels.map(String) : undefined;
   }
 
   /** mongod's `shouldActivateFailCommandFailPoint`: never `configureFailPoint` itself; the app and namespace when named. */
   private matches(call: CommandCall): boolean {
-    if (this.mode.kind === "off" || call.name === "configureFailPoint") return false;
-    const appName = this.data["appName"];
+    const data = this.failCommand.data;
+    if (this.failCommand.mode.kind === "off" || call.name === "configureFailPoint") return false;
+    const appName = data["appName"];
     if (typeof appName === "string" && call.appName !== appName) return false;
-    const namespace = this.data["namespace"];
+    const namespace = data["namespace"];
     if (typeof namespace === "string" && `${call.db}.${String(call.body[call.name])}` !== namespace) return false;
-    if (this.data["failAllCommands"] === true) return true;
-    const names = this.data["failCommands"];
+    if (data["failAllCommands"] === true) return true;
+    const names = data["failCommands"];
     if (!Array.isArray(names)) return false;
     const aliases = this.aliasesOf(call.name);
     return names.some((listed) => typeof listed === "string" && (listed === call.name || aliases.includes(listed)));
-  }
-
-  /** Whether the mode lets the fail point fire this time, counting it when it does. */
-  private enter(): boolean {
-    const mode = this.mode;
-    if (mode.kind === "off") return false;
-    if (mode.kind === "skip" && mode.left > 0) {
-      mode.left -= 1;
-      return false;
-    }
-    if (mode.kind === "times") {
-      mode.left -= 1;
-      if (mode.left === 0) this.mode = { kind: "off" };
-    }
-    this.timesEntered += 1;
-    return true;
   }
 }
 
@@ -163,9 +227,9 @@ function defaultLabels(call: CommandCall, code: number): string[] {
 
 /** A command mongod waits for a write concern after: one that takes one, and in a transaction only its commit or abort. */
 function waitsForWriteConcern(call: CommandCall): boolean {
-  const inTransaction = call.body["autocommit"] !== undefined;
-  const takesOne = (traitsOf(call.name)?.writeConcern ?? "refused") !== "refused";
-  return takesOne && (!inTransaction || endsTransaction(call));
+  // Inside a transaction too: mongod runs a statement through the same write-concern step (which only the commit
+  // waits in), and the fail point answers there (the transactions suite's error-labels tests expect it).
+  return (traitsOf(call.name)?.writeConcern ?? "refused") !== "refused";
 }
 
 function endsTransaction(call: CommandCall): boolean {

@@ -125,9 +125,12 @@ export class Index {
     this.tree = new BTree<IndexKey, true>(undefined, keyComparator(this.directions));
   }
 
-  /** An independent copy that shares the tree's nodes until either side changes (the B-tree copies on write), for a transaction's snapshot. */
-  clone(): Index {
-    const copy = new Index(this.spec, this.namespace, this.meter);
+  /**
+   * An independent copy that shares the tree's nodes until either side changes (the B-tree copies on write), for
+   * a transaction's snapshot, or (`namespace`) for its collection under a new name.
+   */
+  clone(namespace = this.namespace): Index {
+    const copy = new Index(this.spec, namespace, this.meter);
     copy.tree = this.tree.clone();
     this.multikeyFields.forEach((field) => copy.multikeyFields.add(field));
     return copy;

@@ -50,16 +50,23 @@ const MONGOD_STAGES = new Set([
   "$vectorSearch",
 ]);
 
+/** Whether mongod 7.0 knows a stage by this name (else it answers 40324 Unrecognized pipeline stage name). */
+export function isMongodStage(name: string): boolean {
+  return MONGOD_STAGES.has(name);
+}
+
 /** Atlas Search's stages: a mongod without a search server (mongot) answers them all alike. */
 const SEARCH_STAGES = new Set(["$search", "$searchMeta", "$vectorSearch", "$listSearchIndexes"]);
 
 /**
  * mongod's answer to a stage this server does not run: its own error where it has one (a change stream on a
- * standalone, search without Atlas, a name it does not know), else the stand-in's refusal (238).
+ * standalone or past the first stage, search without Atlas, a name it does not know), else the stand-in's refusal (238).
  */
 export function unavailableStage(name: string, onReplicaSet: boolean): MongoCommandError {
   if (name === "$changeStream" && !onReplicaSet)
     return new MongoCommandError(40573, "The $changeStream stage is only supported on replica sets");
+  // A change stream is opened by its aggregate's first stage (see `change-streams.ts`); anywhere else mongod refuses it.
+  if (name === "$changeStream") return new MongoCommandError(40602, "$changeStream is only valid as the first stage in a pipeline");
   if (SEARCH_STAGES.has(name)) return new MongoCommandError(6047401, `${name} stage is only allowed on MongoDB Atlas`);
   if (MONGOD_STAGES.has(name)) return notSupported(`the ${name} aggregation stage`);
   return new MongoCommandError(40324, `Unrecognized pipeline stage name: '${name}'`);

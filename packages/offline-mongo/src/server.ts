@@ -7,7 +7,7 @@ import { MAX_MESSAGE_SIZE } from "./commands/handshake";
 import { ChangeLog, DEFAULT_OPLOG_SIZE_BYTES } from "./change-log";
 import { AwaitingData, CursorRegistry } from "./cursors";
 import { MongoCommandError } from "./errors";
-import { FailPoints, type CommandCall, type Interference } from "./fail-points";
+import { ClosedByFailPoint, FailPoints, type CommandCall, type Interference } from "./fail-points";
 import { HeldByTransaction, Transactions } from "./transactions";
 import { sweepExpiredDocuments } from "./ttl";
 import { isDocument } from "./values";
@@ -303,18 +303,24 @@ export class OfflineServer {
     if (interference?.then === "close") return undefined;
     if (typeof interference?.then === "object") return this.withClusterTime(interference.then.error);
     this.rememberAppName(call, connectionId);
-    const reply = runCommand(body, {
-      parameters: this.config.parameters,
-      storage: this.transactions.live,
-      transactions: this.transactions,
-      replicaSet: this.member,
-      inTransaction: false,
-      cursors: this.cursors,
-      failPoints: this.failPoints,
-      db,
-      connectionId,
-      ...(this.awaitDeadlines.has(message) ? { awaitDeadline: this.awaitDeadlines.get(message) } : {}),
-    });
+    let reply: Document;
+    try {
+      reply = runCommand(body, {
+        parameters: this.config.parameters,
+        storage: this.transactions.live,
+        transactions: this.transactions,
+        replicaSet: this.member,
+        inTransaction: false,
+        cursors: this.cursors,
+        failPoints: this.failPoints,
+        db,
+        connectionId,
+        ...(this.awaitDeadlines.has(message) ? { awaitDeadline: this.awaitDeadlines.get(message) } : {}),
+      });
+    } catch (error) {
+      if (error instanceof ClosedByFailPoint) return undefined;
+      throw error;
+    }
     return this.withClusterTime(this.failPoints?.afterCommand(call, reply, interference !== undefined) ?? reply);
   }
 

@@ -26,6 +26,20 @@ export interface WriteGuard {
   beforeCatalogChange(database: string, name: string, change: CatalogChange): void;
   /** A write that has been made: what the replica set's history records (see `change-log.ts`). */
   afterWrite?(collection: Collection, write: DocumentWrite): void;
+  /** A change to the catalog that has been made, for the history too. */
+  afterCatalogChange?(change: CatalogWrite): void;
+}
+
+/** A change made to the catalog, as the history records it (mongod's oplog command entries). */
+export interface CatalogWrite {
+  readonly operation: "create" | "drop" | "rename" | "dropDatabase" | "createIndexes" | "dropIndexes" | "modify";
+  readonly db: string;
+  /** The collection (none for `dropDatabase`). */
+  readonly collection?: Collection;
+  /** What mongod's expanded events say of it (`operationDescription`). */
+  readonly description?: Document;
+  /** A rename's new namespace. */
+  readonly to?: { readonly db: string; readonly coll: string };
 }
 
 /** A write made to a document: the record before (none for an insert) and after (none for a delete). */
@@ -174,13 +188,44 @@ export class Collection {
       index.apply(record.id, change);
     }
     this.indexList.push(index);
+    this.guard?.afterCatalogChange?.({
+      operation: "createIndexes",
+      db: this.database,
+      collection: this,
+      description: { indexes: [describeIndex(spec)] },
+    });
   }
 
   dropIndex(name: string): void {
     const position = this.indexList.findIndex((index) => index.spec.name === name);
     if (position <= 0) return;
     this.guard?.beforeCatalogChange(this.database, this.name, "index");
-    this.indexList.splice(position, 1);
+    const [dropped] = this.indexList.splice(position, 1);
+    if (dropped !== undefined)
+      this.guard?.afterCatalogChange?.({
+        operation: "dropIndexes",
+        db: this.database,
+        collection: this,
+        description: { indexes: [describeIndex(dropped.spec)] },
+      });
+  }
+
+  /** `collMod`, with the one option the stand-in keeps (`changeStreamPreAndPostImages`): recorded as a modify, as on mongod. */
+  modify(keepImages: boolean | undefined): void {
+    if (keepImages !== undefined) this.keepsImages = keepImages;
+    const description = keepImages === undefined ? {} : { changeStreamPreAndPostImages: { enabled: keepImages } };
+    this.guard?.afterCatalogChange?.({ operation: "modify", db: this.database, collection: this, description });
+  }
+
+  /** The same collection (records, indexes, UUID) under a new name, for a rename. */
+  renamed(database: string, name: string, guard: WriteGuard | undefined): Collection {
+    const copy = new Collection(database, name, this.meter, guard, this.uuid);
+    copy.records = this.records.clone();
+    copy.indexList = this.indexList.map((index) => index.clone(copy.namespace));
+    copy.nextId = this.nextId;
+    copy.bytes = this.bytes;
+    copy.keepsImages = this.keepsImages;
+    return copy;
   }
 
   describeIndexes(): Document[] {
@@ -263,6 +308,7 @@ export class Storage {
       collection = new Collection(db, name, this.meter, this.guard);
       database.collections.set(name, collection);
       if (this.isSnapshot) this.created.add(collection.namespace);
+      this.guard?.afterCatalogChange?.({ operation: "create", db, collection, description: { idIndex: describeIndex(ID_INDEX) } });
     }
     return collection;
   }
@@ -273,13 +319,43 @@ export class Storage {
     if (collection === undefined) return undefined;
     this.guard?.beforeCatalogChange(db, name, "drop");
     this.databases.get(db)?.collections.delete(name);
+    this.guard?.afterCatalogChange?.({ operation: "drop", db, collection });
     return collection;
   }
 
-  /** Every collection's drop is asked of the guard before any is dropped. */
+  /** Every collection's drop is asked of the guard before any is dropped; each is then recorded dropped, and the database last, as mongod's oplog does. */
   dropDatabase(name: string): void {
-    for (const collection of this.databases.get(name)?.collections.keys() ?? []) this.guard?.beforeCatalogChange(name, collection, "drop");
+    const collections = [...(this.databases.get(name)?.collections.values() ?? [])];
+    for (const collection of collections) this.guard?.beforeCatalogChange(name, collection.name, "drop");
     this.databases.delete(name);
+    for (const collection of collections) this.guard?.afterCatalogChange?.({ operation: "drop", db: name, collection });
+    this.guard?.afterCatalogChange?.({ operation: "dropDatabase", db: name });
+  }
+
+  /**
+   * Renames a collection within its database (dropping the target first when `dropTarget`), keeping its UUID,
+   * records and indexes; the caller has checked that the source exists and the target may be replaced.
+   */
+  renameCollection(db: string, from: string, to: string): Collection {
+    validateCollectionName(to);
+    const source = this.existingCollection(db, from);
+    if (source === undefined) throw new MongoCommandError(26, `Source collection ${db}.${from} does not exist`);
+    const target = this.existingCollection(db, to);
+    this.guard?.beforeCatalogChange(db, from, "drop");
+    if (target !== undefined) this.guard?.beforeCatalogChange(db, to, "drop");
+    const database = this.database(db);
+    database.collections.delete(from);
+    database.collections.delete(to);
+    const renamed = source.renamed(db, to, this.guard);
+    database.collections.set(to, renamed);
+    this.guard?.afterCatalogChange?.({
+      operation: "rename",
+      db,
+      collection: source,
+      to: { db, coll: to },
+      description: { to: { db, coll: to }, ...(target === undefined ? {} : { dropTarget: target.uuid }) },
+    });
+    return renamed;
   }
 
   /** Databases holding at least one collection (mongod does not list empty ones). */

@@ -1,7 +1,8 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
 import type { CommandTraits } from "./command-table";
-import { changeOf, type ChangeLog, type ChangeWrite, type TransactionOrigin } from "./change-log";
+import { catalogChangeOf, changeOf, type ChangeLog, type ChangeWrite, type TransactionOrigin } from "./change-log";
 import { MongoCommandError, TransientTransactionError } from "./errors";
+import { ClosedByFailPoint, type TransactionalWriteFault } from "./fail-points";
 import { Storage, type CatalogChange, type Collection, type IndexChanges, type StoredDocument, type WriteGuard } from "./storage";
 import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
 
@@ -131,11 +132,23 @@ export class Transactions {
       afterWrite: (collection, write) => {
         if (!this.committing) this.history?.append([changeOf(collection, write)]);
       },
+      afterCatalogChange: (change) => {
+        if (!this.committing) this.history?.append([catalogChangeOf(change)]);
+      },
     });
   }
 
-  /** Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is. */
-  run(name: string, traits: CommandTraits, body: Document, execute: (storage: Storage, inTransaction: boolean) => Document): Document {
+  /**
+   * Runs a command of a session: a retryable write, a transaction's statement, or (no `txnNumber`) as it is.
+   * `fault` is the `onPrimaryTransactionalWrite` fail point, asked about each retryable write's statements.
+   */
+  run(
+    name: string,
+    traits: CommandTraits,
+    body: Document,
+    execute: (storage: Storage, inTransaction: boolean) => Document,
+    fault: (statements: number) => TransactionalWriteFault = () => undefined,
+  ): Document {
     const txnNumber = body["txnNumber"];
     const outside = (): Document => this.runOutside(traits, body, execute);
     if (txnNumber === undefined) {
@@ -144,7 +157,8 @@ export class Transactions {
     }
     const session = this.sessionOf(body["lsid"]);
     const number = isNumeric(txnNumber) ? toNumber(txnNumber) : NaN;
-    if (body["autocommit"] === undefined) return this.runRetryableWrite(name, traits, session, number, outside);
+    if (body["autocommit"] === undefined)
+      return this.runRetryableWrite(name, traits, session, number, outside, () => fault(statementsOf(name, body)));
     if (body["autocommit"] !== false) throw new MongoCommandError(72, "Specifying autocommit=true is not allowed.");
     checkStatement(name, traits, body);
     const transaction = this.transactionFor(session, number, body);
@@ -209,6 +223,15 @@ export class Transactions {
     }
   }
 
+  /** `killSessions` (these ids) and `killAllSessions` ("all"): their open transactions are aborted; the sessions stay. */
+  killSessions(ids: unknown[] | "all"): void {
+    const keys = ids === "all" ? [...this.sessions.keys()] : ids.map(sessionKey);
+    for (const key of keys) {
+      const transaction = key === undefined ? undefined : this.sessions.get(key)?.transaction;
+      if (transaction?.state === "in progress") this.abort(transaction);
+    }
+  }
+
   /** The fields a replica-set member adds to every reply. */
   clusterTime(): Document {
     const time = this.history?.now() ?? new Timestamp({ t: Math.floor(Date.now() / 1000), i: 1 });
@@ -229,7 +252,14 @@ export class Transactions {
     return session;
   }
 
-  private runRetryableWrite(name: string, traits: CommandTraits, session: Session, txnNumber: number, execute: () => Document): Document {
+  private runRetryableWrite(
+    name: string,
+    traits: CommandTraits,
+    session: Session,
+    txnNumber: number,
+    execute: () => Document,
+    fault: () => TransactionalWriteFault,
+  ): Document {
     if (!traits.retryableWrite) {
       throw new MongoCommandError(
         50768,
@@ -247,8 +277,11 @@ export class Transactions {
     session.transaction = undefined;
     // The previous write's reply goes now: a write parked behind a transaction runs again from here, and must not find it.
     session.retryableReply = undefined;
+    const faulted = fault();
+    if (faulted?.undone === true) throw new ClosedByFailPoint();
     const reply = execute();
     if (reply["ok"] === 1) session.retryableReply = reply;
+    if (faulted !== undefined) throw new ClosedByFailPoint();
     return reply;
   }
 
@@ -393,6 +426,7 @@ export class Transactions {
       // Creating a collection conflicts only at commit, with one created meanwhile (see `commit`), as on mongod.
       beforeCatalogChange: () => undefined,
       afterWrite: (collection, write) => void transaction.changes.push(changeOf(collection, write)),
+      afterCatalogChange: (change) => void transaction.changes.push(catalogChangeOf(change)),
       beforeWrite: (collection, before, after, changes) => {
         // A collection dropped or created outside since the snapshot: mongod's catalog conflict.
         const namespaceKey = lockKeyOfNamespace(collection.namespace);
@@ -476,6 +510,12 @@ function checkStatement(name: string, traits: CommandTraits, body: Document): vo
     throw new MongoCommandError(263, traits.refusedInTransactionBecause ?? `Cannot run '${name}' in a multi-document transaction.`);
   if (body["startTransaction"] === true && traits.cannotStartTransactionBecause !== undefined)
     throw new MongoCommandError(263, traits.cannotStartTransactionBecause);
+}
+
+/** The statements of a retryable write: its documents, updates or deletes (findAndModify is one). */
+function statementsOf(name: string, body: Document): number {
+  const list: unknown = body[{ insert: "documents", update: "updates", delete: "deletes" }[name] ?? ""];
+  return Array.isArray(list) ? list.length : 1;
 }
 
 /** Runs a write whose only purpose is to learn whether it would wait: any other error is the real run's to answer. */

@@ -2,6 +2,7 @@ import { BSONRegExp, Decimal128, Double, Int32, Long, type Document } from "bson
 import { update as mingoUpdate } from "mingo/updater";
 import { MongoCommandError, notSupported } from "./errors";
 import { valueAt } from "./paths";
+import { Aggregator } from "./mingo";
 import { mingoOptions, translateMingoErrors, type CompiledFilter } from "./query";
 import { compileArrayFilters, expandPath, patternMatches, resolvePositional } from "./update-paths";
 import {
@@ -23,7 +24,37 @@ import {
   type TypedNumber,
 } from "./values";
 
-export type UpdateSpec = { readonly kind: "replacement"; readonly doc: Document } | { readonly kind: "modifier"; readonly ops: Document };
+export type UpdateSpec =
+  | { readonly kind: "replacement"; readonly doc: Document }
+  | { readonly kind: "modifier"; readonly ops: Document }
+  | { readonly kind: "pipeline"; readonly stages: readonly Document[] };
+
+/** The stages mongod runs in an update given as a pipeline (it refuses the others with 72). */
+const UPDATE_PIPELINE_STAGES = new Set(["$addFields", "$set", "$project", "$unset", "$replaceRoot", "$replaceWith"]);
+
+/** An update given as an array: an aggregation pipeline over the document, of the stages mongod allows there. */
+function parsePipeline(stages: unknown[]): UpdateSpec {
+  for (const stage of stages) {
+    if (!isDocument(stage) || Object.keys(stage).length !== 1)
+      throw new MongoCommandError(14, "Each element of the 'pipeline' array must be an object with exactly one field");
+    const name = Object.keys(stage)[0] ?? "";
+    if (!UPDATE_PIPELINE_STAGES.has(name)) throw new MongoCommandError(72, `${name} is not allowed to be used within an update`);
+  }
+  return { kind: "pipeline", stages: stages as Document[] };
+}
+
+/** The document a pipeline update makes: the stages run over it (mingo), numbers typed as they were, `_id` unchanged. */
+function applyPipeline(stages: readonly Document[], original: Document, inserting: boolean): Document {
+  const [plain] = translateMingoErrors(() =>
+    new Aggregator(
+      stages.map((stage) => toPlain(stage) as Document),
+      mingoOptions(),
+    ).run([toPlain(original) as Document]),
+  );
+  const after = retype(plain ?? {}, original) as Document;
+  if (!(inserting && !("_id" in original))) checkIdUnchanged(original, after);
+  return idFirst(after);
+}
 
 const OPERATORS = new Set([
   "$set",
@@ -47,7 +78,7 @@ const REPLACING = new Set(["$set", "$setOnInsert"]);
 const ARITHMETIC = new Set(["$inc", "$mul"]);
 
 export function parseUpdate(u: unknown, multi: boolean): UpdateSpec {
-  if (Array.isArray(u)) throw notSupported("aggregation pipeline updates (an update given as an array)");
+  if (Array.isArray(u)) return parsePipeline(u);
   if (!isDocument(u)) throw new MongoCommandError(14, "Update argument must be either an object or an array");
   const keys = Object.keys(u);
   if (!keys.some((key) => key.startsWith("$"))) {
@@ -101,6 +132,7 @@ export interface UpdateContext {
 /** The updated document as a new object (the stored one is never touched); throws mongod's error otherwise. */
 export function applyUpdate(spec: UpdateSpec, original: Document, context: UpdateContext): Document {
   if (spec.kind === "replacement") return replaceDocument(original, spec.doc, context.inserting);
+  if (spec.kind === "pipeline") return applyPipeline(spec.stages, original, context.inserting);
   const resolved = effectiveOperators(spec.ops, context, toPlain(original) as Document);
   const { ops, base: before } = separateIdUpdate(resolved, original, context.inserting);
   const plainBefore = toPlain(before) as Document;

@@ -66,6 +66,20 @@ describe("a collection's change stream", () => {
     await stream.close();
   });
 
+  it("describes an update given as a pipeline, an array it shortens as truncated", async () => {
+    const collection = fresh();
+    await collection.insertOne({ _id: 1, list: [1, 2, 3, 4] });
+    const stream = await opened(collection.watch());
+    await collection.updateOne({ _id: 1 }, [{ $set: { list: { $slice: ["$list", 2] }, total: { $sum: "$list" } } }]);
+    const [update] = await take(stream, 1);
+    expect(update).toMatchObject({
+      operationType: "update",
+      updateDescription: { updatedFields: { total: 10 }, removedFields: [], truncatedArrays: [{ field: "list", newSize: 2 }] },
+    });
+    expect(await collection.findOne({ _id: 1 })).toEqual({ _id: 1, list: [1, 2], total: 10 });
+    await stream.close();
+  });
+
   it("looks up the current document of an update with fullDocument: updateLookup", async () => {
     const collection = fresh();
     await collection.insertOne({ _id: 1, n: 0 });
@@ -210,23 +224,24 @@ describe("waiting for events", () => {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const cpu = process.cpuUsage(cpuBefore);
     const wallMs = Date.now() - wallBefore;
-    // Generous: a polling loop would take a whole core; an idle wait takes next to nothing.
-    expect((cpu.user + cpu.system) / 1000).toBeLessThan(wallMs * 0.25);
     await collection.insertOne({ _id: 1 });
     const sent = Date.now();
-    expect(((await waiting)["cursor"] as Document)["nextBatch"]).toMatchObject([{ documentKey: { _id: 1 } }]);
-    // Far inside the 60 s the getMore may wait: it was answered by the write, not by its time running out.
-    expect(Date.now() - sent).toBeLessThan(30_000);
+    // Answered (and the cursor killed) before any assertion, so that a failing one leaves no command in flight.
+    const answered = await waiting;
+    const answeredAfterMs = Date.now() - sent;
     await target.db.command({ killCursors: collection.collectionName, cursors: [cursorId] });
+    // Generous: a polling loop would take a whole core; an idle wait takes next to nothing.
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(wallMs * 0.25);
+    expect((answered["cursor"] as Document)["nextBatch"]).toMatchObject([{ documentKey: { _id: 1 } }]);
+    // Far inside the 60 s the getMore may wait: it was answered by the write, not by its time running out.
+    expect(answeredAfterMs).toBeLessThan(30_000);
   });
 
   it("keeps up with a burst of 10,000 writes, each reported once and in order", async () => {
     const collection = fresh();
     const stream = await opened(collection.watch([], { batchSize: 1000 }));
     const count = 10_000;
-    const writing = collection.insertMany(Array.from({ length: count }, (_, i) => ({ _id: i })));
-    const events = await take(stream, count);
-    await writing;
+    const [events] = await Promise.all([take(stream, count), collection.insertMany(Array.from({ length: count }, (_, i) => ({ _id: i })))]);
     expect(keysOf(events)).toEqual(Array.from({ length: count }, (_, i) => i));
     await stream.close();
   });
@@ -261,5 +276,127 @@ describe("the stand-in's bounded history", () => {
       await client.close();
       await server.stop();
     }
+  });
+});
+
+describe("catalog events", () => {
+  it("reports a collection's drop, then invalidates its stream; startAfter the invalidate watches the next one", async () => {
+    const collection = fresh();
+    await collection.insertOne({ _id: 1 });
+    const stream = await opened(collection.watch());
+    await collection.drop();
+    const [drop, invalidate] = await take(stream, 2);
+    expect(drop).toMatchObject({ operationType: "drop", ns: { db: target.db.databaseName, coll: collection.collectionName } });
+    expect(invalidate).toMatchObject({ operationType: "invalidate" });
+    expect(await stream.hasNext()).toBe(false);
+    const next = collection.watch([], { startAfter: invalidate?.["_id"] as ResumeToken });
+    await collection.insertOne({ _id: 2 });
+    expect(keysOf(await take(next, 1))).toEqual([2]);
+    await next.close();
+  });
+
+  it("reports a rename with its new namespace, then invalidates the stream", async () => {
+    const collection = fresh();
+    await collection.insertOne({ _id: 1 });
+    const renamedTo = `${collection.collectionName}_renamed`;
+    const stream = await opened(collection.watch());
+    await collection.rename(renamedTo);
+    const [rename, invalidate] = await take(stream, 2);
+    expect(rename).toMatchObject({ operationType: "rename", to: { db: target.db.databaseName, coll: renamedTo } });
+    expect(invalidate).toMatchObject({ operationType: "invalidate" });
+    expect(await target.db.collection(renamedTo).find().toArray()).toEqual([{ _id: 1 }]);
+    await target.db.collection(renamedTo).drop();
+  });
+
+  it("reports a dropped database's collections, then dropDatabase, then invalidates the database's stream", async () => {
+    const db = target.client.db(`${target.db.databaseName}_dropped`);
+    await db.collection<Numbered>("a").insertOne({ _id: 1 });
+    const stream = await opened(db.watch());
+    await db.dropDatabase();
+    const events = await take(stream, 3);
+    expect(events.map((event) => event["operationType"])).toEqual(["drop", "dropDatabase", "invalidate"]);
+    expect(events[1]).toMatchObject({ ns: { db: db.databaseName } });
+  });
+
+  it("shows expanded events (createIndexes, collectionUUID, disambiguatedPaths) only to a stream that asks", async () => {
+    const collection = fresh();
+    await collection.insertOne({ _id: 1, a: { "1": 1 } });
+    const expanded = await opened(collection.watch([], { showExpandedEvents: true }));
+    const plain = await opened(collection.watch());
+    await collection.createIndex({ x: 1 }, { name: "x_1" });
+    await collection.updateOne({ _id: 1 }, { $set: { "a.1": 2 } });
+    const [index, update] = await take(expanded, 2);
+    expect(index).toMatchObject({ operationType: "createIndexes", operationDescription: { indexes: [{ name: "x_1", key: { x: 1 } }] } });
+    expect(update).toMatchObject({ collectionUUID: expect.anything(), updateDescription: { disambiguatedPaths: { "a.1": ["a", "1"] } } });
+    const [plainUpdate] = await take(plain, 1);
+    expect(plainUpdate).toMatchObject({ operationType: "update" });
+    expect(plainUpdate?.["updateDescription"]).not.toHaveProperty("disambiguatedPaths");
+    expect(plainUpdate).not.toHaveProperty("collectionUUID");
+    await expanded.close();
+    await plain.close();
+  });
+});
+
+describe("the whole deployment's stream (allChangesForCluster)", () => {
+  it("sees every database's writes", async () => {
+    const other = target.client.db(`${target.db.databaseName}_cluster`).collection<Numbered>("elsewhere");
+    const collection = fresh();
+    const stream = await opened(target.client.watch());
+    await collection.insertOne({ _id: 1 });
+    await other.insertOne({ _id: 2 });
+    const events = await take(stream, 2);
+    expect(events.map((event) => (event["ns"] as Document)["db"])).toEqual([target.db.databaseName, other.dbName]);
+    await stream.close();
+    await other.drop();
+  });
+});
+
+describe("pre- and post-images", () => {
+  it("gives the document before and after a change where the collection keeps them (changeStreamPreAndPostImages)", async () => {
+    const collection = fresh();
+    await collection.insertOne({ _id: 1, n: 1 });
+    await target.db.command({ collMod: collection.collectionName, changeStreamPreAndPostImages: { enabled: true } });
+    const stream = await opened(collection.watch([], { fullDocument: "required", fullDocumentBeforeChange: "required" }));
+    await collection.updateOne({ _id: 1 }, { $inc: { n: 1 } });
+    await collection.deleteOne({ _id: 1 });
+    const [update, remove] = await take(stream, 2);
+    expect(update).toMatchObject({ fullDocument: { _id: 1, n: 2 }, fullDocumentBeforeChange: { _id: 1, n: 1 } });
+    expect(remove).toMatchObject({ operationType: "delete", fullDocumentBeforeChange: { _id: 1, n: 2 } });
+    await stream.close();
+  });
+
+  it("answers null where they are not kept and asked whenAvailable, and fails a stream that requires them", async () => {
+    const collection = fresh();
+    await collection.insertOne({ _id: 1, n: 1 });
+    const available = await opened(collection.watch([], { fullDocument: "whenAvailable", fullDocumentBeforeChange: "whenAvailable" }));
+    const required = await opened(collection.watch([], { fullDocumentBeforeChange: "required" }));
+    await collection.updateOne({ _id: 1 }, { $inc: { n: 1 } });
+    const [update] = await take(available, 1);
+    expect(update).toMatchObject({ fullDocument: null, fullDocumentBeforeChange: null });
+    await expect(required.next()).rejects.toBeInstanceOf(MongoServerError);
+    await available.close();
+    await required.close();
+  });
+});
+
+describe("a stream's own pipeline", () => {
+  it("fails with 280 ChangeStreamFatalError, not resumable, when a stage changes the resume token", async () => {
+    const collection = fresh();
+    const stream = await opened(collection.watch([{ $project: { _id: 0 } }]));
+    await collection.insertOne({ _id: 1 });
+    const error = await serverError(stream.next());
+    expect(error).toMatchObject({ code: 280, codeName: "ChangeStreamFatalError" });
+    expect(error.hasErrorLabel("NonResumableChangeStreamError")).toBe(true);
+    await stream.close();
+  });
+});
+
+describe("what a change stream refuses", () => {
+  it("answers mongod's errors for a misplaced $changeStream and an unknown option", async () => {
+    const collection = fresh();
+    const misplaced = await serverError(collection.aggregate([{ $match: {} }, { $changeStream: {} }]).toArray());
+    expect(misplaced.code).toBe(40602);
+    const unknown = await serverError(opened(collection.watch([], { notAnOption: true } as object)));
+    expect(unknown.code).toBe(40415);
   });
 });

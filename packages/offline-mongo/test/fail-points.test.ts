@@ -182,17 +182,20 @@ describe("failCommand", () => {
     expect(await target.db.command({ insert: collection.collectionName, documents: [{ _id: 2 }] })).not.toHaveProperty("writeConcernError");
   });
 
-  it("adds its writeConcernError to a transaction's commit, not to its statements, which wait for no write concern", async () => {
+  it("adds its writeConcernError to a transaction's statement, labelled neither retryable nor transient", async () => {
     const collection = numbered(target);
-    const writeConcernError = { code: 64, codeName: "WriteConcernFailed", errmsg: "waiting for replication timed out" };
-    await configure({ times: 1 }, { failCommands: ["insert", "commitTransaction"], writeConcernError });
-    const error = await target.client.withSession(async (session) => {
+    const writeConcernError = { code: 91, codeName: "ShutdownInProgress", errmsg: "Replication is being shut down" };
+    await configure({ times: 1 }, { failCommands: ["insert"], writeConcernError });
+    const [statement, commit] = await target.client.withSession(async (session) => {
       session.startTransaction();
-      await collection.insertOne({ _id: 1 }, { session });
-      return outcome(session.commitTransaction());
+      const inserted = await outcome(collection.insertOne({ _id: 1 }, { session }));
+      return [inserted, await outcome(session.commitTransaction())];
     });
-    expect(error).toBeInstanceOf(MongoWriteConcernError);
-    expect((error as MongoWriteConcernError).result).toMatchObject({ ok: 1, writeConcernError });
+    // As the transactions spec suite's error-labels tests expect of mongod.
+    expect(statement).toBeInstanceOf(MongoWriteConcernError);
+    for (const label of ["RetryableWriteError", "TransientTransactionError", "UnknownTransactionCommitResult"])
+      expect((statement as MongoWriteConcernError).hasErrorLabel(label)).toBe(false);
+    expect(commit).toBe("ok");
     expect(await collection.countDocuments()).toBe(1);
   });
 
@@ -244,5 +247,51 @@ describe("configureFailPoint on a server without test commands", () => {
       await client.close();
       await server.stop();
     }
+  });
+});
+
+describe("fail points the drivers' spec suites use", () => {
+  afterEach(async () => {
+    for (const name of ["onPrimaryTransactionalWrite", "failGetMoreAfterCursorCheckout"])
+      await target.client.db("admin").command({ configureFailPoint: name, mode: "off" });
+  });
+
+  it("answers an errorCode with mongod's codeName (11601 Interrupted)", async () => {
+    await configure({ times: 1 }, { failCommands: ["ping"], errorCode: 11601 });
+    expect(await ping()).toMatchObject({ code: 11601, codeName: "Interrupted" });
+  });
+
+  it("onPrimaryTransactionalWrite closes a retryable write's connection after writing: the driver's retry writes nothing twice", async () => {
+    const collection = numbered(target);
+    await target.client.db("admin").command({ configureFailPoint: "onPrimaryTransactionalWrite", mode: { times: 1 } });
+    await collection.insertOne({ _id: 1 });
+    expect(await collection.find().toArray()).toEqual([{ _id: 1 }]);
+  });
+
+  it("onPrimaryTransactionalWrite with failBeforeCommitExceptionCode writes nothing, on each attempt it fires on", async () => {
+    const collection = numbered(target);
+    await target.client
+      .db("admin")
+      .command({ configureFailPoint: "onPrimaryTransactionalWrite", mode: { times: 2 }, data: { failBeforeCommitExceptionCode: 1 } });
+    expect(await outcome(collection.insertOne({ _id: 1 }))).toBeInstanceOf(MongoNetworkError);
+    expect(await collection.countDocuments()).toBe(0);
+  });
+
+  it("failGetMoreAfterCursorCheckout fails a change stream's getMore, labelled resumable where mongod labels it so", async () => {
+    const collection = numbered(target);
+    const stream = collection.watch();
+    expect(await stream.tryNext()).toBeNull();
+    await target.client
+      .db("admin")
+      .command({ configureFailPoint: "failGetMoreAfterCursorCheckout", mode: { times: 1 }, data: { errorCode: 6 } });
+    await collection.insertOne({ _id: 1 });
+    // HostUnreachable is resumable: the driver resumes by itself and the event still arrives.
+    expect(await stream.next()).toMatchObject({ documentKey: { _id: 1 } });
+    await target.client
+      .db("admin")
+      .command({ configureFailPoint: "failGetMoreAfterCursorCheckout", mode: { times: 1 }, data: { errorCode: 11601 } });
+    await collection.insertOne({ _id: 2 });
+    expect(await outcome(stream.next())).toMatchObject({ code: 11601 });
+    await stream.close();
   });
 });

@@ -43,6 +43,13 @@ test("refuses a change stream's $changeStreamSplitLargeEvent with NotImplemented
       code: 238,
       message: "offline server: the $changeStreamSplitLargeEvent aggregation stage is not supported",
     });
+    await expect(
+      client
+        .db("refusals")
+        .collection("watched")
+        .aggregate([{ $changeStream: { showSystemEvents: true } }])
+        .toArray(),
+    ).rejects.toMatchObject({ code: 72, message: "offline server: option 'showSystemEvents' of command '$changeStream' is not supported" });
   } finally {
     await client.close();
     await server.stop();

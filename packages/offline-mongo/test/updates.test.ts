@@ -260,3 +260,12 @@ test("appends the fields an update creates inside an existing subdocument in lex
   const sub = (await items.findOne({ _id: insertedId }))?.["sub"] as Record<string, unknown>;
   expect(Object.keys(sub)).toEqual(["m", "b", "z"]);
 });
+
+test("runs an update given as a pipeline, keeping the types of the fields it leaves, and refuses stages mongod refuses there", async () => {
+  const items = freshCollection();
+  const { insertedId } = await items.insertOne({ kept: Long.fromNumber(7), list: [1, 2, 3] });
+  await items.updateOne({ _id: insertedId }, [{ $set: { total: { $sum: "$list" } } }, { $unset: "list" }]);
+  expect(await items.findOne({ _id: insertedId }, RAW_NUMBERS)).toEqual({ _id: insertedId, kept: Long.fromNumber(7), total: new Int32(6) });
+  await expect(items.updateOne({ _id: insertedId }, [{ $group: { _id: null } }])).rejects.toMatchObject({ code: 72 });
+  await expect(items.updateOne({ _id: insertedId }, [{ $set: { _id: 1 } }])).rejects.toMatchObject({ code: 66 });
+});

@@ -68,12 +68,32 @@ const buildInfo: CommandDefinition = {
 };
 
 /** Ending a session aborts its open transaction; on a standalone sessions carry no server state. */
+/** The session ids a command lists in its first field (`[{id: UUID}, ...]`). */
+function listedSessions(body: Document, command: string): unknown[] {
+  const listed: unknown = body[command];
+  return (Array.isArray(listed) ? listed : []).map((lsid: unknown) => (isDocument(lsid) ? lsid["id"] : undefined));
+}
+
 const endSessions: CommandDefinition = {
   names: ["endSessions"],
   fields: [],
   run(body, context) {
-    const ids = Array.isArray(body["endSessions"]) ? body["endSessions"] : [];
-    context.transactions.endSessions(ids.map((lsid: unknown) => (isDocument(lsid) ? lsid["id"] : undefined)));
+    context.transactions.endSessions(listedSessions(body, "endSessions"));
+    return { ok: 1 };
+  },
+};
+
+/**
+ * `killSessions` (the listed sessions) and `killAllSessions` (all): their open transactions are aborted (their
+ * document locks released), as mongod does; the sessions stay usable. What the test tools run between tests so
+ * that a transaction one test left open cannot hold up the next. Without authentication every session is the
+ * one user's, so `killAllSessions` with any user list kills them all.
+ */
+const killSessions: CommandDefinition = {
+  names: ["killSessions", "killAllSessions"],
+  fields: [],
+  run(body, context) {
+    context.transactions.killSessions("killAllSessions" in body ? "all" : listedSessions(body, "killSessions"));
     return { ok: 1 };
   },
 };
@@ -84,4 +104,5 @@ export const handshakeCommands: readonly CommandDefinition[] = [
   ping,
   buildInfo,
   endSessions,
+  killSessions,
 ];

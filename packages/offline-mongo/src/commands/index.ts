@@ -2,6 +2,7 @@ import type { Document } from "bson";
 import { COMMAND_TABLE, type CommandTraits } from "../command-table";
 import { AwaitingData } from "../cursors";
 import { MongoCommandError, noSuchCommand } from "../errors";
+import { ClosedByFailPoint } from "../fail-points";
 import { HeldByTransaction } from "../transactions";
 import { checkWriteConcern, writeConcernErrorOf } from "../write-concern";
 import { aggregateCommands } from "./aggregate";
@@ -54,13 +55,17 @@ export function runCommand(body: Document, context: CommandContext): Document {
     const replicaSetMember = context.replicaSet !== undefined;
     checkGenericFields(name, body, definition.fields, replicaSetMember);
     checkWriteConcern(traits, body, replicaSetMember);
-    const reply = context.transactions.run(name, traits, body, (storage, inTransaction) =>
-      definition.run(body, { ...context, storage, inTransaction }),
+    const reply = context.transactions.run(
+      name,
+      traits,
+      body,
+      (storage, inTransaction) => definition.run(body, { ...context, storage, inTransaction }),
+      (statements) => context.failPoints?.transactionalWrite(statements),
     );
     const writeConcernError = reply["ok"] === 1 ? writeConcernErrorOf(traits, body, replicaSetMember) : undefined;
     return writeConcernError === undefined ? reply : { ...reply, writeConcernError };
   } catch (error) {
-    if (error instanceof HeldByTransaction || error instanceof AwaitingData) throw error;
+    if (error instanceof HeldByTransaction || error instanceof AwaitingData || error instanceof ClosedByFailPoint) throw error;
     if (error instanceof MongoCommandError) return error.toReply();
     const message = error instanceof Error ? error.message : String(error);
     return { ok: 0, errmsg: `offline server internal error: ${message}`, code: 1, codeName: "InternalError" };

@@ -2,11 +2,12 @@ import type { Document } from "bson";
 import { arraySource } from "../cursors";
 import { Query } from "../mingo";
 import { mingoOptions, translateMingoErrors } from "../query";
-import { MongoCommandError } from "../errors";
+import { MongoCommandError, notSupported } from "../errors";
 import { validateCollectionName } from "../storage";
-import { documentArg, isTruthy, toPlain } from "../values";
+import { documentArg, isTruthy, stringArg, toPlain } from "../values";
 import { collectionName, refuseFlags, refuseOptions } from "./common";
 import type { CommandDefinition } from "./context";
+import { requireAdmin } from "./parameters";
 
 function matching(entries: Document[], filter: unknown, command: string): Document[] {
   if (filter === undefined) return entries;
@@ -29,23 +30,91 @@ const UNSUPPORTED_CREATE_OPTIONS = [
   "timeseries",
   "expireAfterSeconds",
   "clusteredIndex",
-  "changeStreamPreAndPostImages",
   "idIndex",
 ];
 
+/** `changeStreamPreAndPostImages: {enabled: <bool>}`, as mongod parses it; undefined when absent. */
+function imagesOption(command: string, value: unknown): boolean | undefined {
+  if (value === undefined) return undefined;
+  const option = documentArg(command, "changeStreamPreAndPostImages", value);
+  const enabled = option["enabled"];
+  if (typeof enabled !== "boolean")
+    throw new MongoCommandError(40414, `BSON field '${command}.changeStreamPreAndPostImages.enabled' is missing but a required field`);
+  return enabled;
+}
+
 const create: CommandDefinition = {
   names: ["create"],
-  fields: ["capped", ...UNSUPPORTED_CREATE_OPTIONS],
+  fields: ["capped", "changeStreamPreAndPostImages", ...UNSUPPORTED_CREATE_OPTIONS],
   run(body, context) {
     const name = collectionName(body, "create");
     refuseFlags(body, "create", ["capped"]);
     refuseOptions(body, "create", UNSUPPORTED_CREATE_OPTIONS);
     validateCollectionName(name);
-    // Since 7.0 mongod answers ok to a create whose options match the existing collection's (SERVER-60064);
-    // every collection here has the default options, since any other is refused above. Not in a transaction.
-    if (context.inTransaction && context.storage.existingCollection(context.db, name) !== undefined)
+    const keepImages = imagesOption("create", body["changeStreamPreAndPostImages"]) ?? false;
+    const existing = context.storage.existingCollection(context.db, name);
+    // Since 7.0 mongod answers ok to a create whose options match the existing collection's (SERVER-60064). Not in a transaction.
+    if (existing !== undefined && (context.inTransaction || existing.keepsImages !== keepImages))
       throw new MongoCommandError(48, `Collection already exists. NS: ${context.db}.${name}`);
-    context.storage.collection(context.db, name);
+    context.storage.collection(context.db, name).keepsImages = keepImages;
+    return { ok: 1 };
+  },
+};
+
+/** Options of `collMod` the stand-in does not keep: refused by name. */
+const UNSUPPORTED_COLLMOD_OPTIONS = [
+  "validator",
+  "validationLevel",
+  "validationAction",
+  "index",
+  "viewOn",
+  "pipeline",
+  "expireAfterSeconds",
+  "timeseries",
+  "cappedSize",
+  "cappedMax",
+  "dryRun",
+];
+
+const collMod: CommandDefinition = {
+  names: ["collMod"],
+  fields: ["changeStreamPreAndPostImages", ...UNSUPPORTED_COLLMOD_OPTIONS],
+  run(body, context) {
+    const name = collectionName(body, "collMod");
+    refuseOptions(body, "collMod", UNSUPPORTED_COLLMOD_OPTIONS);
+    const keepImages = imagesOption("collMod", body["changeStreamPreAndPostImages"]);
+    const collection = context.storage.existingCollection(context.db, name);
+    if (collection === undefined) throw new MongoCommandError(26, `ns does not exist: ${context.db}.${name}`);
+    collection.modify(keepImages);
+    return { ok: 1 };
+  },
+};
+
+/** `db.coll` into its database and collection names (collection names may hold dots, database names may not). */
+function splitNamespace(command: string, field: string, value: unknown): { db: string; coll: string } {
+  const namespace = stringArg(command, field, value);
+  const dot = namespace.indexOf(".");
+  if (dot <= 0 || dot === namespace.length - 1) throw new MongoCommandError(73, `Invalid namespace specified '${namespace}'`);
+  return { db: namespace.slice(0, dot), coll: namespace.slice(dot + 1) };
+}
+
+/** `renameCollection` within a database, as mongod runs it (on `admin`); across databases it is refused. */
+const renameCollection: CommandDefinition = {
+  names: ["renameCollection"],
+  fields: ["to", "dropTarget", "stayTemp"],
+  run(body, context) {
+    requireAdmin("renameCollection", context);
+    const source = splitNamespace("renameCollection", "renameCollection", body["renameCollection"]);
+    const target = splitNamespace("renameCollection", "to", body["to"]);
+    if (source.db !== target.db) throw notSupported("renameCollection across databases");
+    if (source.coll === target.coll) throw new MongoCommandError(20, "Can't rename a collection to itself");
+    if (context.storage.existingCollection(source.db, source.coll) === undefined)
+      throw new MongoCommandError(26, `Source collection ${source.db}.${source.coll} does not exist`);
+    if (context.storage.existingCollection(target.db, target.coll) !== undefined && !isTruthy(body["dropTarget"]))
+      throw new MongoCommandError(48, "target namespace exists");
+    context.storage.renameCollection(source.db, source.coll, target.coll);
+    const moved = [`${source.db}.${source.coll}`, `${target.db}.${target.coll}`];
+    context.cursors.killReaders((namespace) => moved.includes(namespace));
     return { ok: 1 };
   },
 };
@@ -84,7 +153,7 @@ const listCollections: CommandDefinition = {
         : {
             name: collection.name,
             type: "collection",
-            options: {},
+            options: collection.keepsImages ? { changeStreamPreAndPostImages: { enabled: true } } : {},
             info: { readOnly: false, uuid: collection.uuid },
             idIndex: { v: 2, key: { _id: 1 }, name: "_id_" },
           },
@@ -112,4 +181,12 @@ const listDatabases: CommandDefinition = {
   },
 };
 
-export const namespaceCommands: readonly CommandDefinition[] = [create, drop, dropDatabase, listCollections, listDatabases];
+export const namespaceCommands: readonly CommandDefinition[] = [
+  create,
+  collMod,
+  renameCollection,
+  drop,
+  dropDatabase,
+  listCollections,
+  listDatabases,
+];

@@ -142,6 +142,11 @@ const getMore: CommandDefinition = {
     // On an awaitData cursor, maxTimeMS is how long an empty getMore waits (the driver's maxAwaitTimeMS).
     const wait = optionalNumberArg("getMore", "maxTimeMS", body["maxTimeMS"]) || DEFAULT_AWAIT_DATA_MS;
     const deadline = context.awaitDeadline ?? Date.now() + wait;
+    // Once, when the getMore first arrives (not again when it is answered after waiting for data).
+    const changeStream = context.cursors.isTailing(id);
+    const failure =
+      context.awaitDeadline === undefined && changeStream !== undefined ? context.failPoints?.getMoreError(changeStream) : undefined;
+    if (failure !== undefined) throw failure;
     return { cursor: context.cursors.getMore(id, namespace(context, collection), batchSize || Number.MAX_SAFE_INTEGER, deadline), ok: 1 };
   },
 };

@@ -24,7 +24,7 @@ const waitForFailPoint: CommandDefinition = {
   run(body, context) {
     const failPoints = failPointsFor("waitForFailPoint", context);
     const times = body["timesEntered"];
-    if (isNumeric(times) && failPoints.entered(toNumber(times))) return { ok: 1 };
+    if (isNumeric(times) && failPoints.entered(String(body["waitForFailPoint"]), toNumber(times))) return { ok: 1 };
     throw notSupported("waiting for a fail point to be entered (waitForFailPoint before it was)");
   },
 };
