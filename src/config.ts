@@ -39,7 +39,34 @@ export interface Config {
   readonly purchaseBatchMax: number;
   /** Operation names that always have a label of their own in /metrics, whatever names other clients send first. */
   readonly metricsOperations: readonly string[];
+  /** The most subscriptions one WebSocket connection may hold at once. */
+  readonly subscriptionsPerConnection: number;
+  /** The most subscriptions this process holds at once, over all its connections. */
+  readonly subscriptionsPerProcess: number;
+  /** The most WebSocket connections without a bearer token this process holds at once. */
+  readonly anonymousConnectionsPerProcess: number;
+  /** How often an idle WebSocket is pinged, and how long its pong may take before the connection is dropped. */
+  readonly subscriptionKeepAliveSeconds: number;
 }
+
+/** The limits and keep-alive of the subscriptions' WebSocket server. */
+export type SubscriptionSettings = Pick<
+  Config,
+  "subscriptionsPerConnection" | "subscriptionsPerProcess" | "anonymousConnectionsPerProcess" | "subscriptionKeepAliveSeconds"
+>;
+
+export const DEFAULT_SUBSCRIPTION_SETTINGS: SubscriptionSettings = {
+  subscriptionsPerConnection: 20,
+  subscriptionsPerProcess: 20_000,
+  anonymousConnectionsPerProcess: 10_000,
+  // Well under the 60 s idle timeout of common load balancers, which would otherwise cut a quiet subscription.
+  subscriptionKeepAliveSeconds: 20,
+};
+// A connection's subscriptions share its one socket; more than this is a client that should open another.
+const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1_000;
+const MAX_SUBSCRIPTIONS_PER_PROCESS = 1_000_000;
+// Under the 60 s idle timeout of the load balancers a ping exists to keep from cutting the socket.
+const MAX_SUBSCRIPTION_KEEP_ALIVE_SECONDS = 55;
 
 /** How the server shares the writes of concurrent purchases of one book. */
 export type PurchaseBatchSettings = Pick<Config, "purchaseBatching" | "purchaseBatchMax">;
@@ -218,6 +245,22 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         desc: "comma-separated operation names (your clients' own) that always have a label of their own in /metrics",
         example: "ListBooks,BookBuyers,RecordPurchase",
       }),
+      SUBSCRIPTIONS_PER_CONNECTION: positiveInteger(MAX_SUBSCRIPTIONS_PER_CONNECTION)({
+        default: DEFAULT_SUBSCRIPTION_SETTINGS.subscriptionsPerConnection,
+        desc: "the most subscriptions one WebSocket connection may hold at once",
+      }),
+      SUBSCRIPTIONS_PER_PROCESS: positiveInteger(MAX_SUBSCRIPTIONS_PER_PROCESS)({
+        default: DEFAULT_SUBSCRIPTION_SETTINGS.subscriptionsPerProcess,
+        desc: "the most subscriptions one API process holds at once, over all its connections",
+      }),
+      ANONYMOUS_CONNECTIONS_PER_PROCESS: positiveInteger(MAX_SUBSCRIPTIONS_PER_PROCESS)({
+        default: DEFAULT_SUBSCRIPTION_SETTINGS.anonymousConnectionsPerProcess,
+        desc: "the most WebSocket connections without a bearer token one API process holds at once",
+      }),
+      SUBSCRIPTION_KEEP_ALIVE_SECONDS: positiveInteger(MAX_SUBSCRIPTION_KEEP_ALIVE_SECONDS)({
+        default: DEFAULT_SUBSCRIPTION_SETTINGS.subscriptionKeepAliveSeconds,
+        desc: "seconds between pings of a WebSocket connection; one not answered within as long again is dropped",
+      }),
     },
     { reporter: throwAllErrors },
   );
@@ -242,5 +285,9 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     purchaseBatching: clean.PURCHASE_BATCHING === "on",
     purchaseBatchMax: clean.PURCHASE_BATCH_MAX,
     metricsOperations: clean.METRICS_OPERATIONS,
+    subscriptionsPerConnection: clean.SUBSCRIPTIONS_PER_CONNECTION,
+    subscriptionsPerProcess: clean.SUBSCRIPTIONS_PER_PROCESS,
+    anonymousConnectionsPerProcess: clean.ANONYMOUS_CONNECTIONS_PER_PROCESS,
+    subscriptionKeepAliveSeconds: clean.SUBSCRIPTION_KEEP_ALIVE_SECONDS,
   };
 }

@@ -75,6 +75,14 @@ export const ERROR_CODES = {
     status: 200,
     meaning: "MongoDB cannot be reached or is overloaded; a purchase may have been stored: retry with the same `purchaseId`.",
   },
+  REPLICA_SET_REQUIRED: {
+    status: 200,
+    meaning: "A subscription needs MongoDB's change streams, which only a replica set or a sharded cluster offers: run MongoDB as one.",
+  },
+  TOO_MANY_SUBSCRIPTIONS: {
+    status: 200,
+    meaning: "A subscription over the connection's or the server's limit: complete one first, or open another connection later.",
+  },
   DATABASE_NOT_READY: { status: 200, meaning: "A write refused while an index it relies on is missing: retry shortly." },
   INTERNAL_SERVER_ERROR: { status: 500, meaning: "Anything else; logged in full on the server, its message hidden in production." },
 } as const satisfies Readonly<Record<string, ErrorCodeEntry>>;

@@ -20,7 +20,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.nodeEnv);
   // Before the throwaway database and its demo data, which take seconds: a port in use is known at once.
   await checkPort(config);
-  const database = await selectDatabase(config.mongodbUri);
+  // A throwaway database is a replica set: subscriptions need its change streams.
+  const database = await selectDatabase(config.mongodbUri, { replicaSet: true });
   logger.info(`Database: ${database.description}`);
   // Command monitoring lets each request's log line and /metrics count the database commands it sent.
   // The server starts even while MongoDB is down: /readyz says 503 until it answers and the indexes are in place.
@@ -65,6 +66,7 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     keepAliveTimeoutSeconds: config.keepAliveTimeoutSeconds,
     purchaseBatching: config,
     metricsOperations: config.metricsOperations,
+    subscriptions: config,
   };
   try {
     return await startHttpServer(options, config.port, config.host);

@@ -1,5 +1,5 @@
 import type { RunningOfflineServer } from "@bookstore/offline-mongo";
-import type { MongoMemoryServer } from "mongodb-memory-server";
+import type { MongoMemoryReplSet, MongoMemoryServer } from "mongodb-memory-server";
 import { StartupError } from "../errors";
 import { connectToDatabase, redact } from "./connection";
 import { helloOf, offersTransactions } from "./topology";
@@ -26,28 +26,34 @@ export interface SelectedDatabase {
  * the one MONGODB_URI names; a real mongod from mongodb-memory-server (already downloaded, or
  * MONGOMS_SYSTEM_BINARY; downloaded only when MONGOMS_RUNTIME_DOWNLOAD=true, since package.json turns
  * its downloads off); else the offline stand-in server. Both throwaway databases are development
- * dependencies, loaded only when MONGODB_URI is unset.
+ * dependencies, loaded only when MONGODB_URI is unset. With `replicaSet`, a throwaway database is a
+ * one-member replica set (`npm start`'s, so that subscriptions, which need change streams, work).
  */
-export async function selectDatabase(mongodbUri: string | undefined, sharding?: StandInSharding): Promise<SelectedDatabase> {
+export async function selectDatabase(
+  mongodbUri: string | undefined,
+  { replicaSet = false, sharding }: { replicaSet?: boolean; sharding?: StandInSharding } = {},
+): Promise<SelectedDatabase> {
   if (mongodbUri) {
     return { kind: "external", uri: mongodbUri, description: `MongoDB at ${redact(mongodbUri)} (from MONGODB_URI)`, stop: async () => {} };
   }
-  const memoryServer = await startMemoryServer();
+  const shape = replicaSet ? " as a one-member replica set" : "";
+  const memoryServer = await startMemoryServer(replicaSet);
   if (memoryServer.server) {
     const server = memoryServer.server;
+    const version = "opts" in server ? server.opts.binary?.version : server.binaryOpts.version;
     return {
       kind: "mongodb-memory-server",
       uri: server.getUri(),
-      description: `a real mongod ${server.opts.binary?.version ?? ""} from mongodb-memory-server at ${server.getUri()}`.replace("  ", " "),
+      description: `a real mongod ${version ?? ""} from mongodb-memory-server${shape} at ${server.getUri()}`.replace("  ", " "),
       stop: async () => void (await server.stop()),
     };
   }
-  const offline = await startStandIn(memoryServer.reason, { ...sharding });
+  const offline = await startStandIn(memoryServer.reason, { ...(replicaSet ? { replicaSet: "rs0" } : {}), ...sharding });
   return {
     kind: "offline-server",
     uri: offline.uri,
     description:
-      `the offline MongoDB stand-in at ${offline.uri}, because no mongod could be had (${memoryServer.reason}; ` +
+      `the offline MongoDB stand-in${shape} at ${offline.uri}, because no mongod could be had (${memoryServer.reason}; ` +
       "MONGOMS_RUNTIME_DOWNLOAD=true lets mongodb-memory-server download one). Set MONGODB_URI to use a real MongoDB.",
     stop: () => offline.stop(),
   };
@@ -106,12 +112,12 @@ async function startStandIn(
   }
 }
 
-async function startMemoryServer(): Promise<{ server?: MongoMemoryServer; reason?: string }> {
+async function startMemoryServer(replicaSet: boolean): Promise<{ server?: MongoMemoryServer | MongoMemoryReplSet; reason?: string }> {
   try {
-    const { MongoBinary, MongoMemoryServer } = await import("mongodb-memory-server");
+    const { MongoBinary, MongoMemoryReplSet, MongoMemoryServer } = await import("mongodb-memory-server");
     // Finding (or downloading) the binary first keeps a failed download to one line of ours.
     await MongoBinary.getPath();
-    return { server: await MongoMemoryServer.create() };
+    return { server: replicaSet ? await MongoMemoryReplSet.create({ replSet: { count: 1 } }) : await MongoMemoryServer.create() };
   } catch (error) {
     return { reason: memoryServerFailure(error as Error) };
   }

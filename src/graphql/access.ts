@@ -9,6 +9,7 @@ import {
   isAbstractType,
   isCompositeType,
   Kind,
+  type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
@@ -29,6 +30,7 @@ type FieldScopes = { readonly [Type in keyof Resolvers]?: { readonly [Field in k
 /** The scope each protected field needs; every field not listed is public. SECURITY.md "Who may do what" explains them. */
 export const FIELD_SCOPES: FieldScopes = {
   Mutation: { addBook: "catalog:write", recordPurchase: "catalog:write" },
+  Subscription: { newBuyers: "purchases:read" },
   Book: { customersPurchased: "purchases:read", purchasedBy: "purchases:read", alsoBought: "purchases:read" },
   Customer: { booksPurchased: "purchases:read" },
 };
@@ -40,33 +42,50 @@ export const FIELD_SCOPES: FieldScopes = {
  * found once per query text, operation and variable values; only the caller is checked per request.
  */
 export function accessPlugin<TContext extends { principal: Principal }>(): ApolloServerPlugin<TContext> {
-  const scopesOf = memoizeByOperation(({ schema, document, request }, operation) => {
-    const fragments = Object.fromEntries(
-      document.definitions
-        .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
-        .map((fragment) => [fragment.name.value, fragment]),
-    );
-    return [...scopesNeeded(schema, operation, fragments, request.variables ?? {})];
-  });
+  const scopesOf = memoizeByOperation(({ schema, document, request }, operation) =>
+    operationScopes(schema, document, operation, request.variables ?? {}),
+  );
   // One listener, already resolved, for every request: nothing in it belongs to a request.
   const listener: GraphQLRequestListener<TContext> = {
     async didResolveOperation(requestContext) {
       const { operation, contextValue } = requestContext;
       if (!operation) return;
-      for (const [scope, field] of scopesOf(requestContext, operation)) {
-        const refused = refusal(contextValue.principal, scope);
-        if (refused) {
-          throw new GraphQLError(refused.message, {
-            nodes: [field],
-            originalError: refused,
-            extensions: { code: refused.code, http: { status: statusOf(refused.code) } },
-          });
-        }
-      }
+      const refused = accessRefusal(contextValue.principal, scopesOf(requestContext, operation));
+      if (refused) throw refused;
     },
   };
   const ready = Promise.resolve(listener);
   return { requestDidStart: () => ready };
+}
+
+/** The scopes `operation` of `document` needs with these variables, each with the first field that needs it. */
+export function operationScopes(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): [Scope, FieldNode][] {
+  const fragments = Object.fromEntries(
+    document.definitions
+      .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
+      .map((fragment) => [fragment.name.value, fragment]),
+  );
+  return [...scopesNeeded(schema, operation, fragments, variables)];
+}
+
+/** Why `principal` may not run an operation needing these scopes, as the GraphQL error to answer, or undefined when it may. */
+export function accessRefusal(principal: Principal, scopes: readonly [Scope, FieldNode][]): GraphQLError | undefined {
+  for (const [scope, field] of scopes) {
+    const refused = refusal(principal, scope);
+    if (refused) {
+      return new GraphQLError(refused.message, {
+        nodes: [field],
+        originalError: refused,
+        extensions: { code: refused.code, http: { status: statusOf(refused.code) } },
+      });
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import { createPoolShare, requestPoolShare, type PoolShare } from "../sales/pool
 import { PurchaseService, type PurchaseServiceOptions } from "../sales/purchase-service";
 import type { PurchaseOutcome, PurchaseRequest } from "../sales/purchases";
 import { RecentSalesStats } from "../sales/stats";
+import { LiveSales, type LiveSalesOptions } from "../sales/live/live-sales";
 
 /** Built afresh for every request, so DataLoader caches never leak between requests. */
 export interface GraphQLContext {
@@ -20,6 +21,8 @@ export interface GraphQLContext {
   salesStats: RecentSalesStats;
   /** The connections of the pool this request may hold at once; every read a resolver sends goes through it. */
   share: PoolShare;
+  /** The server's live sales, which subscriptions listen to. */
+  live: LiveSales;
 }
 
 /** One request's way to the server's purchase service, with the request's settings. */
@@ -33,17 +36,18 @@ export interface RequestPurchases {
 export interface ServerState {
   purchases: PurchaseService;
   salesStats: RecentSalesStats;
+  live: LiveSales;
 }
 
-export function createServerState(db: Db, purchases: PurchaseServiceOptions = {}): ServerState {
-  return { purchases: new PurchaseService(db, purchases), salesStats: new RecentSalesStats(db) };
+export function createServerState(db: Db, purchases: PurchaseServiceOptions = {}, live: LiveSalesOptions = {}): ServerState {
+  return { purchases: new PurchaseService(db, purchases), salesStats: new RecentSalesStats(db), live: new LiveSales(db, live) };
 }
 
 export function createContext(db: Db, settings: ApiSettings, principal: Principal, server: ServerState, batchLoads = true): GraphQLContext {
   const share = createPoolShare(requestPoolShare(db));
   const loaders = createSalesLoaders(db, { batch: batchLoads, share });
   const purchases = requestPurchases(server.purchases, settings);
-  return { db, loaders, settings, principal, purchases, salesStats: server.salesStats, share };
+  return { db, loaders, settings, principal, purchases, salesStats: server.salesStats, share, live: server.live };
 }
 
 function requestPurchases(service: PurchaseService, settings: ApiSettings): RequestPurchases {

@@ -17,22 +17,39 @@ import {
   type FieldNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type OperationTypeNode,
   type ValidationRule,
 } from "graphql";
 import { statusOf, type ErrorCode } from "../error-codes";
 import { memoizeByOperation } from "./operation-memo";
 
-/**
- * graphql-js 16 leaves an operation whose root type the schema lacks (a `subscription` here) to execution,
- * which fails it as an internal error; the GraphQL spec (Operation Type Existence) and graphql-js 17 refuse
- * it in validation, as this rule does.
- */
-export const OperationTypeExistenceRule: ValidationRule = (context) => ({
-  OperationDefinition(node) {
-    if (context.getSchema().getRootType(node.operation)) return;
-    context.reportError(new GraphQLError(`This API serves no ${node.operation} operations; send a query or a mutation.`, { nodes: node }));
+/** Where each kind of operation is served: queries and mutations over HTTP, subscriptions over the WebSocket at the same URL. */
+export type Transport = "http" | "websocket";
+
+const REFUSED: Readonly<Record<Transport, { refuses: (operation: OperationTypeNode) => boolean; message: string }>> = {
+  http: {
+    refuses: (operation) => operation === "subscription",
+    message: "A subscription is served over a WebSocket at this same URL (the graphql-transport-ws protocol), not over HTTP.",
   },
-});
+  websocket: {
+    refuses: (operation) => operation !== "subscription",
+    message: "This WebSocket serves subscriptions only: send queries and mutations over HTTP to the same URL.",
+  },
+};
+
+/**
+ * Refuses, in validation (GRAPHQL_VALIDATION_FAILED, before anything runs), an operation the transport does
+ * not serve: graphql-js would run a subscription sent over HTTP as a one-off query of its event stream, and a
+ * query sent over the WebSocket would skip what HTTP gives every query (the response cache, the time limit).
+ */
+export function operationTransportRule(transport: Transport): ValidationRule {
+  const { refuses, message } = REFUSED[transport];
+  return (context) => ({
+    OperationDefinition(node) {
+      if (refuses(node.operation)) context.reportError(new GraphQLError(message, { nodes: node }));
+    },
+  });
+}
 
 const CODE: ErrorCode = "BAD_USER_INPUT";
 
@@ -70,7 +87,7 @@ export function inputCheckPlugin<TContext extends object>(): ApolloServerPlugin<
   return { requestDidStart: () => ready };
 }
 
-function inputProblem(
+export function inputProblem(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,

@@ -1,17 +1,13 @@
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
 import http from "node:http";
-import { join } from "node:path";
 import { isIPv6, type AddressInfo } from "node:net";
-import { ApolloServer } from "@apollo/server";
-import { buildSubgraphSchema } from "@apollo/subgraph";
+import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
 import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
 import { expressMiddleware } from "@as-integrations/express5";
 import cors from "cors";
 import express from "express";
-import { parse } from "graphql";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { identifyCaller } from "../auth/principal";
@@ -20,9 +16,11 @@ import { trustedDocumentsPlugin, type TrustedDocuments } from "../auth/trusted-d
 import {
   DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SUBSCRIPTION_SETTINGS,
   type ApiSettings,
   type CacheSettings,
   type PurchaseBatchSettings,
+  type SubscriptionSettings,
 } from "../config";
 import { isDatabaseReachable } from "../db/connection";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
@@ -35,26 +33,10 @@ import { countOutliers } from "../sales/stats";
 import { createContext, createServerState, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
-import { inputCheckPlugin, OperationTypeExistenceRule } from "./input-checks";
+import { inputCheckPlugin, operationTransportRule } from "./input-checks";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
-import { resolvers } from "./resolvers";
-
-export const typeDefs = readFileSync(join(__dirname, "..", "..", "schema.graphql"), "utf8");
-const federationDefs = readFileSync(join(__dirname, "..", "..", "federation.graphql"), "utf8");
-
-/** The resolver map `buildSubgraphSchema` takes, which @apollo/subgraph 2.14 does not export by name. */
-type SubgraphResolvers = Extract<Parameters<typeof buildSubgraphSchema>[0], { resolvers?: unknown; typeDefs: unknown }>["resolvers"];
-
-/**
- * The API's schema as a Federation 2 subgraph: `schema.graphql` with the entity keys of
- * `federation.graphql`, and `_service` and `_entities` added, which a router uses and a client alone
- * never needs. Built once: a schema never changes.
- */
-export const schema = buildSubgraphSchema({
-  typeDefs: [parse(typeDefs), parse(federationDefs)],
-  // codegen's Resolvers and the subgraph's resolver map describe one object in two vocabularies.
-  resolvers: resolvers as SubgraphResolvers,
-});
+import { schema } from "./schema";
+import { serveSubscriptions } from "./subscriptions";
 
 export interface ServerOptions {
   db: Db;
@@ -83,9 +65,16 @@ export interface ServerOptions {
   metricsOperations?: readonly string[];
   /** How long a purchaseId's claim is leased before a retry may take it over; default 2 minutes (tests shorten it). */
   purchaseIdLeaseMs?: number;
+  /** The limits and keep-alive of subscriptions; default DEFAULT_SUBSCRIPTION_SETTINGS. */
+  subscriptions?: SubscriptionSettings;
+  /** How long a WebSocket may take to send `connection_init`; graphql-ws's 3 s unless given (tests shorten it). */
+  connectionInitWaitTimeoutMs?: number;
 }
 
-/** The GraphQL server on its own, as tests drive it with `executeOperation`; without `caching`, nothing is cached. */
+/**
+ * The GraphQL server on its own, as tests drive it with `executeOperation`; without `caching`, nothing is cached.
+ * With an HTTP server, draining closes its connections, and `drainSubscriptions` (the subscriptions' plugin) its WebSockets.
+ */
 export function createApolloServer(
   {
     logger,
@@ -98,8 +87,10 @@ export function createApolloServer(
   },
   httpServer?: http.Server,
   metrics?: ServerMetrics,
+  drainSubscriptions?: ApolloServerPlugin,
 ) {
   const drain = httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer })] : [];
+  if (drainSubscriptions) drain.push(drainSubscriptions);
   const armor = armorProtection(production);
   // Chosen here rather than by Apollo, which decides from NODE_ENV alone.
   const landingPage = production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault();
@@ -109,7 +100,7 @@ export function createApolloServer(
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
     formatError: createErrorFormatter(logger, production),
     parseOptions,
-    validationRules: [...armor.validationRules, OperationTypeExistenceRule],
+    validationRules: [...armor.validationRules, operationTransportRule("http")],
     // Off by default; said here because one batch of many operations would slip past every per-request limit.
     allowBatchedHttpRequests: false,
     // A GET runs only queries (Apollo answers a mutation by GET with 405), and no credential rides along on its
@@ -177,8 +168,6 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     store: responseCache.store,
     generation: responseCache.generation,
   };
-  const apollo = createApolloServer({ ...options, caching }, httpServer, metrics);
-  await apollo.start();
   const observers = { onBatch: metrics.observePurchaseBatch, onRecorded: metrics.countPurchase };
   // A purchase's transaction stops retrying when its request is answered REQUEST_TIMEOUT, not later.
   const timing = {
@@ -186,7 +175,19 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     leaseMs: options.purchaseIdLeaseMs ?? PURCHASE_ID_TIMING.leaseMs,
     transactionMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
   };
-  const server = createServerState(options.db, { batching: options.purchaseBatching, observers, timing });
+  const server = createServerState(
+    options.db,
+    { batching: options.purchaseBatching, observers, timing },
+    { observers: metrics.live, logger: options.logger },
+  );
+  const subscriptions = serveSubscriptions(httpServer, {
+    ...options,
+    limits: options.subscriptions ?? DEFAULT_SUBSCRIPTION_SETTINGS,
+    server,
+    metrics,
+  });
+  const apollo = createApolloServer({ ...options, caching }, httpServer, metrics, subscriptions.plugin);
+  await apollo.start();
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.get("/healthz", (_request, response) => {
@@ -243,6 +244,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     await apollo.stop();
     // After the requests in flight, which may still hand it releases, and before the caller closes the database.
     await server.purchases.stop();
+    await server.live.stop();
     stopCounting();
     await responseCache.close();
   };

@@ -1,6 +1,8 @@
 import type { CacheBreakerState, CacheObservers } from "../graphql/caching";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PurchaseStorage } from "../sales/documents";
+import type { LiveField, LiveSalesObservers } from "../sales/live/live-sales";
+import type { RestartReason } from "../sales/live/change-feed";
 import { isOperationLabel } from "./operation-names";
 
 /** One server's metrics, in a registry of its own so that several servers can run in one process. */
@@ -13,6 +15,10 @@ export interface ServerMetrics {
   observePurchaseBatch(purchases: number): void;
   /** What the Redis response cache reports: reads and writes given up or not sent, and its breaker's state. */
   responseCache: CacheObservers;
+  /** A subscriptions connection was acknowledged (1) or closed (-1); `token` says whether it presented a bearer token. */
+  countConnection(token: boolean, open: 1 | -1): void;
+  /** What the server's live sales report: subscriptions, events delivered and conflated, change-stream restarts. */
+  live: LiveSalesObservers;
 }
 
 const CACHE_BREAKER_STATES: readonly CacheBreakerState[] = ["closed", "half_open", "open"];
@@ -92,6 +98,12 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
   });
   const operationLabel = operationLabeller(listedOperations);
   const responseCache = responseCacheMetrics(registry);
+  const connections = new Gauge({
+    name: "bookstore_subscription_connections",
+    help: "Open WebSocket connections for subscriptions, once acknowledged: token yes when one presented a bearer token.",
+    labelNames: ["token"] as const,
+    registers: [registry],
+  });
   return {
     registry,
     observeRequest: (operation, seconds) => requestDuration.observe({ operation: operationLabel(operation) }, seconds),
@@ -99,6 +111,63 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
     countPurchase: (storage) => purchasesRecorded.inc({ storage }),
     observePurchaseBatch: (purchases) => purchaseBatches.observe(purchases),
     responseCache,
+    countConnection: (token, open) => connections.inc({ token: token ? "yes" : "no" }, open),
+    live: liveSalesMetrics(registry),
+  };
+}
+
+const LIVE_FIELDS: readonly LiveField[] = ["bookSales", "bestsellers", "newBuyers"];
+const RESTART_REASONS: readonly RestartReason[] = ["error", "history_lost", "invalidated"];
+// From a write to its delivery: milliseconds on a quiet server, seconds behind a slow socket or a lagging stream.
+const LAG_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The subscriptions' metrics; every label value exists from the start, at 0, so that rates work from the first scrape. */
+function liveSalesMetrics(registry: Registry): LiveSalesObservers {
+  const subscriptions = new Gauge({
+    name: "bookstore_subscriptions",
+    help: "Open subscriptions, by subscription field.",
+    labelNames: ["field"] as const,
+    registers: [registry],
+  });
+  const delivered = new Counter({
+    name: "bookstore_subscription_events_delivered_total",
+    help: "Values handed to subscribers' sockets, by subscription field.",
+    labelNames: ["field"] as const,
+    registers: [registry],
+  });
+  const conflated = new Counter({
+    name: "bookstore_subscription_events_conflated_total",
+    help: "Values a subscriber never got because a later one replaced them (bookSales, bestsellers) or were dropped from its full queue (newBuyers, told in missedBefore), by field.",
+    labelNames: ["field"] as const,
+    registers: [registry],
+  });
+  const lag = new Histogram({
+    name: "bookstore_subscription_lag_seconds",
+    help: "From a write (its time on the primary) to the value showing it being handed to a subscriber's socket, by field.",
+    labelNames: ["field"] as const,
+    buckets: LAG_BOUNDS,
+    registers: [registry],
+  });
+  const restarts = new Counter({
+    name: "bookstore_change_stream_restarts_total",
+    help: "Times the change stream on sales was opened again: after an error (resumed where it was), after its history was lost (from now, every watched book read again), or after it was invalidated.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  for (const field of LIVE_FIELDS) {
+    subscriptions.set({ field }, 0);
+    delivered.inc({ field }, 0);
+    conflated.inc({ field }, 0);
+  }
+  for (const reason of RESTART_REASONS) restarts.inc({ reason }, 0);
+  return {
+    onSubscription: (field, open) => subscriptions.inc({ field }, open),
+    onDelivered: (field, lagSeconds) => {
+      delivered.inc({ field });
+      if (lagSeconds !== undefined) lag.observe({ field }, lagSeconds);
+    },
+    onConflated: (field, count) => conflated.inc({ field }, count),
+    onRestart: (reason) => restarts.inc({ reason }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import type { Db } from "mongodb";
+import type { Db, Document } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { extraSalesCollection, salesCollection, type BookDocument } from "./documents";
 import { checkWindowSize, countBooks, embeddedBuyersProjection } from "./books";
@@ -53,7 +53,7 @@ export async function retrieveSalesStats(
     countOutliers(db),
     extraSalesCollection(db).estimatedDocumentCount(),
     retrievePagesPerBookHistogram(db),
-    retrieveLargestBooks(db, largest, embeddedBuyers),
+    retrieveLargestBooks(db, largest, embeddedBuyersProjection(embeddedBuyers)),
   ]);
   return {
     books,
@@ -71,14 +71,13 @@ export async function countOutliers(db: Db): Promise<number> {
   return salesCollection(db).countDocuments({ has_extras: true });
 }
 
-/** The first `limit` entries of the `purchase_count_-1__id_1` index, so `limit` books are read whatever the catalog's size. */
-async function retrieveLargestBooks(db: Db, limit: number, embeddedBuyers: number): Promise<BookDocument[]> {
+/**
+ * The first `limit` entries of the `purchase_count_-1__id_1` index, so `limit` books are read whatever the
+ * catalog's size; each with the fields `projection` leaves.
+ */
+export async function retrieveLargestBooks<T extends Document = BookDocument>(db: Db, limit: number, projection: Document): Promise<T[]> {
   if (limit === 0) return [];
-  return salesCollection(db)
-    .find({}, { projection: embeddedBuyersProjection(embeddedBuyers) })
-    .sort(LARGEST_FIRST)
-    .limit(limit)
-    .toArray();
+  return salesCollection(db).find<T>({}, { projection }).sort(LARGEST_FIRST).limit(limit).toArray();
 }
 
 /** How many books have each number of pages: `{pages, books}` in ascending `pages`. */

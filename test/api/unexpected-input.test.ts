@@ -100,11 +100,11 @@ describe("a null for a variable with a default", () => {
   });
 });
 
-describe("an operation this API does not serve", () => {
-  it("a subscription is refused with GRAPHQL_VALIDATION_FAILED", async () => {
-    const answer = await send(served.server.url, { query: `subscription { books { totalCount } }` });
+describe("an operation HTTP does not serve", () => {
+  it("a subscription over HTTP is refused with GRAPHQL_VALIDATION_FAILED, pointing to the WebSocket", async () => {
+    const answer = await send(served.server.url, { query: `subscription { bestsellers { title } }` });
 
     expectRefusedBeforeTheDatabase(answer, "GRAPHQL_VALIDATION_FAILED");
-    expect(answer.json?.errors?.[0]?.message).toMatch(/subscription/);
+    expect(answer.json?.errors?.[0]?.message).toMatch(/subscription is served over a WebSocket at this same URL/);
   });
 });

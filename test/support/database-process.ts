@@ -9,7 +9,7 @@ import { SHARD_KEYS } from "../../src/sales/shard-keys";
  */
 async function main(): Promise<void> {
   const sharding = standInSharding(process.env.OFFLINE_MONGO_SHARDS);
-  const database = await selectDatabase(process.env.MONGODB_URI, sharding);
+  const database = await selectDatabase(process.env.MONGODB_URI, { sharding });
   if (sharding && database.kind !== "offline-server") {
     await database.stop();
     throw new Error(

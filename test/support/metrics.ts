@@ -7,7 +7,7 @@ export interface Scrape {
   sample(name: string, labels?: string): number | undefined;
 }
 
-export async function scrapeMetrics(server: RunningServer): Promise<Scrape> {
+export async function scrapeMetrics(server: Pick<RunningServer, "url">): Promise<Scrape> {
   const response = await fetch(server.url.replace(/\/graphql$/, "/metrics"));
   const text = await response.text();
   const sample = (name: string, labels = ""): number | undefined => {

@@ -24,6 +24,10 @@ describe("configuration", () => {
       purchaseBatching: true,
       purchaseBatchMax: 100,
       metricsOperations: [],
+      subscriptionsPerConnection: 20,
+      subscriptionsPerProcess: 20_000,
+      anonymousConnectionsPerProcess: 10_000,
+      subscriptionKeepAliveSeconds: 20,
     });
   });
 

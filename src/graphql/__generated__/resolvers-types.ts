@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { BookModel, BookConnectionModel, BookEdgeModel, CustomerModel, CustomerConnectionModel } from '../models';
 import type { Buyer } from '../../sales/book-buyers';
+import type { NewBuyerEvent as NewBuyerModel } from '../../sales/live/live-sales';
 import type { Recommendation as RecommendationModel } from '../../sales/recommendations';
 import type { PurchaseOutcome } from '../../sales/purchases';
 import type { SalesStats as SalesStatsModel } from '../../sales/stats';
@@ -255,6 +256,21 @@ export type MutationRecordPurchaseArgs = {
   input: RecordPurchaseInput;
 };
 
+/** A new purchase of a book, as `Subscription.newBuyers` delivers it. */
+export type NewBuyer = {
+  __typename?: 'NewBuyer';
+  /** The purchase, as an edge of the book's `customersPurchased`: its cursor continues that list. */
+  edge: CustomerEdge;
+  /**
+   * How many purchases of the book, just before this one, were not delivered (the subscriber fell behind, or
+   * the server lost track of the book's changes); 0 otherwise. Read them with
+   * `customersPurchased(after:, first:)` from the cursor of the last buyer received.
+   */
+  missedBefore: Scalars['Int']['output'];
+  /** The book's `purchaseCount` once this purchase was counted. */
+  purchaseCount: Scalars['Int']['output'];
+};
+
 /**
  * An object that can be fetched again by its `id` with `Query.node` (Relay's Global Object
  * Identification, as GitHub's and Shopify's APIs follow it). `id` is opaque and unique across types; the
@@ -444,6 +460,65 @@ export type SalesStats = {
   overflowPagesPerOutlier: OverflowPagesDistribution;
 };
 
+/**
+ * Live sales, over a WebSocket at the same `/graphql` URL (the `graphql-transport-ws` protocol that Apollo
+ * Client's `GraphQLWsLink` and urql's `subscriptionExchange` speak). Each subscription first sends the value as
+ * it stands, then each change. Needs MongoDB as a replica set (REPLICA_SET_REQUIRED otherwise).
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The `top` books with the most purchases, largest first, ties in id order (as `salesStats.largestBooks`):
+   * sent as it stands, then again whenever a purchase changes it. Read from the index of purchase counts,
+   * only after a purchase of a book that is on the list or has reached its last place. Conflated: a slow
+   * subscriber gets the latest list.
+   */
+  bestsellers: Array<Book>;
+  /**
+   * The books named, each sent as it stands when the subscription starts and again whenever its
+   * `purchaseCount` or `hasExtras` changes. Conflated: a subscriber that reads slower than purchases arrive
+   * gets each book's latest figures, not every step between. Its `id` lets a client's cache (Apollo Client's,
+   * urql's graphcache) update the same book wherever it is shown. At most 100 ids; NOT_FOUND when one names no book.
+   */
+  bookSales: Book;
+  /**
+   * Each new buyer of a book, from the subscription's start on, once each and in purchase order. A subscriber
+   * that falls far behind is told how many it missed (`missedBefore`) and reads them with
+   * `Book.customersPurchased`. Needs the `purchases:read` scope.
+   */
+  newBuyers: NewBuyer;
+};
+
+
+/**
+ * Live sales, over a WebSocket at the same `/graphql` URL (the `graphql-transport-ws` protocol that Apollo
+ * Client's `GraphQLWsLink` and urql's `subscriptionExchange` speak). Each subscription first sends the value as
+ * it stands, then each change. Needs MongoDB as a replica set (REPLICA_SET_REQUIRED otherwise).
+ */
+export type SubscriptionBestsellersArgs = {
+  top?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/**
+ * Live sales, over a WebSocket at the same `/graphql` URL (the `graphql-transport-ws` protocol that Apollo
+ * Client's `GraphQLWsLink` and urql's `subscriptionExchange` speak). Each subscription first sends the value as
+ * it stands, then each change. Needs MongoDB as a replica set (REPLICA_SET_REQUIRED otherwise).
+ */
+export type SubscriptionBookSalesArgs = {
+  ids: Array<Scalars['ID']['input']>;
+};
+
+
+/**
+ * Live sales, over a WebSocket at the same `/graphql` URL (the `graphql-transport-ws` protocol that Apollo
+ * Client's `GraphQLWsLink` and urql's `subscriptionExchange` speak). Each subscription first sends the value as
+ * it stands, then each change. Needs MongoDB as a replica set (REPLICA_SET_REQUIRED otherwise).
+ */
+export type SubscriptionNewBuyersArgs = {
+  bookId: Scalars['ID']['input'];
+};
+
 
 
 export type ResolverTypeWrapper<T> = Promise<T> | T;
@@ -564,6 +639,7 @@ export type ResolversTypes = {
   CustomerConnection: ResolverTypeWrapper<CustomerConnectionModel>;
   CustomerEdge: ResolverTypeWrapper<Buyer>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  NewBuyer: ResolverTypeWrapper<NewBuyerModel>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   OrderDirection: OrderDirection;
   OverflowPagesDistribution: ResolverTypeWrapper<OverflowPagesDistribution>;
@@ -574,6 +650,7 @@ export type ResolversTypes = {
   RecordPurchaseInput: RecordPurchaseInput;
   RecordPurchasePayload: ResolverTypeWrapper<PurchaseOutcome>;
   SalesStats: ResolverTypeWrapper<SalesStatsModel>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
@@ -592,6 +669,7 @@ export type ResolversParentTypes = {
   CustomerConnection: CustomerConnectionModel;
   CustomerEdge: Buyer;
   Mutation: Record<PropertyKey, never>;
+  NewBuyer: NewBuyerModel;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   OverflowPagesDistribution: OverflowPagesDistribution;
   PageInfo: PageInfo;
@@ -600,6 +678,7 @@ export type ResolversParentTypes = {
   RecordPurchaseInput: RecordPurchaseInput;
   RecordPurchasePayload: PurchaseOutcome;
   SalesStats: SalesStatsModel;
+  Subscription: Record<PropertyKey, never>;
   Boolean: Scalars['Boolean']['output'];
   Int: Scalars['Int']['output'];
   String: Scalars['String']['output'];
@@ -672,6 +751,12 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   recordPurchase?: Resolver<ResolversTypes['RecordPurchasePayload'], ParentType, ContextType, RequireFields<MutationRecordPurchaseArgs, 'input'>>;
 };
 
+export type NewBuyerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['NewBuyer'] = ResolversParentTypes['NewBuyer']> = {
+  edge?: Resolver<ResolversTypes['CustomerEdge'], ParentType, ContextType>;
+  missedBefore?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  purchaseCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+};
+
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
   __resolveType: TypeResolveFn<'Book' | 'Customer', ParentType, ContextType>;
 };
@@ -719,6 +804,12 @@ export type SalesStatsResolvers<ContextType = GraphQLContext, ParentType extends
   overflowPagesPerOutlier?: Resolver<ResolversTypes['OverflowPagesDistribution'], ParentType, ContextType>;
 };
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  bestsellers?: SubscriptionResolver<Array<ResolversTypes['Book']>, "bestsellers", ParentType, ContextType, RequireFields<SubscriptionBestsellersArgs, 'top'>>;
+  bookSales?: SubscriptionResolver<ResolversTypes['Book'], "bookSales", ParentType, ContextType, RequireFields<SubscriptionBookSalesArgs, 'ids'>>;
+  newBuyers?: SubscriptionResolver<ResolversTypes['NewBuyer'], "newBuyers", ParentType, ContextType, RequireFields<SubscriptionNewBuyersArgs, 'bookId'>>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   Book?: BookResolvers<ContextType>;
   BookConnection?: BookConnectionResolvers<ContextType>;
@@ -727,6 +818,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CustomerConnection?: CustomerConnectionResolvers<ContextType>;
   CustomerEdge?: CustomerEdgeResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
+  NewBuyer?: NewBuyerResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
   OverflowPagesDistribution?: OverflowPagesDistributionResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
@@ -734,6 +826,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Recommendation?: RecommendationResolvers<ContextType>;
   RecordPurchasePayload?: RecordPurchasePayloadResolvers<ContextType>;
   SalesStats?: SalesStatsResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
 };
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = {

@@ -214,6 +214,31 @@ export function operationCost(
   return operationWeight(schema, document, operation, variables)?.cost;
 }
 
+/**
+ * The refusal of an operation that weighs `weight` (undefined: it could not be weighed, which other checks
+ * refuse), or undefined when it fits: over `maxCost`, or over `maxDocuments`. HTTP and WebSocket operations alike.
+ */
+export function weightRefusal(
+  weight: OperationWeight | undefined,
+  { maxCost = REQUEST_LIMITS.maxCost, maxDocuments = REQUEST_LIMITS.maxDocuments }: { maxCost?: number; maxDocuments?: number } = {},
+): RequestLimitError | undefined {
+  if (weight === undefined) return undefined;
+  const { cost, documents } = weight;
+  if (cost > maxCost) {
+    return new RequestLimitError(
+      "QUERY_TOO_COMPLEX",
+      `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
+    );
+  }
+  if (documents > maxDocuments) {
+    return new RequestLimitError(
+      "QUERY_TOO_COMPLEX",
+      `The query may make the database examine ${documents} documents, over the limit of ${maxDocuments}; ask for fewer items, windows or representations, or split the query.`,
+    );
+  }
+  return undefined;
+}
+
 /** What `costLimitPlugin` refuses and how long a heavy request may wait for its turn. */
 export interface CostLimits {
   maxCost?: number;
@@ -246,20 +271,9 @@ export function costLimitPlugin<TContext extends object>({
           if (!operation) return;
           const weight = weightOf(requestContext, operation);
           if (weight === undefined) return;
-          const { cost, documents } = weight;
-          if (cost > maxCost) {
-            throw new RequestLimitError(
-              "QUERY_TOO_COMPLEX",
-              `The query costs ${cost}, over the limit of ${maxCost}; ask for fewer items with smaller \`first\` values.`,
-            );
-          }
-          if (documents > maxDocuments) {
-            throw new RequestLimitError(
-              "QUERY_TOO_COMPLEX",
-              `The query may make the database examine ${documents} documents, over the limit of ${maxDocuments}; ask for fewer items, windows or representations, or split the query.`,
-            );
-          }
-          const release = await lane.enter(documents);
+          const refused = weightRefusal(weight, { maxCost, maxDocuments });
+          if (refused) throw refused;
+          const release = await lane.enter(weight.documents);
           if (release === undefined) {
             throw new RequestLimitError(
               "REQUEST_TIMEOUT",

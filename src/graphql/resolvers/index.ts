@@ -6,5 +6,17 @@ import { CustomerConnection, CustomerEdge } from "./CustomerConnection";
 import { Mutation } from "./Mutation";
 import { Node } from "./Node";
 import { Query } from "./Query";
+import { NewBuyer, Subscription } from "./Subscription";
 
-export const resolvers: Resolvers = { Query, Mutation, Node, Book, BookConnection, Customer, CustomerConnection, CustomerEdge };
+export const resolvers: Resolvers = {
+  Query,
+  Mutation,
+  Subscription,
+  Node,
+  Book,
+  BookConnection,
+  Customer,
+  CustomerConnection,
+  CustomerEdge,
+  NewBuyer,
+};

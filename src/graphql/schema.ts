@@ -1,0 +1,22 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildSubgraphSchema } from "@apollo/subgraph";
+import { parse } from "graphql";
+import { resolvers } from "./resolvers";
+
+const typeDefs = readFileSync(join(__dirname, "..", "..", "schema.graphql"), "utf8");
+const federationDefs = readFileSync(join(__dirname, "..", "..", "federation.graphql"), "utf8");
+
+/** The resolver map `buildSubgraphSchema` takes, which @apollo/subgraph 2.14 does not export by name. */
+type SubgraphResolvers = Extract<Parameters<typeof buildSubgraphSchema>[0], { resolvers?: unknown; typeDefs: unknown }>["resolvers"];
+
+/**
+ * The API's schema as a Federation 2 subgraph: `schema.graphql` with the entity keys of
+ * `federation.graphql`, and `_service` and `_entities` added, which a router uses and a client alone
+ * never needs. Built once: a schema never changes.
+ */
+export const schema = buildSubgraphSchema({
+  typeDefs: [parse(typeDefs), parse(federationDefs)],
+  // codegen's Resolvers and the subgraph's resolver map describe one object in two vocabularies.
+  resolvers: resolvers as SubgraphResolvers,
+});

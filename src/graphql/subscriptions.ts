@@ -1,0 +1,283 @@
+import { randomUUID } from "node:crypto";
+import type http from "node:http";
+import { performance } from "node:perf_hooks";
+import type { ApolloServerPlugin } from "@apollo/server";
+import {
+  createSourceEventStream,
+  execute,
+  getOperationAST,
+  GraphQLError,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type OperationDefinitionNode,
+} from "graphql";
+import type { SubscribePayload } from "graphql-ws";
+import { useServer } from "graphql-ws/use/ws";
+import type { Logger } from "pino";
+import { WebSocketServer } from "ws";
+import { accessRefusal, operationScopes } from "./access";
+import { identifyCaller, type Principal } from "../auth/principal";
+import type { ConfiguredToken } from "../auth/tokens";
+import type { ApiSettings, SubscriptionSettings } from "../config";
+import type { ErrorCode } from "../error-codes";
+import { ClientError } from "../errors";
+import { createContext, type GraphQLContext, type ServerState } from "./context";
+import { createErrorFormatter } from "./errors";
+import { inputProblem, operationTransportRule } from "./input-checks";
+import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
+import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
+import { schema } from "./schema";
+
+export interface SubscriptionServerOptions {
+  db: GraphQLContext["db"];
+  settings: ApiSettings;
+  limits: SubscriptionSettings;
+  logger: Logger;
+  production: boolean;
+  apiTokens?: readonly ConfiguredToken[];
+  server: ServerState;
+  metrics?: ServerMetrics;
+  /** How long a new connection may take to send `connection_init`; graphql-ws's default, 3 s, unless given. */
+  connectionInitWaitTimeoutMs?: number;
+}
+
+export interface SubscriptionServer {
+  /** For Apollo's plugins: closes every connection (1001, going away) when the server drains, and stops accepting new ones. */
+  plugin: ApolloServerPlugin;
+}
+
+/** What the server knows of one acknowledged connection. */
+interface Connection {
+  id: string;
+  principal: Principal;
+  /** Whether it presented a bearer token; those without count against ANONYMOUS_CONNECTIONS_PER_PROCESS. */
+  token: boolean;
+}
+
+/** WebSocket's own close code for "try again later": graphql-ws clients retry it, with backoff. */
+const TRY_AGAIN_LATER = 1013;
+
+/**
+ * Subscriptions over graphql-ws on the HTTP server's own port and path, as Apollo Server's documentation
+ * sets them up: a connection authenticates once, in `connection_init` (its `authorization` parameter carries
+ * the same bearer token as HTTP's header); every subscription then passes the checks every HTTP operation
+ * passes (depth, aliases, directives, tokens, input, cost, scopes) before anything runs, and the limits on
+ * subscriptions and on connections without a token. Each event is resolved with a context of its own, as
+ * each HTTP request is, so that nothing a loader cached for one event is served for the next.
+ */
+export function serveSubscriptions(httpServer: http.Server, options: SubscriptionServerOptions): SubscriptionServer {
+  const webSocketServer = new WebSocketServer({ server: httpServer, path: "/graphql", maxPayload: BODY_LIMIT_BYTES });
+  const { limits, logger, metrics } = options;
+  const format = formatterFor(options);
+  const checkOperation = operationChecker(options.production);
+  let anonymousConnections = 0;
+  let subscriptions = 0;
+
+  const cleanup = useServer<Record<string, unknown>, { connection?: Connection }>(
+    {
+      connectionInitWaitTimeout: options.connectionInitWaitTimeoutMs,
+      onConnect: (ctx) => {
+        const authorization = authorizationOf(ctx.connectionParams);
+        const principal = identifyCaller(options.apiTokens, authorization);
+        // connection_init is the connection's one chance to authenticate: a token that names no one is refused there (4403),
+        // so that the client learns of it before it subscribes, not from each subscription.
+        if (principal.kind === "unrecognized") return false;
+        const token = authorization !== undefined;
+        if (!token && anonymousConnections >= limits.anonymousConnectionsPerProcess) {
+          ctx.extra.socket.close(TRY_AGAIN_LATER, "Too many connections without a token: try again later, or send one");
+          return false;
+        }
+        if (!token) anonymousConnections += 1;
+        ctx.extra.connection = { id: randomUUID(), principal, token };
+        metrics?.countConnection(token, 1);
+        return true;
+      },
+      onDisconnect: (ctx) => {
+        const connection = ctx.extra.connection;
+        if (!connection) return;
+        if (!connection.token) anonymousConnections -= 1;
+        metrics?.countConnection(connection.token, -1);
+      },
+      onSubscribe: async (ctx, id, payload) => {
+        const connection = ctx.extra.connection!;
+        // graphql-ws has already reserved this id among the connection's operations.
+        if (Object.keys(ctx.subscriptions).length > limits.subscriptionsPerConnection) {
+          return [
+            refusal(
+              "TOO_MANY_SUBSCRIPTIONS",
+              `A connection holds at most ${limits.subscriptionsPerConnection} subscriptions: complete one first.`,
+            ),
+          ];
+        }
+        if (subscriptions >= limits.subscriptionsPerProcess) {
+          return [refusal("TOO_MANY_SUBSCRIPTIONS", "This server holds as many subscriptions as it may: try again later.")];
+        }
+        const checked = checkOperation(payload, connection.principal);
+        if ("errors" in checked) return checked.errors;
+        const unavailable = await options.server.live.unavailable();
+        if (unavailable) return [clientRefusal(unavailable)];
+        subscriptions += 1;
+        return {
+          schema,
+          document: checked.document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: contextFor(options, connection.principal),
+          rootValue: { id, connection, operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION } satisfies SubscriptionStart,
+        };
+      },
+      subscribe: (args) =>
+        eachEvent(args, () => contextFor(options, (args.rootValue as SubscriptionStart).connection.principal), {
+          logger,
+          onEnd: () => (subscriptions -= 1),
+        }),
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => format(error)),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(format) } : undefined),
+    },
+    webSocketServer,
+    limits.subscriptionKeepAliveSeconds * 1000,
+  );
+
+  return {
+    plugin: {
+      async serverWillStart() {
+        return {
+          async drainServer() {
+            await cleanup.dispose();
+          },
+        };
+      },
+    },
+  };
+}
+
+/** What `subscribe` is handed about its subscription, as the root value graphql-ws passes through. */
+interface SubscriptionStart {
+  id: string;
+  connection: Connection;
+  operationName: string;
+}
+
+// express.json's limit on an HTTP body (100kb): a WebSocket message carries the same operation and variables.
+const BODY_LIMIT_BYTES = Number.parseInt(REQUEST_LIMITS.maxBodySize, 10) * 1024;
+
+/** connectionParams as Apollo Client's and urql's docs show them, `{ authorization: "Bearer ..." }`, or with the header's capital. */
+function authorizationOf(params: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const value = params?.["authorization"] ?? params?.["Authorization"];
+  return typeof value === "string" ? value : undefined;
+}
+
+function contextFor(options: SubscriptionServerOptions, principal: Principal): GraphQLContext {
+  return createContext(options.db, options.settings, principal, options.server);
+}
+
+function refusal(code: ErrorCode, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
+}
+
+function clientRefusal(error: ClientError): GraphQLError {
+  return new GraphQLError(error.message, { originalError: error, extensions: { code: error.code, ...error.extensions() } });
+}
+
+/**
+ * The checks every HTTP operation passes, for a subscription: parsed within the token limit, validated
+ * with the same rules (and refused unless it is a subscription), then its input, cost and scopes. The
+ * document, or the errors to answer with, each with its code.
+ */
+function operationChecker(production: boolean) {
+  const rules = [...specifiedRules, ...armorProtection(production).validationRules, operationTransportRule("websocket")];
+  return (
+    payload: SubscribePayload,
+    principal: Principal,
+  ): { document: DocumentNode; operation: OperationDefinitionNode } | { errors: GraphQLError[] } => {
+    let document: DocumentNode;
+    try {
+      document = parse(payload.query, parseOptions);
+    } catch (error) {
+      return { errors: [coded(error as GraphQLError, "GRAPHQL_PARSE_FAILED")] };
+    }
+    const invalid = validate(schema, document, rules);
+    if (invalid.length > 0) return { errors: invalid.map((error) => coded(error, "GRAPHQL_VALIDATION_FAILED", production)) };
+    const operation = getOperationAST(document, payload.operationName);
+    if (!operation) {
+      return { errors: [refusal("OPERATION_RESOLUTION_FAILURE", "No operation to run: name one of the document's operations.")] };
+    }
+    const variables = payload.variables ?? {};
+    const refused =
+      inputProblem(schema, document, operation, variables) ??
+      weightRefusal(operationWeight(schema, document, operation, variables)) ??
+      accessRefusal(principal, operationScopes(schema, document, operation, variables));
+    return refused ? { errors: [refused] } : { document, operation };
+  };
+}
+
+/** A request limit keeps its own code, as over HTTP; any other parse or validation error takes `code`. */
+function coded(error: GraphQLError, code: ErrorCode, production = false): GraphQLError {
+  if (error instanceof RequestLimitError) return error;
+  // As armor's blockFieldSuggestion does over HTTP: "Did you mean ...?" would reveal the schema field by field.
+  const message = production ? error.message.replace(/Did you mean ".+"\?/g, "[Suggestion hidden]").trim() : error.message;
+  return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
+}
+
+/** Errors as HTTP answers show them, with their codes; `http`, which only an HTTP answer uses, is left out. */
+function formatterFor({ logger, production }: SubscriptionServerOptions): (error: GraphQLError) => GraphQLFormattedError {
+  const formatError = createErrorFormatter(logger, production);
+  return (error) => {
+    const { http: _http, ...extensions } = error.extensions ?? {};
+    return formatError({ ...error.toJSON(), extensions }, error);
+  };
+}
+
+/**
+ * graphql-js's `subscribe`, with a fresh context for each event, and the subscription's start and end in
+ * the request log. Ending the iterator (the client completed, or the connection closed) ends the source at
+ * once, even while it waits for an event: an async generator would wait for that event first.
+ */
+async function eachEvent(
+  args: ExecutionArgs,
+  freshContext: () => GraphQLContext,
+  { logger, onEnd }: { logger: Logger; onEnd: () => void },
+): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  const start = args.rootValue as SubscriptionStart;
+  const source = await createSourceEventStream(args);
+  if (!(Symbol.asyncIterator in source)) {
+    onEnd();
+    return source;
+  }
+  const iterator = source[Symbol.asyncIterator]();
+  const started = performance.now();
+  const logged = { subscriptionId: start.id, connectionId: start.connection.id, operationName: start.operationName };
+  logger.info({ ...logged, operationType: "subscription" }, "graphql subscription started");
+  let delivered = 0;
+  let ended = false;
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    onEnd();
+    await iterator.return?.();
+    const durationMs = Math.round(performance.now() - started);
+    logger.info({ ...logged, operationType: "subscription", durationMs, events: delivered }, "graphql subscription ended");
+  };
+  const events: AsyncIterableIterator<ExecutionResult> = {
+    async next() {
+      const event = await iterator.next();
+      if (event.done) {
+        await end();
+        return { value: undefined, done: true };
+      }
+      delivered += 1;
+      return { value: await execute({ ...args, rootValue: event.value, contextValue: freshContext() }), done: false };
+    },
+    async return() {
+      await end();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]: () => events,
+  };
+  return events;
+}

@@ -1,0 +1,481 @@
+import DataLoader from "dataloader";
+import type { Db } from "mongodb";
+import type { Logger } from "pino";
+import { helloOf, offersTransactions } from "../../db/topology";
+import { retrieveBuyersWindow, type Buyer } from "../book-buyers";
+import { bookIdKey, formatBookId } from "../book-ids";
+import { checkWindowSize, foundBook, WITHOUT_BUYERS } from "../books";
+import { salesCollection, type BookId, type BookWithoutBuyers } from "../documents";
+import { InvalidInputError } from "../errors";
+import { createSalesLoaders } from "../loaders";
+import { retrieveLargestBooks } from "../stats";
+import { ChangeFeed, ChangeStreamsUnavailableError, type ChangeFeedTiming, type FiguresChange, type RestartReason } from "./change-feed";
+import { BoundedQueue, LatestByKey, type SubscriberQueue } from "./queues";
+
+/** The subscription fields, as /metrics labels them. */
+export type LiveField = "bookSales" | "bestsellers" | "newBuyers";
+
+/** A value for a subscriber, with when the write it shows was applied (none for a value read at the subscription's start). */
+export interface LiveEvent<T> {
+  value: T;
+  writtenAt?: Date | undefined;
+}
+
+/** One new buyer of a book, with how many buyers just before it the subscriber did not get. */
+export interface NewBuyerEvent {
+  buyer: Buyer;
+  missedBefore: number;
+  /** The book's count once this purchase was counted. */
+  purchaseCount: number;
+  writtenAt?: Date | undefined;
+}
+
+export interface LiveSalesObservers {
+  /** A subscription started (`open` 1) or ended (-1). */
+  onSubscription(field: LiveField, open: 1 | -1): void;
+  /** One value handed to a subscriber's socket; `lagSeconds` from its write to now, when it shows a write. */
+  onDelivered(field: LiveField, lagSeconds: number | undefined): void;
+  /** Values replaced by a later one before the subscriber took them, or buyers dropped from a full queue. */
+  onConflated(field: LiveField, count: number): void;
+  onRestart(reason: RestartReason): void;
+}
+
+/** What a server's live sales report to, and how its change stream retries; by default nothing is reported. */
+export interface LiveSalesOptions {
+  observers?: LiveSalesObservers;
+  logger?: Pick<Logger, "info" | "warn">;
+  timing?: ChangeFeedTiming;
+}
+
+const UNOBSERVED: LiveSalesObservers = { onSubscription: () => {}, onDelivered: () => {}, onConflated: () => {}, onRestart: () => {} };
+const UNLOGGED: Pick<Logger, "info" | "warn"> = { info: () => {}, warn: () => {} };
+
+/** The most books one `bookSales` subscription names: a window's worth. */
+export const MAX_LIVE_BOOKS = 100;
+/** The most buyers a subscriber's queue holds; past it, the oldest are dropped and counted in `missedBefore`. */
+export const BUYER_QUEUE_CAPACITY = 100;
+/** The most buyers read to catch a book's subscribers up at once; older ones are counted as missed instead. */
+const MAX_CATCH_UP = 1_000;
+/** How long a failed read of new buyers waits before it is tried again (the database is away, or a failover is under way). */
+const CATCH_UP_RETRY_MS = 1_000;
+
+type BookListener = (change: FiguresChange) => void;
+
+/**
+ * Live sales for one process: one change stream (`ChangeFeed`) fanned out in memory by book to every
+ * subscriber. A subscriber's first value is read from the database once the stream is open, so no
+ * change falls between the two; counts only grow, so a change older than what was read is ignored.
+ */
+export class LiveSales {
+  private readonly feed: ChangeFeed;
+  /** Each watched book's id and the listeners of its changes, by `bookIdKey`. */
+  private readonly watched = new Map<string, { id: BookId; listeners: Set<BookListener> }>();
+  private readonly bestsellers = new Map<number, BestsellerList>();
+  private readonly buyerFeeds = new Map<string, BuyerFeed>();
+  private readonly observers: LiveSalesObservers;
+  private readonly logger: Pick<Logger, "info" | "warn">;
+
+  constructor(
+    private readonly db: Db,
+    { observers = UNOBSERVED, logger = UNLOGGED, timing }: LiveSalesOptions = {},
+  ) {
+    this.observers = observers;
+    this.logger = logger;
+    this.feed = new ChangeFeed(
+      salesCollection(db),
+      {
+        onChange: (change) => this.dispatch(change),
+        onHistoryLost: () => void this.refreshAll(),
+        onRestart: (reason, error) => {
+          this.observers.onRestart(reason);
+          this.logger.warn({ err: error, reason }, "change stream on sales opened again");
+        },
+      },
+      timing,
+    );
+  }
+
+  /** Why no subscription can be served here (the deployment is a standalone, which has no change streams), or undefined when they can. */
+  async unavailable(): Promise<ChangeStreamsUnavailableError | undefined> {
+    // Change streams, as transactions, need a replica set or a mongos.
+    if (offersTransactions(await helloOf(this.db))) return undefined;
+    return new ChangeStreamsUnavailableError("this MongoDB is a standalone server");
+  }
+
+  /** Opens the change stream, or refuses when the deployment has none. */
+  private async started(): Promise<void> {
+    const unavailable = await this.unavailable();
+    if (unavailable) throw unavailable;
+    await this.feed.start();
+  }
+
+  /** The books named, as they stand, then again after each change of their figures; the latest only, per book. */
+  async bookSales(ids: readonly BookId[]): Promise<SubscriberQueue<LiveEvent<BookWithoutBuyers>>> {
+    const keys = new Map(ids.map((id) => [bookIdKey(id), id]));
+    if (keys.size > MAX_LIVE_BOOKS) throw new InvalidInputError(`ids takes at most ${MAX_LIVE_BOOKS} books, got ${keys.size}.`, "ids");
+    await this.started();
+    const current = new Map<string, BookWithoutBuyers>();
+    const early = new Map<string, FiguresChange>();
+    const queue = new LatestByKey<LiveEvent<BookWithoutBuyers>>(
+      () => keys.forEach((id) => this.unlisten(id, listener)),
+      () => this.observers.onConflated("bookSales", 1),
+    );
+    const listener: BookListener = (change) => {
+      const key = bookIdKey(change.bookId);
+      const book = current.get(key);
+      // A change that arrives while the books are read is applied to what the read finds.
+      if (!book) return void early.set(key, mergedChange(early.get(key), change));
+      const changed = withFigures(book, change);
+      if (changed === book) return;
+      current.set(key, changed);
+      queue.put(key, { value: changed, writtenAt: change.writtenAt });
+    };
+    keys.forEach((id) => this.listen(id, listener));
+    try {
+      const books = await this.readBooks([...keys.values()]);
+      for (const [key, id] of keys) {
+        const book = foundBook(books.get(key) ?? null, id);
+        const changed = early.get(key);
+        const start = changed ? withFigures(book, changed) : book;
+        current.set(key, start);
+        queue.put(key, { value: start });
+      }
+    } catch (error) {
+      void queue.return();
+      throw error;
+    }
+    return this.observed("bookSales", queue);
+  }
+
+  /** The `top` books with the most purchases, as they stand, then again whenever a purchase changes the list. */
+  async bestsellerList(top: number): Promise<SubscriberQueue<LiveEvent<BookWithoutBuyers[]>>> {
+    checkWindowSize(top, "top");
+    await this.started();
+    let list = this.bestsellers.get(top);
+    if (!list) {
+      list = new BestsellerList(top, () => retrieveLargestBooks<BookWithoutBuyers>(this.db, top, WITHOUT_BUYERS), this.logger);
+      this.bestsellers.set(top, list);
+    }
+    const watched = list;
+    const queue = new LatestByKey<LiveEvent<BookWithoutBuyers[]>>(
+      () => {
+        watched.subscribers.delete(queue);
+        if (watched.subscribers.size === 0) this.bestsellers.delete(top);
+      },
+      () => this.observers.onConflated("bestsellers", 1),
+    );
+    watched.subscribers.add(queue);
+    try {
+      queue.put("list", { value: await watched.current() });
+    } catch (error) {
+      void queue.return();
+      throw error;
+    }
+    return this.observed("bestsellers", queue);
+  }
+
+  /** Each buyer of the book from now on, in purchase order, each once, or counted as missed. */
+  async newBuyers(bookId: BookId): Promise<SubscriberQueue<NewBuyerEvent>> {
+    await this.started();
+    const key = bookIdKey(bookId);
+    let feed = this.buyerFeeds.get(key);
+    const queue = new BoundedQueue<NewBuyerEvent>(
+      () => {
+        feed?.subscribers.delete(queue);
+        if (feed?.subscribers.size === 0) {
+          feed.end();
+          this.buyerFeeds.delete(key);
+          this.unlisten(bookId, feed.listener);
+        }
+      },
+      BUYER_QUEUE_CAPACITY,
+      (count) => this.observers.onConflated("newBuyers", count),
+    );
+    try {
+      const book = foundBook((await this.readBooks([bookId])).get(key) ?? null, bookId);
+      feed = this.buyerFeeds.get(key);
+      if (!feed) {
+        feed = new BuyerFeed(bookId, book.purchase_count, (after, first) => this.readBuyers(bookId, after, first), this.logger);
+        this.buyerFeeds.set(key, feed);
+        this.listen(bookId, feed.listener);
+      }
+      feed.subscribers.add(queue);
+      // A count read after the feed's own takes the buyers in between as before this subscriber's start.
+      feed.startAt(queue, book.purchase_count);
+    } catch (error) {
+      void queue.return();
+      throw error;
+    }
+    return this.observed("newBuyers", queue);
+  }
+
+  async stop(): Promise<void> {
+    await this.feed.stop();
+  }
+
+  private listen(id: BookId, listener: BookListener): void {
+    const key = bookIdKey(id);
+    let book = this.watched.get(key);
+    if (!book) this.watched.set(key, (book = { id, listeners: new Set() }));
+    book.listeners.add(listener);
+  }
+
+  private unlisten(id: BookId, listener: BookListener): void {
+    const key = bookIdKey(id);
+    const book = this.watched.get(key);
+    book?.listeners.delete(listener);
+    if (book?.listeners.size === 0) this.watched.delete(key);
+  }
+
+  private dispatch(change: FiguresChange): void {
+    const book = this.watched.get(bookIdKey(change.bookId));
+    if (book) for (const listener of book.listeners) listener(change);
+    if (change.purchaseCount !== undefined) for (const list of this.bestsellers.values()) list.consider(change);
+  }
+
+  /**
+   * After the change stream lost its place: every book someone watches is read again (one query) and sent
+   * as if it had changed, and every bestseller list is read again.
+   */
+  private async refreshAll(): Promise<void> {
+    const ids = [...this.watched.values()].map(({ id }) => id);
+    this.logger.warn({ books: ids.length }, "change stream history lost: started from now, and sent every watched book's current figures");
+    try {
+      const books = await this.readBooks(ids);
+      for (const book of books.values())
+        this.dispatch({ bookId: book._id, purchaseCount: book.purchase_count, hasExtras: book.has_extras, writtenAt: undefined });
+      for (const list of this.bestsellers.values()) list.refresh(undefined);
+    } catch (error) {
+      this.logger.warn({ err: error }, "reading the watched books again after history was lost failed; they update on their next purchase");
+    }
+  }
+
+  /**
+   * The books as they stand, by `bookIdKey`. Subscriptions starting together share one query per tick (a
+   * thousand clients reconnecting at once send a few queries, not a thousand that would queue for the pool);
+   * nothing is cached, since each must see the books as they are now.
+   */
+  private async readBooks(ids: readonly BookId[]): Promise<Map<string, BookWithoutBuyers>> {
+    const books = await Promise.all(ids.map((id) => this.bookReads.load(id)));
+    return new Map(books.filter((book) => book !== null).map((book) => [bookIdKey(book._id), book]));
+  }
+
+  private readonly bookReads = new DataLoader<BookId, BookWithoutBuyers | null, string>(
+    async (ids) => {
+      const found = await salesCollection(this.db)
+        .find<BookWithoutBuyers>({ _id: { $in: [...ids] } }, { projection: WITHOUT_BUYERS })
+        .toArray();
+      const byKey = new Map(found.map((book) => [bookIdKey(book._id), book]));
+      return ids.map((id) => byKey.get(bookIdKey(id)) ?? null);
+    },
+    { cache: false, cacheKeyFn: bookIdKey, maxBatchSize: MAX_LIVE_BOOKS * 10 },
+  );
+
+  /** Buyers after position `after` (exclusive; -1 for the first), at most `first`, through the same reads as `customersPurchased`. */
+  private async readBuyers(bookId: BookId, after: number, first: number): Promise<Buyer[]> {
+    // Fresh loaders for each read: a loader caches what it read, and these buyers are new each time.
+    const loaders = createSalesLoaders(this.db);
+    const book = foundBook(await loaders.book.load(bookId), bookId);
+    const window = await retrieveBuyersWindow((slice) => loaders.extraSalesWindow.load(slice), book, {
+      after: after < 0 ? null : after,
+      before: null,
+      first,
+    });
+    return window.buyers;
+  }
+
+  /** The queue, reporting each value it hands on to /metrics, with its lag from the write. */
+  private observed<T extends { writtenAt?: Date | undefined }>(field: LiveField, queue: SubscriberQueue<T>): SubscriberQueue<T> {
+    const { observers } = this;
+    observers.onSubscription(field, 1);
+    let open = true;
+    const end = () => {
+      if (open) observers.onSubscription(field, -1);
+      open = false;
+    };
+    return {
+      async next() {
+        const result = await queue.next();
+        if (!result.done) {
+          const writtenAt = result.value.writtenAt;
+          observers.onDelivered(field, writtenAt ? Math.max(0, (Date.now() - writtenAt.getTime()) / 1000) : undefined);
+        }
+        return result;
+      },
+      return: () => {
+        end();
+        return queue.return();
+      },
+      fail: (error) => {
+        end();
+        queue.fail(error);
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+}
+
+/** `book` with the change's figures where they are newer: counts only grow, and the flag is never unset. */
+function withFigures<T extends BookWithoutBuyers>(book: T, change: FiguresChange): T {
+  const count =
+    change.purchaseCount !== undefined && change.purchaseCount > book.purchase_count ? change.purchaseCount : book.purchase_count;
+  const flagged = book.has_extras || change.hasExtras === true;
+  return count === book.purchase_count && flagged === book.has_extras ? book : { ...book, purchase_count: count, has_extras: flagged };
+}
+
+function mergedChange(earlier: FiguresChange | undefined, later: FiguresChange): FiguresChange {
+  if (!earlier) return later;
+  return {
+    bookId: later.bookId,
+    purchaseCount: Math.max(earlier.purchaseCount ?? 0, later.purchaseCount ?? 0),
+    hasExtras: earlier.hasExtras === true || later.hasExtras === true,
+    writtenAt: later.writtenAt,
+  };
+}
+
+/** One `top` of the bestsellers, shared by its subscribers: read from the index only when a purchase may change it. */
+class BestsellerList {
+  readonly subscribers = new Set<LatestByKey<LiveEvent<BookWithoutBuyers[]>>>();
+  private books: Promise<BookWithoutBuyers[]> | undefined;
+  private reading = false;
+  /** Set while a read runs and a change came that it may not show: read once more after it, for this write. */
+  private readAgain: { writtenAt: Date | undefined } | undefined;
+
+  constructor(
+    private readonly top: number,
+    private readonly read: () => Promise<BookWithoutBuyers[]>,
+    private readonly logger: Pick<Logger, "warn">,
+  ) {}
+
+  current(): Promise<BookWithoutBuyers[]> {
+    this.books ??= this.read().catch((error: unknown) => {
+      this.books = undefined;
+      throw error;
+    });
+    return this.books;
+  }
+
+  /** Reads the list again when the purchase is of a book on it, or brings a book to its last place. */
+  consider(change: FiguresChange): void {
+    void this.current().then(
+      (books) => {
+        const last = books.at(-1);
+        const onList = books.some((book) => bookIdKey(book._id) === bookIdKey(change.bookId));
+        if (books.length < this.top || onList || (last && (change.purchaseCount ?? 0) >= last.purchase_count)) this.refresh(change);
+      },
+      () => {},
+    );
+  }
+
+  /** One read at a time; changes during it make one more read after it. */
+  refresh(change: { writtenAt: Date | undefined } | undefined): void {
+    if (this.reading) {
+      this.readAgain = change ?? this.readAgain ?? { writtenAt: undefined };
+      return;
+    }
+    this.reading = true;
+    void this.readAndPublish(change).finally(() => {
+      this.reading = false;
+      const again = this.readAgain;
+      this.readAgain = undefined;
+      if (again) this.refresh(again);
+    });
+  }
+
+  private async readAndPublish(change: { writtenAt: Date | undefined } | undefined): Promise<void> {
+    try {
+      const [before, after] = await Promise.all([this.current(), this.read()]);
+      this.books = Promise.resolve(after);
+      if (sameList(before, after)) return;
+      for (const subscriber of this.subscribers) subscriber.put("list", { value: after, writtenAt: change?.writtenAt });
+    } catch (error) {
+      this.logger.warn(
+        { err: error, top: this.top },
+        "reading the bestsellers after a purchase failed; the list updates on the next purchase",
+      );
+    }
+  }
+}
+
+function sameList(before: readonly BookWithoutBuyers[], after: readonly BookWithoutBuyers[]): boolean {
+  return (
+    before.length === after.length &&
+    before.every(
+      (book, index) => bookIdKey(book._id) === bookIdKey(after[index]!._id) && book.purchase_count === after[index]!.purchase_count,
+    )
+  );
+}
+
+/**
+ * One book's new buyers, shared by its subscribers: each change of the count reads the buyers between the
+ * last count and the new one (the count never leads the stored buyers, so they are all there), one read
+ * at a time, and hands them in order to every subscriber whose start they follow.
+ */
+class BuyerFeed {
+  readonly subscribers = new Set<BoundedQueue<NewBuyerEvent>>();
+  private readonly starts = new WeakMap<BoundedQueue<NewBuyerEvent>, number>();
+  private target: { count: number; writtenAt: Date | undefined };
+  private reading = false;
+  private retry: NodeJS.Timeout | undefined;
+  readonly listener: BookListener = (change) => {
+    if (change.purchaseCount === undefined || change.purchaseCount <= this.target.count) return;
+    this.target = { count: change.purchaseCount, writtenAt: change.writtenAt };
+    void this.catchUp();
+  };
+
+  constructor(
+    readonly bookId: BookId,
+    /** Buyers before this position have been handed on, or predate every subscriber. */
+    private position: number,
+    private readonly read: (after: number, first: number) => Promise<Buyer[]>,
+    private readonly logger: Pick<Logger, "warn">,
+  ) {
+    this.target = { count: position, writtenAt: undefined };
+  }
+
+  /** The subscriber gets the buyers from position `count` on. */
+  startAt(queue: BoundedQueue<NewBuyerEvent>, count: number): void {
+    this.starts.set(queue, count);
+    if (count > this.target.count) this.listener({ bookId: this.bookId, purchaseCount: count, writtenAt: undefined });
+  }
+
+  private async catchUp(): Promise<void> {
+    if (this.reading) return;
+    clearTimeout(this.retry);
+    this.reading = true;
+    try {
+      while (this.position < this.target.count) {
+        const { count, writtenAt } = this.target;
+        const skipped = Math.max(0, count - this.position - MAX_CATCH_UP);
+        if (skipped > 0) this.miss(skipped);
+        const buyers = await this.read(this.position - 1, Math.min(count - this.position, BUYER_QUEUE_CAPACITY));
+        if (buyers.length === 0) break;
+        for (const buyer of buyers) this.handOn(buyer, writtenAt);
+        this.position = buyers.at(-1)!.position + 1;
+      }
+    } catch (error) {
+      this.logger.warn({ err: error, bookId: formatBookId(this.bookId) }, "reading a book's new buyers failed; trying again shortly");
+      this.retry = setTimeout(() => void this.catchUp(), CATCH_UP_RETRY_MS);
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  /** Stops retrying a failed read: the last subscriber has gone. */
+  end(): void {
+    clearTimeout(this.retry);
+  }
+
+  private miss(count: number): void {
+    for (const subscriber of this.subscribers) subscriber.miss(count);
+    this.position += count;
+  }
+
+  private handOn(buyer: Buyer, writtenAt: Date | undefined): void {
+    // Positions count from 0: the purchase at position p is the book's (p + 1)th.
+    const event = { buyer, missedBefore: 0, purchaseCount: buyer.position + 1, writtenAt };
+    for (const subscriber of this.subscribers) if (buyer.position >= (this.starts.get(subscriber) ?? 0)) subscriber.put(event);
+  }
+}
