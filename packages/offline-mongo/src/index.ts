@@ -1,5 +1,5 @@
 import { OfflineServer, type IndexKeysWritten } from "./server";
-import { DEFAULT_TTL_MONITOR_INTERVAL_MS } from "./ttl";
+import { DEFAULT_TTL_MONITOR_INTERVAL_MS } from "./query-engine/ttl";
 
 export type { IndexKeysWritten } from "./server";
 export { OFFLINE_SERVER_VERSION } from "./version";

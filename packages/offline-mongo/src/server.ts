@@ -1,18 +1,18 @@
 import { EJSON, type Document } from "bson";
 import net from "node:net";
-import { traitsOf } from "./command-table";
+import { traitsOf } from "./commands/command-table";
 import { aliasesOf, runCommand } from "./commands";
 import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
-import { ChangeLog, DEFAULT_OPLOG_SIZE_BYTES } from "./change-log";
-import { AwaitingData, CursorRegistry } from "./cursors";
+import { ChangeLog, DEFAULT_OPLOG_SIZE_BYTES } from "./change-streams/change-log";
+import { AwaitingData, CursorRegistry } from "./query-engine/cursors";
 import { MongoCommandError } from "./errors";
-import { ClosedByFailPoint, FailPoints, type CommandCall, type Interference } from "./fail-points";
+import { ClosedByFailPoint, FailPoints, type CommandCall, type Interference } from "./commands/fail-points";
 import { ShardingSimulation, type ShardingOptions } from "./sharding/simulation";
-import { HeldByTransaction, Transactions } from "./transactions";
-import { sweepExpiredDocuments } from "./ttl";
-import { isDocument } from "./values";
-import { decodeRequest, encodeMsg, encodeReply, MessageFrames, WireProtocolError, type Request } from "./wire";
+import { HeldByTransaction, Transactions } from "./sessions/transactions";
+import { sweepExpiredDocuments } from "./query-engine/ttl";
+import { isDocument } from "./values/values";
+import { decodeRequest, encodeMsg, encodeReply, MessageFrames, WireProtocolError, type Request } from "./wire/messages";
 
 export interface ServerConfig {
   readonly host: string;

@@ -1,12 +1,12 @@
 import type { Document } from "bson";
-import { ChangeStreamSource, checkFollowingStages, parseStreamOptions, scopeOf } from "../change-streams";
-import { arraySource, type ResultSource } from "../cursors";
-import { Aggregator, PIPELINE_STAGES } from "../mingo";
-import { unavailableStage } from "../pipeline-stages";
+import { ChangeStreamSource, checkFollowingStages, parseStreamOptions, scopeOf } from "../change-streams/streams";
+import { arraySource, type ResultSource } from "../query-engine/cursors";
+import { Aggregator, PIPELINE_STAGES } from "../language/mingo";
+import { unavailableStage } from "../language/pipeline-stages";
 import { MongoCommandError, notSupported } from "../errors";
-import type { QueryExecution } from "../planner";
-import { mingoOptions, rejectScripts, translateMingoErrors } from "../query";
-import type { Collection, StoredDocument } from "../storage";
+import type { QueryExecution } from "../query-engine/planner";
+import { mingoOptions, rejectScripts, translateMingoErrors } from "../language/query";
+import type { Collection, StoredDocument } from "../query-engine/storage";
 import {
   assertComparable,
   defaultTyped,
@@ -17,7 +17,7 @@ import {
   retype,
   toNumber,
   toPlain,
-} from "../values";
+} from "../values/values";
 import { collectionName, namespace, refuseOptions } from "./common";
 import { readCountArguments } from "./pipeline-arguments";
 import type { CommandContext, CommandDefinition } from "./context";

@@ -1,9 +1,9 @@
 import type { Document } from "bson";
 import type { CollectionResolver } from "mingo/types";
 import { MongoCommandError, TransientTransactionError, unsupportedOption } from "../errors";
-import { sameKeyPattern, type Index } from "../indexes";
-import type { Collection } from "../storage";
-import { isDocument, isTruthy, stringArg } from "../values";
+import { sameKeyPattern, type Index } from "../query-engine/indexes";
+import type { Collection } from "../query-engine/storage";
+import { isDocument, isTruthy, stringArg } from "../values/values";
 import type { CommandContext } from "./context";
 
 /** The collection a command names in its first field (`{find: "books"}`). */

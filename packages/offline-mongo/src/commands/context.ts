@@ -1,9 +1,9 @@
 import type { Document } from "bson";
-import type { CommandName } from "../command-table";
-import type { CursorRegistry } from "../cursors";
-import type { FailPoints } from "../fail-points";
-import type { Storage } from "../storage";
-import type { Transactions } from "../transactions";
+import type { CommandName } from "./command-table";
+import type { CursorRegistry } from "../query-engine/cursors";
+import type { FailPoints } from "./fail-points";
+import type { Storage } from "../query-engine/storage";
+import type { Transactions } from "../sessions/transactions";
 
 /** mongod's runtime server parameters this server implements (`setParameter`/`getParameter`). */
 export interface ServerParameters {

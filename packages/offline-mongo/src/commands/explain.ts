@@ -1,9 +1,9 @@
 import type { Document } from "bson";
 import { MongoCommandError, notSupported } from "../errors";
-import type { QueryExecution } from "../planner";
-import { explainExecution, explainPlanner, total, type Stage } from "../stages";
+import type { QueryExecution } from "../query-engine/planner";
+import { explainExecution, explainPlanner, total, type Stage } from "../query-engine/stages";
 import { OFFLINE_SERVER_VERSION } from "../version";
-import { documentArg } from "../values";
+import { documentArg } from "../values/values";
 import { AGGREGATE_FIELDS, planAggregate } from "./aggregate";
 import { collectionName, namespace } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";

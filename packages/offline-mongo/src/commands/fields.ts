@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { MongoCommandError, unsupportedOption } from "../errors";
-import { isDocument } from "../values";
+import { isDocument } from "../values/values";
 
 /**
  * Fields the driver may put on any command. Sessions, cluster time, read preference, API version,

@@ -1,9 +1,9 @@
 import { Int32, ObjectId, type Document } from "bson";
-import type { CommandName } from "../command-table";
+import type { CommandName } from "./command-table";
 import { unsupportedOption } from "../errors";
-import { MAX_BSON_SIZE } from "../storage";
+import { MAX_BSON_SIZE } from "../query-engine/storage";
 import { OFFLINE_SERVER_VERSION, VERSION_ARRAY } from "../version";
-import { isDocument, isTruthy } from "../values";
+import { isDocument, isTruthy } from "../values/values";
 import type { CommandContext, CommandDefinition, ReplicaSetMember } from "./context";
 
 export const MAX_MESSAGE_SIZE = 48_000_000;

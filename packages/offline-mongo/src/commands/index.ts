@@ -1,10 +1,10 @@
 import type { Document } from "bson";
-import { COMMAND_TABLE, type CommandTraits } from "../command-table";
-import { AwaitingData } from "../cursors";
+import { COMMAND_TABLE, type CommandTraits } from "./command-table";
+import { AwaitingData } from "../query-engine/cursors";
 import { MongoCommandError, noSuchCommand } from "../errors";
-import { ClosedByFailPoint } from "../fail-points";
-import { HeldByTransaction } from "../transactions";
-import { checkWriteConcern, writeConcernErrorOf } from "../write-concern";
+import { ClosedByFailPoint } from "./fail-points";
+import { HeldByTransaction } from "../sessions/transactions";
+import { checkWriteConcern, writeConcernErrorOf } from "../sessions/write-concern";
 import { aggregateCommands } from "./aggregate";
 import type { CommandContext, CommandDefinition } from "./context";
 import { explainCommands } from "./explain";

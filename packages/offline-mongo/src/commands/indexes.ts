@@ -1,9 +1,9 @@
 import type { Document } from "bson";
-import { arraySource } from "../cursors";
+import { arraySource } from "../query-engine/cursors";
 import { MongoCommandError } from "../errors";
-import { describeIndex, parseIndexSpec, sameKeyPattern, type IndexSpec } from "../indexes";
-import type { Collection } from "../storage";
-import { formatDocument, isDocument } from "../values";
+import { describeIndex, parseIndexSpec, sameKeyPattern, type IndexSpec } from "../query-engine/indexes";
+import type { Collection } from "../query-engine/storage";
+import { formatDocument, isDocument } from "../values/values";
 import { collectionName, documentList, namespace } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";
 

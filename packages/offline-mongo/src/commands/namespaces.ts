@@ -1,10 +1,10 @@
 import type { Document } from "bson";
-import { arraySource } from "../cursors";
-import { Query } from "../mingo";
-import { mingoOptions, translateMingoErrors } from "../query";
+import { arraySource } from "../query-engine/cursors";
+import { Query } from "../language/mingo";
+import { mingoOptions, translateMingoErrors } from "../language/query";
 import { MongoCommandError, notSupported } from "../errors";
-import { validateCollectionName } from "../storage";
-import { documentArg, isTruthy, stringArg, toPlain } from "../values";
+import { validateCollectionName } from "../query-engine/storage";
+import { documentArg, isTruthy, stringArg, toPlain } from "../values/values";
 import { collectionName, refuseFlags, refuseOptions } from "./common";
 import type { CommandDefinition } from "./context";
 import { requireAdmin } from "./parameters";

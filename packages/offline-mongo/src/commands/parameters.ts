@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { MongoCommandError, notSupported } from "../errors";
-import { isNumeric, isTruthy } from "../values";
+import { isNumeric, isTruthy } from "../values/values";
 import type { CommandContext, CommandDefinition, ServerParameters } from "./context";
 import { isGenericField } from "./fields";
 

@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
-import { bsonTypeName, isDocument, isNumeric, toNumber } from "../values";
+import { bsonTypeName, isDocument, isNumeric, toNumber } from "../values/values";
 
 const LONG_LIMIT = 2 ** 63;
 

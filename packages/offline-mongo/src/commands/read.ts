@@ -1,13 +1,13 @@
 import { Long, type Document } from "bson";
-import { DEFAULT_AWAIT_DATA_MS, DEFAULT_FIRST_BATCH, type ResultSource } from "../cursors";
+import { DEFAULT_AWAIT_DATA_MS, DEFAULT_FIRST_BATCH, type ResultSource } from "../query-engine/cursors";
 import { MongoCommandError } from "../errors";
-import { valuesAtPath } from "../paths";
-import { compileProjection } from "../projection";
-import { planQuery, refusesTableScan, type QueryExecution } from "../planner";
-import { Count } from "../stages";
-import { compileFilter, parseSort } from "../query";
-import type { StoredDocument } from "../storage";
-import { compareValues } from "../compare";
+import { valuesAtPath } from "../values/paths";
+import { compileProjection } from "../language/projection";
+import { planQuery, refusesTableScan, type QueryExecution } from "../query-engine/planner";
+import { Count } from "../query-engine/stages";
+import { compileFilter, parseSort } from "../language/query";
+import type { StoredDocument } from "../query-engine/storage";
+import { compareValues } from "../values/compare";
 import {
   assertComparable,
   canonicalKey,
@@ -19,7 +19,7 @@ import {
   stringArg,
   toNumber,
   toPlain,
-} from "../values";
+} from "../values/values";
 import { resolveHint, collectionName, collectionResolver, namespace, refuseFlags, refuseOptions } from "./common";
 import type { CommandContext, CommandDefinition } from "./context";
 

@@ -1,6 +1,6 @@
 import { noSuchCommand, notSupported } from "../errors";
-import type { FailPoints } from "../fail-points";
-import { isNumeric, toNumber } from "../values";
+import type { FailPoints } from "./fail-points";
+import { isNumeric, toNumber } from "../values/values";
 import type { CommandContext, CommandDefinition } from "./context";
 import { requireAdmin } from "./parameters";
 

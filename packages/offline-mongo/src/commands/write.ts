@@ -1,9 +1,9 @@
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
-import { updateRecord, upsertRecord } from "../modify";
-import { compileProjection } from "../projection";
-import { parseUpdate } from "../updates";
-import { documentArg, isNumeric, isTruthy, toNumber } from "../values";
+import { updateRecord, upsertRecord } from "../language/modify";
+import { compileProjection } from "../language/projection";
+import { parseUpdate } from "../language/updates";
+import { documentArg, isNumeric, isTruthy, toNumber } from "../values/values";
 import { collectionName, documentList, isRetryableWrite, refuseOptions, runWriteBatch, withWriteErrors } from "./common";
 import type { CommandDefinition } from "./context";
 import { select } from "./read";

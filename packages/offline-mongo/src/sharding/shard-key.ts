@@ -1,8 +1,8 @@
 import type { Document } from "bson";
 import { createHash } from "node:crypto";
 import { MongoCommandError } from "../errors";
-import { valueAt } from "../paths";
-import { canonicalKey, formatDocument, isDocument, isNumeric, toNumber } from "../values";
+import { valueAt } from "../values/paths";
+import { canonicalKey, formatDocument, isDocument, isNumeric, toNumber } from "../values/values";
 
 /** One sharded collection's key: its fields in order, and whether the first is hashed. */
 export interface ShardKey {

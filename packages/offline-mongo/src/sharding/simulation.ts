@@ -1,7 +1,7 @@
 import type { Document } from "bson";
 import { MongoCommandError } from "../errors";
-import type { Storage } from "../storage";
-import { formatDocument, isDocument, isNumeric, toNumber } from "../values";
+import type { Storage } from "../query-engine/storage";
+import { formatDocument, isDocument, isNumeric, toNumber } from "../values/values";
 import {
   allShards,
   isExactIdQuery,

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { isDocument } from "../values";
+import { isDocument } from "../values/values";
 import type { Targets } from "./shard-key";
 
 /** Commands of one name on one namespace that reached the same number of shards. */

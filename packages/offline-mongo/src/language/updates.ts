@@ -1,7 +1,7 @@
 import { BSONRegExp, Decimal128, Double, Int32, Long, type Document } from "bson";
 import { update as mingoUpdate } from "mingo/updater";
-import { MongoCommandError, notSupported } from "./errors";
-import { valueAt } from "./paths";
+import { MongoCommandError, notSupported } from "../errors";
+import { valueAt } from "../values/paths";
 import { Aggregator } from "./mingo";
 import { mingoOptions, translateMingoErrors, type CompiledFilter } from "./query";
 import { compileArrayFilters, expandPath, patternMatches, resolvePositional } from "./update-paths";
@@ -22,7 +22,7 @@ import {
   toNumber,
   toPlain,
   type TypedNumber,
-} from "./values";
+} from "../values/values";
 
 export type UpdateSpec =
   | { readonly kind: "replacement"; readonly doc: Document }

@@ -1,8 +1,8 @@
 import type { Document } from "bson";
 import { ALL_VALUES, indexablePredicates, intersect, isAllValues, isPoint, type FieldBounds, type IndexablePredicates } from "./bounds";
-import { MongoCommandError } from "./errors";
+import { MongoCommandError } from "../errors";
 import type { Index } from "./indexes";
-import type { SortSpec } from "./query";
+import type { SortSpec } from "../language/query";
 import { compareKeyValues } from "./keys";
 import {
   CollectionScan,
@@ -23,7 +23,7 @@ import {
   type WorkResult,
 } from "./stages";
 import type { Collection, StoredDocument } from "./storage";
-import { isDocument } from "./values";
+import { isDocument } from "../values/values";
 
 /** A read as the planner sees it: the typed filter, its compiled test, sort, skip, limit and hint. */
 export interface QueryRequest {

@@ -1,7 +1,7 @@
 import { Int32, type Document } from "bson";
-import { codeNameOf, MongoCommandError, notSupported } from "./errors";
+import { codeNameOf, MongoCommandError, notSupported } from "../errors";
 import { traitsOf } from "./command-table";
-import { isDocument, isNumeric, toNumber } from "./values";
+import { isDocument, isNumeric, toNumber } from "../values/values";
 
 /** A client's command as `failCommand` sees it. */
 export interface CommandCall {

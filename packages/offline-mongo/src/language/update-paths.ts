@@ -1,7 +1,7 @@
 import type { Document } from "bson";
-import { MongoCommandError } from "./errors";
+import { MongoCommandError } from "../errors";
 import { compileFilter, type CompiledFilter } from "./query";
-import { formatValue, isDocument, toPlain } from "./values";
+import { formatValue, isDocument, toPlain } from "../values/values";
 
 /** A path segment that stands for array elements: `$[]` or `$[identifier]`. */
 export function isAllPositional(segment: string): boolean {

@@ -1,10 +1,17 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
-import type { CommandTraits } from "./command-table";
-import { catalogChangeOf, changeOf, type ChangeLog, type ChangeWrite, type TransactionOrigin } from "./change-log";
-import { MongoCommandError, TransientTransactionError } from "./errors";
-import { ClosedByFailPoint, type TransactionalWriteFault } from "./fail-points";
-import { Storage, type CatalogChange, type Collection, type IndexChanges, type StoredDocument, type WriteGuard } from "./storage";
-import { canonicalKey, isDocument, isNumeric, toNumber } from "./values";
+import type { CommandTraits } from "../commands/command-table";
+import { catalogChangeOf, changeOf, type ChangeLog, type ChangeWrite, type TransactionOrigin } from "../change-streams/change-log";
+import { MongoCommandError, TransientTransactionError } from "../errors";
+import { ClosedByFailPoint, type TransactionalWriteFault } from "../commands/fail-points";
+import {
+  Storage,
+  type CatalogChange,
+  type Collection,
+  type IndexChanges,
+  type StoredDocument,
+  type WriteGuard,
+} from "../query-engine/storage";
+import { canonicalKey, isDocument, isNumeric, toNumber } from "../values/values";
 
 /** mongod's default `transactionLifetimeLimitSeconds`: a transaction still open after it is aborted. */
 export const DEFAULT_TRANSACTION_LIFETIME_MS = 60_000;

@@ -1,13 +1,13 @@
 import { Int32, Timestamp, type Document } from "bson";
 import { historyLost, type ChangeEntry, type ChangeLog, type HistoryPoint } from "./change-log";
-import { describeUpdate, eventHead, pointOf, resumeToken, transactionFields } from "./change-events";
-import type { TailingSource } from "./cursors";
-import { MongoCommandError, notSupported, unsupportedOption } from "./errors";
-import { Aggregator } from "./mingo";
-import { isMongodStage } from "./pipeline-stages";
-import { mingoOptions, rejectScripts, translateMingoErrors } from "./query";
-import type { Storage } from "./storage";
-import { isDocument, isNumeric, retype, toNumber, toPlain } from "./values";
+import { describeUpdate, eventHead, pointOf, resumeToken, transactionFields } from "./events";
+import type { TailingSource } from "../query-engine/cursors";
+import { MongoCommandError, notSupported, unsupportedOption } from "../errors";
+import { Aggregator } from "../language/mingo";
+import { isMongodStage } from "../language/pipeline-stages";
+import { mingoOptions, rejectScripts, translateMingoErrors } from "../language/query";
+import type { Storage } from "../query-engine/storage";
+import { isDocument, isNumeric, retype, toNumber, toPlain } from "../values/values";
 
 /** What a stream watches: one collection, one database's collections, or every database (`allChangesForCluster`). */
 export type StreamScope =

@@ -1,10 +1,10 @@
 import type { Document } from "bson";
 import BTree from "sorted-btree";
-import { MongoCommandError, notSupported } from "./errors";
+import { MongoCommandError, notSupported } from "../errors";
 import { compareKeyValues, documentKeys, keyComparator, keyTuples, type IndexKey, type KeyTuple } from "./keys";
-import { valuesAtPath } from "./paths";
+import { valuesAtPath } from "../values/paths";
 import type { StorageMeter } from "./records";
-import { canonicalKey, formatDocument, isNumeric, sameStoredValue, toNumber, type TypedNumber } from "./values";
+import { canonicalKey, formatDocument, isNumeric, sameStoredValue, toNumber, type TypedNumber } from "../values/values";
 
 export interface IndexSpec {
   readonly name: string;

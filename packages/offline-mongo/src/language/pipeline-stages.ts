@@ -1,4 +1,4 @@
-import { MongoCommandError, notSupported } from "./errors";
+import { MongoCommandError, notSupported } from "../errors";
 
 /** The aggregation stages mongod 7.0 registers for clients (its `$_internal…` stages aside). */
 const MONGOD_STAGES = new Set([

@@ -2,9 +2,9 @@ import { MaxKey, MinKey, type Document } from "bson";
 import type { FieldBounds, Interval } from "./bounds";
 import { compareKeyValues, KeyBound, MAX_KEY, MIN_KEY, type IndexKey } from "./keys";
 import type { Index } from "./indexes";
-import { compareSortKeys, sortKeys, type SortSpec } from "./query";
+import { compareSortKeys, sortKeys, type SortSpec } from "../language/query";
 import type { Collection, StoredDocument } from "./storage";
-import { formatValue } from "./values";
+import { formatValue } from "../values/values";
 
 /** One call of a stage's `work()`, as mongod's PlanStage: it produced a record, needs more time, or is done. */
 export type WorkResult =

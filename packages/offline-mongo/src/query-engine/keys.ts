@@ -1,7 +1,7 @@
 import type { Document } from "bson";
-import { compareValues, typeRank } from "./compare";
-import { valueAt, valuesAtPath } from "./paths";
-import { canonicalKey, toPlain } from "./values";
+import { compareValues, typeRank } from "../values/compare";
+import { valueAt, valuesAtPath } from "../values/paths";
+import { canonicalKey, toPlain } from "../values/values";
 
 /**
  * A value that sorts just before (`after: false`) or just after (`after: true`) every value of one

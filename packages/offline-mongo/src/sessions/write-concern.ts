@@ -1,7 +1,7 @@
 import { Int32, type Document } from "bson";
-import type { CommandTraits } from "./command-table";
-import { MongoCommandError, notSupported } from "./errors";
-import { isDocument, isNumeric, toNumber } from "./values";
+import type { CommandTraits } from "../commands/command-table";
+import { MongoCommandError, notSupported } from "../errors";
+import { isDocument, isNumeric, toNumber } from "../values/values";
 
 /** mongod's bound on a numeric `w` (the most voting members a replica set can have). */
 const MAX_W = 50;

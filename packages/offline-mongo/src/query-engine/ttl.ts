@@ -1,9 +1,9 @@
-import { typeRank } from "./compare";
+import { typeRank } from "../values/compare";
 import type { Index } from "./indexes";
 import { KeyBound } from "./keys";
 import { IndexScan } from "./stages";
 import type { Collection, Storage } from "./storage";
-import { HeldByTransaction } from "./transactions";
+import { HeldByTransaction } from "../sessions/transactions";
 
 /** How often mongod's TTL monitor runs by default (`ttlMonitorSleepSecs`). */
 export const DEFAULT_TTL_MONITOR_INTERVAL_MS = 60_000;

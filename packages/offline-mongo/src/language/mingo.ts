@@ -8,9 +8,9 @@ import * as queryOperators from "mingo/operators/query";
 import * as windowOperators from "mingo/operators/window";
 import { Query as CoreQuery } from "mingo/query";
 import type { Options } from "mingo/types";
-import { MongoCommandError, notSupported } from "./errors";
-import { valueAt, valuesAtPath } from "./paths";
-import { bsonTypeName } from "./values";
+import { MongoCommandError, notSupported } from "../errors";
+import { valueAt, valuesAtPath } from "../values/paths";
+import { bsonTypeName } from "../values/values";
 
 /** mongod's `$type` aliases and the numbers it also accepts for them. */
 const TYPE_ALIASES: Readonly<Record<string, string>> = {

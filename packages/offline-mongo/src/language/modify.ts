@@ -1,5 +1,5 @@
 import { BSON, type Document } from "bson";
-import type { Collection, StoredDocument } from "./storage";
+import type { Collection, StoredDocument } from "../query-engine/storage";
 import { applyUpdate, upsertSeed, type UpdateSpec } from "./updates";
 
 export interface ModifyOptions {

@@ -1,11 +1,11 @@
 import type { Document } from "bson";
 import { Query } from "./mingo";
 import type { CollectionResolver } from "mingo/types";
-import { compareValues } from "./compare";
-import { MongoCommandError, notSupported } from "./errors";
-import { valueAt, valuesAtPath } from "./paths";
+import { compareValues } from "../values/compare";
+import { MongoCommandError, notSupported } from "../errors";
+import { valueAt, valuesAtPath } from "../values/paths";
 import { unavailableStage } from "./pipeline-stages";
-import { assertComparable, isDocument, isNumeric, toNumber, toPlain } from "./values";
+import { assertComparable, isDocument, isNumeric, toNumber, toPlain } from "../values/values";
 
 /** Operators mongod supports that would run client-supplied JavaScript: refused, mingo would run it here. */
 const SCRIPT_OPERATORS = ["$where", "$function", "$accumulator"];

@@ -1,7 +1,7 @@
 import { ObjectId, type Document } from "bson";
-import { typeRank } from "./compare";
+import { typeRank } from "../values/compare";
 import { compareKeyValues, KeyBound, MAX_KEY, MIN_KEY } from "./keys";
-import { isDocument, toPlain } from "./values";
+import { isDocument, toPlain } from "../values/values";
 
 /** A range of one field's key values, in ascending key order. */
 export interface Interval {

@@ -1,6 +1,6 @@
 import { Timestamp, type Document, type Long, type UUID } from "bson";
-import { MongoCommandError } from "./errors";
-import type { CatalogWrite, Collection, DocumentWrite } from "./storage";
+import { MongoCommandError } from "../errors";
+import type { CatalogWrite, Collection, DocumentWrite } from "../query-engine/storage";
 
 /**
  * mongod's default oplog is 5% of the disk, at least 990 MB; the stand-in keeps its history in the heap it

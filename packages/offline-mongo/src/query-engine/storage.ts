@@ -1,8 +1,8 @@
 import { BSON, ObjectId, UUID, type Document } from "bson";
-import { MongoCommandError } from "./errors";
+import { MongoCommandError } from "../errors";
 import { describeIndex, Index, type IndexSpec, type KeyChange } from "./indexes";
 import { RecordStore, StorageMeter, type StoredDocument } from "./records";
-import { toPlain } from "./values";
+import { toPlain } from "../values/values";
 
 export const MAX_BSON_SIZE = 16 * 1024 * 1024;
 

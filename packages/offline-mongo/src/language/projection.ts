@@ -1,7 +1,7 @@
 import type { Document } from "bson";
-import { MongoCommandError, notSupported } from "./errors";
+import { MongoCommandError, notSupported } from "../errors";
 import { compileFilter, type CompiledFilter } from "./query";
-import { isDocument, isNumeric, toNumber, toPlain } from "./values";
+import { isDocument, isNumeric, toNumber, toPlain } from "../values/values";
 
 type Node =
   | { readonly kind: "include" }

@@ -1,5 +1,5 @@
 import { BSON, BSONRegExp, Decimal128, Double, Int32, Long, ObjectId, Timestamp, Binary, type Document } from "bson";
-import { MongoCommandError, notSupported } from "./errors";
+import { MongoCommandError, notSupported } from "../errors";
 
 /** A nested document (not an array and not a BSON value class such as ObjectId). */
 export function isDocument(value: unknown): value is Document {

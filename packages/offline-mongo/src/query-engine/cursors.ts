@@ -1,5 +1,5 @@
 import { BSON, Long, type Document } from "bson";
-import { MongoCommandError } from "./errors";
+import { MongoCommandError } from "../errors";
 import { MAX_BSON_SIZE } from "./storage";
 
 export const DEFAULT_FIRST_BATCH = 101;

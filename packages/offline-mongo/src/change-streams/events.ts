@@ -1,8 +1,8 @@
 import { Binary, Timestamp, type Document } from "bson";
 import { createHash } from "node:crypto";
 import type { ChangeEntry, HistoryPoint } from "./change-log";
-import { MongoCommandError } from "./errors";
-import { isDocument, sameStoredValue } from "./values";
+import { MongoCommandError } from "../errors";
+import { isDocument, sameStoredValue } from "../values/values";
 
 /** Resume token kinds, the last byte of `_data`. */
 const HIGH_WATER_MARK = 0;
