@@ -1,5 +1,7 @@
 // CommonJS for jest, so the lazy import() of a development-only package compiles to require().
 const transform = { "^.+\\.ts$": ["ts-jest", { tsconfig: { module: "commonjs", moduleResolution: "node10" } }] };
+// The stand-in by its package name, from its source: its exports map's "@bookstore/source" condition (no build step before a test run).
+const testEnvironmentOptions = { customExportConditions: ["node", "node-addons", "@bookstore/source"] };
 
 /**
  * Three projects, one `jest` command. Unit tests (test/unit) never touch a database and start at once,
@@ -22,6 +24,7 @@ module.exports = {
       testEnvironment: "node",
       roots: ["<rootDir>/test/unit"],
       transform,
+      testEnvironmentOptions,
     },
     {
       displayName: "integration",
@@ -29,6 +32,7 @@ module.exports = {
       roots: ["<rootDir>/test"],
       testPathIgnorePatterns: ["/node_modules/", "<rootDir>/test/unit/", ...(process.env.TEST_REDIS_URL ? [] : ["<rootDir>/test/redis/"])],
       transform,
+      testEnvironmentOptions,
       globalSetup: "<rootDir>/test/support/global-setup.ts",
       globalTeardown: "<rootDir>/test/support/global-teardown.ts",
       setupFilesAfterEnv: ["<rootDir>/test/support/settle-in-flight.ts"],

@@ -78,7 +78,8 @@ export async function withShelfApart<T>(
   run: (shelf: ShelfApart) => Promise<T>,
 ): Promise<T> {
   // An external mongod or mongodb-memory-server's already runs apart; only the stand-in runs inside the bench.
-  const standIn = database.kind === "offline-server" ? await startChild("packages/offline-mongo/src/cli.ts", ["--port", "0"], {}) : null;
+  const standIn =
+    database.kind === "offline-server" ? await startChild(require.resolve("@bookstore/offline-mongo/cli"), ["--port", "0"], {}) : null;
   const uri = standIn ? (/mongodb:\/\/\S+/.exec(standIn.firstLine)?.[0] ?? "") : database.uri;
   const connection = await open(uri);
   try {

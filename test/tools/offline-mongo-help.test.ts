@@ -8,11 +8,8 @@ describe("npm run offline-mongo -- --help", () => {
     "answers %s with the usage on stdout and status 0, starting no server",
     async (flag) => {
       const answer = await new Promise<{ status: number | null; stdout: string }>((resolve) =>
-        execFile(
-          join(ROOT, "node_modules", ".bin", "tsx"),
-          [join(ROOT, "packages", "offline-mongo", "src", "cli.ts"), flag],
-          { cwd: ROOT },
-          (error, stdout) => resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout }),
+        execFile("npm", ["run", "--silent", "offline-mongo", "--", flag], { cwd: ROOT }, (error, stdout) =>
+          resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout }),
         ),
       );
       expect(answer).toEqual({ status: 0, stdout: expect.stringMatching(/^usage: npm run offline-mongo -- \[--port 27017\]/) });
