@@ -62,8 +62,9 @@ export async function selectDatabase(
 /**
  * A replica set beside the run's database, for what only a replica set offers (transactions): the
  * tests of keyed purchases and the benchmark's keyed purchases racing on one book. `replicaSetUri` (MONGODB_REPLICA_SET_URI)
- * when set; else the run's database when it is a replica set or mongos; else the stand-in answering
- * as a one-member replica set. Never used by the API, which takes what MONGODB_URI names.
+ * when set; else the run's database when it is a replica set or mongos; else a throwaway one-member replica set,
+ * chosen as `selectDatabase` chooses: mongodb-memory-server's real mongod when its binary is at hand, else the stand-in.
+ * The description says which, and why. Never used by the API, which takes what MONGODB_URI names.
  */
 export async function selectReplicaSet(
   runDatabase: SelectedDatabase,
@@ -75,9 +76,7 @@ export async function selectReplicaSet(
     return { kind: "external", uri: replicaSetUri, description, stop: async () => {} };
   }
   if (await offersTransactionsAt(runDatabase.uri)) return { ...runDatabase, description: "the same deployment", stop: async () => {} };
-  const offline = await startStandIn("a replica set is needed", { replicaSet: "rs0", ...sharding });
-  const description = `the offline stand-in as a one-member replica set at ${offline.uri}`;
-  return { kind: "offline-server", uri: offline.uri, description, stop: () => offline.stop() };
+  return selectDatabase(undefined, { replicaSet: true, ...(sharding ? { sharding } : {}) });
 }
 
 async function offersTransactionsAt(uri: string): Promise<boolean> {
@@ -117,7 +116,13 @@ async function startMemoryServer(replicaSet: boolean): Promise<{ server?: MongoM
     const { MongoBinary, MongoMemoryReplSet, MongoMemoryServer } = await import("mongodb-memory-server");
     // Finding (or downloading) the binary first keeps a failed download to one line of ours.
     await MongoBinary.getPath();
-    return { server: replicaSet ? await MongoMemoryReplSet.create({ replSet: { count: 1 } }) : await MongoMemoryServer.create() };
+    // The fail point tests need configureFailPoint on a real mongod as on the stand-in (OFFLINE_MONGO_TEST_COMMANDS, see startStandIn).
+    const args = process.env.OFFLINE_MONGO_TEST_COMMANDS === "1" ? ["--setParameter", "enableTestCommands=1"] : [];
+    return {
+      server: replicaSet
+        ? await MongoMemoryReplSet.create({ replSet: { count: 1, args } })
+        : await MongoMemoryServer.create({ instance: { args } }),
+    };
   } catch (error) {
     return { reason: memoryServerFailure(error as Error) };
   }

@@ -4,7 +4,7 @@ import { SHARD_KEYS } from "../../src/sales/shard-keys";
 /**
  * The run's database, chosen as global-setup.ts describes, in a process of its own, and the replica set
  * that tests of transactions need beside it (see `selectReplicaSet`). Prints one JSON line (kind, uri,
- * description, replicaSetUri) once both accept connections, and stops them when standard input closes:
+ * description, replicaSetUri, replicaSetDescription) once both accept connections, and stops them when standard input closes:
  * at the run's teardown, or when jest dies, so no database outlives the run.
  */
 async function main(): Promise<void> {
@@ -19,7 +19,9 @@ async function main(): Promise<void> {
   }
   const replicaSet = await selectReplicaSet(database, process.env.MONGODB_REPLICA_SET_URI, sharding);
   const { kind, uri, description } = database;
-  process.stdout.write(`${JSON.stringify({ kind, uri, description, replicaSetUri: replicaSet.uri })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ kind, uri, description, replicaSetUri: replicaSet.uri, replicaSetDescription: replicaSet.description })}\n`,
+  );
   process.stdin.on("close", () => void Promise.all([database.stop(), replicaSet.stop()]).then(() => process.exit(0)));
   process.stdin.resume();
 }

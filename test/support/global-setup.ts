@@ -29,12 +29,15 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_MONGODB_URI = database.uri;
   process.env.TEST_REPLICA_SET_URI = database.replicaSetUri;
   process.env.TEST_DATABASE_KIND = database.kind;
-  const replicaSet = database.replicaSetUri === database.uri ? "the same deployment" : `the replica set at ${database.replicaSetUri}`;
-  console.log(`\nTests run against ${database.description}\nTests of transactions also run on ${replicaSet}.\n`);
+  console.log(
+    `\nTests run against ${database.description}\nTests of transactions also run on ${database.replicaSetDescription.replace(/\.?$/, ".")}\n`,
+  );
 }
 
 /** The database process's description of what it started, or its failure to start one. */
-async function firstLine(child: ChildProcess): Promise<{ kind: DatabaseKind; uri: string; description: string; replicaSetUri: string }> {
+async function firstLine(
+  child: ChildProcess,
+): Promise<{ kind: DatabaseKind; uri: string; description: string; replicaSetUri: string; replicaSetDescription: string }> {
   const lines = createInterface({ input: child.stdout! });
   const line = await new Promise<string>((resolve, reject) => {
     lines.once("line", resolve);
