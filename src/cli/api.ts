@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   // Before the throwaway database and its demo data, which take seconds: a port in use is known at once.
   await checkPort(config);
   // A throwaway database is a replica set: subscriptions need its change streams.
-  const database = await selectDatabase(config.mongodbUri, { replicaSet: true });
+  const database = await selectDatabase(config.mongodbUri, { replicaSet: true, logger: logger.child({ component: "offline-mongo" }) });
   logger.info(`Database: ${database.description}`);
   // Command monitoring lets each request's log line and /metrics count the database commands it sent.
   // The server starts even while MongoDB is down: /readyz says 503 until it answers and the indexes are in place.

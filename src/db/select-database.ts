@@ -1,4 +1,4 @@
-import type { RunningOfflineServer } from "@bookstore/offline-mongo";
+import type { OfflineServerLogger, RunningOfflineServer } from "@bookstore/offline-mongo";
 import type { MongoMemoryReplSet, MongoMemoryServer } from "mongodb-memory-server";
 import { StartupError } from "../errors";
 import { connectToDatabase, redact } from "./connection";
@@ -31,7 +31,7 @@ export interface SelectedDatabase {
  */
 export async function selectDatabase(
   mongodbUri: string | undefined,
-  { replicaSet = false, sharding }: { replicaSet?: boolean; sharding?: StandInSharding } = {},
+  { replicaSet = false, sharding, logger }: { replicaSet?: boolean; sharding?: StandInSharding; logger?: OfflineServerLogger } = {},
 ): Promise<SelectedDatabase> {
   if (mongodbUri) {
     return { kind: "external", uri: mongodbUri, description: `MongoDB at ${redact(mongodbUri)} (from MONGODB_URI)`, stop: async () => {} };
@@ -48,7 +48,7 @@ export async function selectDatabase(
       stop: async () => void (await server.stop()),
     };
   }
-  const offline = await startStandIn(memoryServer.reason, { ...(replicaSet ? { replicaSet: "rs0" } : {}), ...sharding });
+  const offline = await startStandIn(memoryServer.reason, { ...(replicaSet ? { replicaSet: "rs0" } : {}), ...sharding, logger });
   return {
     kind: "offline-server",
     uri: offline.uri,
@@ -90,7 +90,7 @@ async function offersTransactionsAt(uri: string): Promise<boolean> {
 
 async function startStandIn(
   mongodReason: string | undefined,
-  options: { replicaSet?: string } & Partial<StandInSharding> = {},
+  options: { replicaSet?: string; logger?: OfflineServerLogger } & Partial<StandInSharding> = {},
 ): Promise<RunningOfflineServer> {
   try {
     const { startOfflineServer } = await import("@bookstore/offline-mongo");

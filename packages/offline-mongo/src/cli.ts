@@ -5,6 +5,10 @@ import { startOfflineServer } from "./index";
 const USAGE =
   "usage: npm run offline-mongo -- [--port 27017] [--host 127.0.0.1] [--log-commands] [--notablescan] [--replSet NAME] [--oplogSize MB] [--shards N] [--setParameter enableTestCommands=1]";
 
+/** The command line's server reports on stderr, one line each, as it always did. */
+const toStderr = (message: string): void => void process.stderr.write(`[offline-mongo] ${message}\n`);
+const STDERR_LOGGER = { warn: toStderr, info: toStderr };
+
 /** The server parameters the command line may set, as mongod's `--setParameter name=value`. */
 function testCommandsEnabled(settings: readonly string[]): boolean {
   let enabled = false;
@@ -78,7 +82,7 @@ async function main(): Promise<void> {
     process.stderr.write(`offline-mongo: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
     process.exit(2);
   }
-  const server = await startOfflineServer(options);
+  const server = await startOfflineServer({ ...options, logger: STDERR_LOGGER });
   process.stdout.write(
     `offline MongoDB server listening on ${server.uri}${options.replicaSet === undefined ? "" : ` as the primary of replica set ${options.replicaSet}`}${options.shards === undefined ? "" : `, routing as a mongos over ${options.shards} simulated shards`}${options.enableTestCommands ? ", with test commands (fail points) enabled" : ""} (in memory; data is lost on exit)\n`,
   );

@@ -1,7 +1,7 @@
-import { OfflineServer, type IndexKeysWritten } from "./server";
+import { OfflineServer, type IndexKeysWritten, type OfflineServerLogger } from "./server";
 import { DEFAULT_TTL_MONITOR_INTERVAL_MS } from "./query-engine/ttl";
 
-export type { IndexKeysWritten } from "./server";
+export type { IndexKeysWritten, OfflineServerLogger } from "./server";
 export { OFFLINE_SERVER_VERSION } from "./version";
 
 export interface OfflineServerOptions {
@@ -9,7 +9,9 @@ export interface OfflineServerOptions {
   host?: string;
   /** Default 0: a free port. */
   port?: number;
-  /** Log every command received to stderr, one line each. */
+  /** Where warnings (refused or broken connections) and, with `logCommands`, commands go; by default nowhere. */
+  logger?: OfflineServerLogger;
+  /** Log every command received through `logger.info`, one line each. */
   logCommands?: boolean;
   /** How often TTL indexes' expired documents are deleted; default 60 s, as mongod. Tests shorten it. */
   ttlMonitorIntervalMs?: number;
@@ -68,12 +70,15 @@ export interface RunningOfflineServer {
   historyBytes(): number;
 }
 
+const SILENT: OfflineServerLogger = { warn: () => {}, info: () => {} };
+
 /** Starts an in-memory server that speaks MongoDB's wire protocol, for machines without mongod. */
 export async function startOfflineServer(options: OfflineServerOptions = {}): Promise<RunningOfflineServer> {
   const host = options.host ?? "127.0.0.1";
   const server = new OfflineServer({
     host,
     port: options.port ?? 0,
+    logger: options.logger ?? SILENT,
     logCommands: options.logCommands ?? false,
     ttlMonitorIntervalMs: options.ttlMonitorIntervalMs ?? DEFAULT_TTL_MONITOR_INTERVAL_MS,
     parameters: { notablescan: options.notablescan ?? false },

@@ -14,8 +14,18 @@ import { sweepExpiredDocuments } from "./query-engine/ttl";
 import { isDocument } from "./values/values";
 import { decodeRequest, encodeMsg, encodeReply, MessageFrames, WireProtocolError, type Request } from "./wire/messages";
 
+/**
+ * Where the server reports what it does outside any reply: a refused or broken connection (warn), each command
+ * with `logCommands` (info). pino's loggers fit it, as does `console`; a library writes nowhere by itself.
+ */
+export interface OfflineServerLogger {
+  warn(message: string): void;
+  info(message: string): void;
+}
+
 export interface ServerConfig {
   readonly host: string;
+  readonly logger: OfflineServerLogger;
   readonly port: number;
   readonly logCommands: boolean;
   /** How often expired documents of TTL indexes are deleted, as mongod's TTL monitor does. */
@@ -98,7 +108,7 @@ export class OfflineServer {
     this.sharding = config.sharding === undefined ? undefined : new ShardingSimulation(config.sharding);
     this.listener.maxConnections = config.maxIncomingConnections ?? DEFAULT_MAX_INCOMING_CONNECTIONS;
     this.listener.on("drop", () =>
-      process.stderr.write(`[offline-mongo] connection refused because too many open connections: ${this.listener.maxConnections}\n`),
+      config.logger.warn(`connection refused because too many open connections: ${this.listener.maxConnections}`),
     );
   }
 
@@ -160,7 +170,7 @@ export class OfflineServer {
         }
       } catch (error) {
         if (!(error instanceof WireProtocolError)) throw error;
-        process.stderr.write(`[offline-mongo] conn${connectionId} closed: ${error.message}\n`);
+        this.config.logger.warn(`conn${connectionId} closed: ${error.message}`);
         socket.destroy();
       }
     });
@@ -263,7 +273,7 @@ export class OfflineServer {
     try {
       request = decodeRequest(message);
     } catch (error) {
-      process.stderr.write(`[offline-mongo] conn${connectionId} closed: ${error instanceof Error ? error.message : String(error)}\n`);
+      this.config.logger.warn(`conn${connectionId} closed: ${error instanceof Error ? error.message : String(error)}`);
       socket.destroy();
       return;
     }
@@ -295,9 +305,7 @@ export class OfflineServer {
     if (refusal) return this.withClusterTime(refusal.toReply());
     if (this.config.logCommands) {
       const text = EJSON.stringify(body, { relaxed: true });
-      process.stderr.write(
-        `[offline-mongo] conn${connectionId} ${db} ${text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}…` : text}\n`,
-      );
+      this.config.logger.info(`conn${connectionId} ${db} ${text.length > MAX_LOGGED_CHARS ? `${text.slice(0, MAX_LOGGED_CHARS)}…` : text}`);
     }
     const call: CommandCall = { name: Object.keys(body)[0] ?? "", body, db, appName: this.appNames.get(connectionId) };
     const interference = this.interferenceWith(call, message);

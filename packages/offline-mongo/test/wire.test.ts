@@ -212,3 +212,39 @@ async function answeredOnceFreed(port: number): Promise<Outcome> {
   }
   return outcome;
 }
+
+describe("the logger option", () => {
+  /** A server whose logger records each line it receives. */
+  async function recordedServer(options: { logCommands?: boolean; maxIncomingConnections?: number }) {
+    const lines: { level: "warn" | "info"; message: string }[] = [];
+    const logger = {
+      warn: (message: string) => void lines.push({ level: "warn", message }),
+      info: (message: string) => void lines.push({ level: "info", message }),
+    };
+    return { lines, server: await startOfflineServer({ logger, ...options }) };
+  }
+
+  it("receives each command with logCommands, and a connection the server closes, instead of stderr", async () => {
+    const { lines, server: logged } = await recordedServer({ logCommands: true });
+    try {
+      expect(await exchange(logged.port, ping())).toEqual({ kind: "reply", body: { ok: 1 } });
+      expect(await exchange(logged.port, pingWithSequence(-1))).toEqual({ kind: "closed" });
+      expect(lines).toContainEqual({ level: "info", message: expect.stringMatching(/^conn\d+ admin \{"ping":1,"\$db":"admin"\}$/) });
+      expect(lines).toContainEqual({ level: "warn", message: expect.stringMatching(/^conn\d+ closed: .+/) });
+    } finally {
+      await logged.stop();
+    }
+  });
+
+  it("receives the refusal of a connection past maxIncomingConnections", async () => {
+    const { lines, server: capped } = await recordedServer({ maxIncomingConnections: 1 });
+    try {
+      const held = await openConnection(capped.port);
+      expect(await exchange(capped.port, ping())).toEqual({ kind: "closed" });
+      held.destroy();
+      expect(lines).toEqual([{ level: "warn", message: "connection refused because too many open connections: 1" }]);
+    } finally {
+      await capped.stop();
+    }
+  });
+});
