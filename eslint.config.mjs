@@ -54,6 +54,24 @@ export default tseslint.config(
     },
   },
   {
+    // The stand-in raises each error through its code's name (packages/offline-mongo/src/errors.ts: ErrorCode,
+    // LocationCode), so that a reader sees which error it is and a search for the name finds every place.
+    files: ["packages/offline-mongo/src/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "NewExpression[callee.name=/^(MongoCommandError|TransientTransactionError)$/] > Literal.arguments:first-child",
+          message: "Name the error code: ErrorCode.<name> or LocationCode.<name> from errors.ts (add it there if it is new).",
+        },
+        {
+          selector: "Property[key.name='code'] > Literal.value[raw=/^[0-9]/]",
+          message: "Name the error code: ErrorCode.<name> or LocationCode.<name> from errors.ts (add it there if it is new).",
+        },
+      ],
+    },
+  },
+  {
     // The web storefront example runs in a browser.
     files: ["examples/web-storefront/src/**"],
     languageOptions: { globals: globals.browser },

@@ -1,80 +1,121 @@
 import type { Document } from "bson";
 
-/** mongod's names for the error codes this server can answer with. */
-const CODE_NAMES: Readonly<Record<number, string>> = {
-  1: "InternalError",
-  2: "BadValue",
-  6: "HostUnreachable",
-  7: "HostNotFound",
-  8: "UnknownError",
-  9: "FailedToParse",
-  13: "Unauthorized",
-  14: "TypeMismatch",
-  20: "IllegalOperation",
-  23: "AlreadyInitialized",
-  24: "LockTimeout",
-  26: "NamespaceNotFound",
-  27: "IndexNotFound",
-  28: "PathNotViable",
-  40: "ConflictingUpdateOperators",
-  43: "CursorNotFound",
-  46: "LockBusy",
-  47: "NoMatchingDocument",
-  48: "NamespaceExists",
-  50: "MaxTimeMSExpired",
-  51: "ManualInterventionRequired",
-  53: "InvalidIdField",
-  54: "NotSingleValueField",
-  59: "CommandNotFound",
-  61: "ShardKeyNotFound",
-  63: "StaleShardVersion",
-  64: "WriteConcernFailed",
-  66: "ImmutableField",
-  67: "CannotCreateIndex",
-  72: "InvalidOptions",
-  73: "InvalidNamespace",
-  79: "UnknownReplWriteConcern",
-  85: "IndexOptionsConflict",
-  86: "IndexKeySpecsConflict",
-  89: "NetworkTimeout",
-  91: "ShutdownInProgress",
-  100: "UnsatisfiableWriteConcern",
-  112: "WriteConflict",
-  115: "CommandNotSupported",
-  171: "CannotIndexParallelArrays",
-  175: "QueryPlanKilled",
-  189: "PrimarySteppedDown",
-  197: "InvalidIndexSpecificationOption",
-  117: "ConflictingOperationInProgress",
-  133: "FailedToSatisfyReadPreference",
-  150: "StaleEpoch",
-  216: "ElectionInProgress",
-  234: "RetryChangeStream",
-  225: "TransactionTooOld",
-  238: "NotImplemented",
-  251: "NoSuchTransaction",
-  256: "TransactionCommitted",
-  260: "InvalidResumeToken",
-  262: "ExceededTimeLimit",
-  263: "OperationNotSupportedInTransaction",
-  280: "ChangeStreamFatalError",
-  286: "ChangeStreamHistoryLost",
-  291: "NoQueryExecutionPlans",
-  9001: "SocketException",
-  10107: "NotWritablePrimary",
-  10334: "BSONObjectTooLarge",
-  11000: "DuplicateKey",
-  13388: "StaleConfig",
-  11600: "InterruptedAtShutdown",
-  11601: "Interrupted",
-  11602: "InterruptedDueToReplStateChange",
-  13435: "NotPrimaryNoSecondaryOk",
-  13436: "NotPrimaryOrSecondary",
-};
+/**
+ * mongod's error codes by their names (mongod's `error_codes.yml`): every error this server raises names its
+ * code here, never by number (a lint rule keeps it so); the name is also what the reply says in `codeName`.
+ */
+export const ErrorCode = {
+  InternalError: 1,
+  BadValue: 2,
+  HostUnreachable: 6,
+  HostNotFound: 7,
+  UnknownError: 8,
+  FailedToParse: 9,
+  Unauthorized: 13,
+  TypeMismatch: 14,
+  IllegalOperation: 20,
+  AlreadyInitialized: 23,
+  LockTimeout: 24,
+  NamespaceNotFound: 26,
+  IndexNotFound: 27,
+  PathNotViable: 28,
+  ConflictingUpdateOperators: 40,
+  CursorNotFound: 43,
+  LockBusy: 46,
+  NoMatchingDocument: 47,
+  NamespaceExists: 48,
+  MaxTimeMSExpired: 50,
+  ManualInterventionRequired: 51,
+  InvalidIdField: 53,
+  NotSingleValueField: 54,
+  CommandNotFound: 59,
+  ShardKeyNotFound: 61,
+  StaleShardVersion: 63,
+  WriteConcernFailed: 64,
+  ImmutableField: 66,
+  CannotCreateIndex: 67,
+  InvalidOptions: 72,
+  InvalidNamespace: 73,
+  UnknownReplWriteConcern: 79,
+  IndexOptionsConflict: 85,
+  IndexKeySpecsConflict: 86,
+  NetworkTimeout: 89,
+  ShutdownInProgress: 91,
+  UnsatisfiableWriteConcern: 100,
+  WriteConflict: 112,
+  CommandNotSupported: 115,
+  ConflictingOperationInProgress: 117,
+  FailedToSatisfyReadPreference: 133,
+  StaleEpoch: 150,
+  CannotIndexParallelArrays: 171,
+  QueryPlanKilled: 175,
+  PrimarySteppedDown: 189,
+  InvalidIndexSpecificationOption: 197,
+  ElectionInProgress: 216,
+  TransactionTooOld: 225,
+  RetryChangeStream: 234,
+  NotImplemented: 238,
+  SnapshotUnavailable: 246,
+  NoSuchTransaction: 251,
+  TransactionCommitted: 256,
+  InvalidResumeToken: 260,
+  ExceededTimeLimit: 262,
+  OperationNotSupportedInTransaction: 263,
+  PreparedTransactionInProgress: 267,
+  ChangeStreamFatalError: 280,
+  ChangeStreamHistoryLost: 286,
+  NoQueryExecutionPlans: 291,
+  SocketException: 9001,
+  NotWritablePrimary: 10107,
+  BSONObjectTooLarge: 10334,
+  DuplicateKey: 11000,
+  InterruptedAtShutdown: 11600,
+  Interrupted: 11601,
+  InterruptedDueToReplStateChange: 11602,
+  StaleConfig: 13388,
+  NotPrimaryNoSecondaryOk: 13435,
+  NotPrimaryOrSecondary: 13436,
+} as const;
+
+/**
+ * Codes mongod raises at one place each and names only by number (its replies say `codeName: "Location<code>"`):
+ * named here by what they refuse.
+ */
+export const LocationCode = {
+  AtlasOnlyStage: 6047401,
+  BothResumeOptions: 50865,
+  ChangeStreamNeedsReplicaSet: 40573,
+  ChangeStreamNotFirstStage: 40602,
+  ChangeStreamStageNotDocument: 50808,
+  DocumentTooLargeAfterUpdate: 17419,
+  ElemMatchProjectionOnNestedField: 31275,
+  ExclusionInInclusionProjection: 31254,
+  IllegalSortKey: 15974,
+  InvalidSliceSyntax: 28667,
+  LimitNotNumber: 15957,
+  LimitNotPositive: 15958,
+  MissingRequiredField: 40414,
+  MoreThanOneResumeOption: 40674,
+  NegativeCountArgument: 51024,
+  NotInTransaction: 50768,
+  OpMsgWithoutDb: 40571,
+  SampleNotDocument: 28745,
+  SampleSizeNegative: 28747,
+  SampleSizeNotNumber: 28746,
+  SampleUnknownOption: 28748,
+  SampleWithoutSize: 28749,
+  SkipNegative: 15956,
+  SkipNotNumber: 15972,
+  SliceLimitNotPositive: 28724,
+  UnknownField: 40415,
+  UnrecognizedPipelineStage: 40324,
+} as const;
+
+const CODE_NAMES: ReadonlyMap<number, string> = new Map(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
 
 export function codeNameOf(code: number): string {
   // mongod names codes without a symbolic name "Location<code>".
-  return CODE_NAMES[code] ?? `Location${code}`;
+  return CODE_NAMES.get(code) ?? `Location${code}`;
 }
 
 /**
@@ -111,15 +152,15 @@ export class TransientTransactionError extends MongoCommandError {
 
 /** mongod's answer to a command it does not have (or, without test commands enabled, does not offer). */
 export function noSuchCommand(name: string): MongoCommandError {
-  return new MongoCommandError(59, `no such command: '${name}'`);
+  return new MongoCommandError(ErrorCode.CommandNotFound, `no such command: '${name}'`);
 }
 
 /** A feature mongod has but this server does not: refused instead of answered approximately. */
 export function notSupported(what: string): MongoCommandError {
-  return new MongoCommandError(238, `offline server: ${what} is not supported`);
+  return new MongoCommandError(ErrorCode.NotImplemented, `offline server: ${what} is not supported`);
 }
 
 /** A command option that changes results and is not implemented: refused, never ignored. */
 export function unsupportedOption(command: string, option: string): MongoCommandError {
-  return new MongoCommandError(72, `offline server: option '${option}' of command '${command}' is not supported`);
+  return new MongoCommandError(ErrorCode.InvalidOptions, `offline server: option '${option}' of command '${command}' is not supported`);
 }

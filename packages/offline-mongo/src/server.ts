@@ -6,7 +6,7 @@ import type { ReplicaSetMember, ServerParameters } from "./commands/context";
 import { MAX_MESSAGE_SIZE } from "./commands/handshake";
 import { ChangeLog, DEFAULT_OPLOG_SIZE_BYTES } from "./change-streams/change-log";
 import { AwaitingData, CursorRegistry } from "./query-engine/cursors";
-import { MongoCommandError } from "./errors";
+import { ErrorCode, LocationCode, MongoCommandError } from "./errors";
 import { ClosedByFailPoint, FailPoints, type CommandCall, type Interference } from "./commands/fail-points";
 import { ShardingSimulation, type ShardingOptions } from "./sharding/simulation";
 import { HeldByTransaction, Transactions } from "./sessions/transactions";
@@ -229,7 +229,7 @@ export class OfflineServer {
       () => {
         const [waiting = message, ...later] = parked.messages;
         parked.messages = later;
-        this.answer(socket, waiting, connectionId, new MongoCommandError(50, "operation exceeded time limit"));
+        this.answer(socket, waiting, connectionId, new MongoCommandError(ErrorCode.MaxTimeMSExpired, "operation exceeded time limit"));
         this.resume(socket, connectionId, parked);
       },
       waitingSince + held.maxTimeMS - Date.now(),
@@ -282,7 +282,7 @@ export class OfflineServer {
       const db = request.collection.endsWith(".$cmd") ? request.collection.slice(0, -".$cmd".length) : undefined;
       const reply =
         db === undefined
-          ? { $err: "offline server: OP_QUERY is only supported for commands", code: 238, ok: 0 }
+          ? { $err: "offline server: OP_QUERY is only supported for commands", code: ErrorCode.NotImplemented, ok: 0 }
           : this.run(request.query, db, connectionId, message, refusal);
       if (reply === undefined) socket.destroy();
       else socket.write(encodeReply(requestId, request.header.requestId, reply));
@@ -292,7 +292,7 @@ export class OfflineServer {
     const reply =
       typeof db === "string"
         ? this.run(request.body, db, connectionId, message, refusal)
-        : new MongoCommandError(40571, "OP_MSG requests require a $db argument").toReply();
+        : new MongoCommandError(LocationCode.OpMsgWithoutDb, "OP_MSG requests require a $db argument").toReply();
     if (reply === undefined) socket.destroy();
     else if (!request.moreToCome) socket.write(encodeMsg(requestId, request.header.requestId, reply));
   }

@@ -1,5 +1,5 @@
 import { Timestamp, type Document, type Long, type UUID } from "bson";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, MongoCommandError } from "../errors";
 import type { CatalogWrite, Collection, DocumentWrite } from "../query-engine/storage";
 
 /**
@@ -231,7 +231,11 @@ function compareToPoint(entry: { readonly ts: Timestamp; readonly index: number 
 }
 
 export function historyLost(): MongoCommandError {
-  return new MongoCommandError(286, "Resume of change stream was not possible, as the resume point may no longer be in the oplog.", {
-    errorLabels: ["NonResumableChangeStreamError"],
-  });
+  return new MongoCommandError(
+    ErrorCode.ChangeStreamHistoryLost,
+    "Resume of change stream was not possible, as the resume point may no longer be in the oplog.",
+    {
+      errorLabels: ["NonResumableChangeStreamError"],
+    },
+  );
 }

@@ -1,7 +1,7 @@
 import { Binary, Timestamp, type Document } from "bson";
 import { createHash } from "node:crypto";
 import type { ChangeEntry, HistoryPoint } from "./change-log";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, MongoCommandError } from "../errors";
 import { isDocument, sameStoredValue } from "../values/values";
 
 /** Resume token kinds, the last byte of `_data`. */
@@ -28,7 +28,7 @@ export function resumeToken(point: HistoryPoint): Document {
 export function pointOf(token: unknown): HistoryPoint {
   const data = isDocument(token) ? token["_data"] : undefined;
   const match = typeof data === "string" ? TOKEN_PATTERN.exec(data) : null;
-  if (match === null) throw new MongoCommandError(260, `Invalid resume token: ${JSON.stringify(token)}`);
+  if (match === null) throw new MongoCommandError(ErrorCode.InvalidResumeToken, `Invalid resume token: ${JSON.stringify(token)}`);
   const [, t = "0", i = "0", index = "0", kind = "0"] = match;
   const kindNumber = parseInt(kind, 16);
   return {

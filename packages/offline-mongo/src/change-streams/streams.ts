@@ -2,7 +2,7 @@ import { Int32, Timestamp, type Document } from "bson";
 import { historyLost, type ChangeEntry, type ChangeLog, type HistoryPoint } from "./change-log";
 import { describeUpdate, eventHead, pointOf, resumeToken, transactionFields } from "./events";
 import type { TailingSource } from "../query-engine/cursors";
-import { MongoCommandError, notSupported, unsupportedOption } from "../errors";
+import { ErrorCode, LocationCode, MongoCommandError, notSupported, unsupportedOption } from "../errors";
 import { Aggregator } from "../language/mingo";
 import { isMongodStage } from "../language/pipeline-stages";
 import { mingoOptions, rejectScripts, translateMingoErrors } from "../language/query";
@@ -14,8 +14,6 @@ export type StreamScope =
   | { readonly kind: "collection"; readonly db: string; readonly coll: string }
   | { readonly kind: "database"; readonly db: string }
   | { readonly kind: "cluster" };
-
-const ErrorCodes = { InvalidOptions: 72, InvalidNamespace: 73 } as const;
 
 const FULL_DOCUMENT = ["default", "updateLookup", "whenAvailable", "required"] as const;
 const BEFORE_CHANGE = ["off", "whenAvailable", "required"] as const;
@@ -49,16 +47,16 @@ const FOLLOWING_STAGES = new Set(["$match", "$project", "$addFields", "$set", "$
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
   if (typeof value !== "string")
-    throw new MongoCommandError(14, `BSON field '$changeStream.${field}' is the wrong type, expected type 'string'`);
+    throw new MongoCommandError(ErrorCode.TypeMismatch, `BSON field '$changeStream.${field}' is the wrong type, expected type 'string'`);
   if (!(allowed as readonly string[]).includes(value))
-    throw new MongoCommandError(2, `'${value}' is not a valid value for field '$changeStream.${field}'`);
+    throw new MongoCommandError(ErrorCode.BadValue, `'${value}' is not a valid value for field '$changeStream.${field}'`);
   return value as T;
 }
 
 function flag(field: string, value: unknown): boolean {
   if (value === undefined) return false;
   if (typeof value !== "boolean")
-    throw new MongoCommandError(14, `BSON field '$changeStream.${field}' is the wrong type, expected type 'bool'`);
+    throw new MongoCommandError(ErrorCode.TypeMismatch, `BSON field '$changeStream.${field}' is the wrong type, expected type 'bool'`);
   return value;
 }
 
@@ -67,18 +65,26 @@ const UNSUPPORTED_FIELDS = new Set(["showSystemEvents", "showRawUpdateDescriptio
 
 /** Reads the `$changeStream` stage's options, with mongod's errors for unknown fields and conflicting start points. */
 export function parseStreamOptions(stage: unknown): StreamOptions {
-  if (!isDocument(stage)) throw new MongoCommandError(50808, "$changeStream stage expects a document as argument");
+  if (!isDocument(stage))
+    throw new MongoCommandError(LocationCode.ChangeStreamStageNotDocument, "$changeStream stage expects a document as argument");
   for (const field of Object.keys(stage)) {
     if (UNSUPPORTED_FIELDS.has(field)) throw unsupportedOption("$changeStream", field);
-    if (!STAGE_FIELDS.has(field)) throw new MongoCommandError(40415, `BSON field '$changeStream.${field}' is an unknown field.`);
+    if (!STAGE_FIELDS.has(field))
+      throw new MongoCommandError(LocationCode.UnknownField, `BSON field '$changeStream.${field}' is an unknown field.`);
   }
   const start = stage["startAtOperationTime"];
   if (start !== undefined && !(start instanceof Timestamp))
-    throw new MongoCommandError(14, "BSON field '$changeStream.startAtOperationTime' is the wrong type, expected type 'timestamp'");
+    throw new MongoCommandError(
+      ErrorCode.TypeMismatch,
+      "BSON field '$changeStream.startAtOperationTime' is the wrong type, expected type 'timestamp'",
+    );
   if (stage["resumeAfter"] !== undefined && stage["startAfter"] !== undefined)
-    throw new MongoCommandError(50865, "Do not specify both 'startAfter' and 'resumeAfter' as resume options");
+    throw new MongoCommandError(LocationCode.BothResumeOptions, "Do not specify both 'startAfter' and 'resumeAfter' as resume options");
   if (start !== undefined && (stage["resumeAfter"] !== undefined || stage["startAfter"] !== undefined))
-    throw new MongoCommandError(40674, "Only one type of resume option is allowed, but multiple were found.");
+    throw new MongoCommandError(
+      LocationCode.MoreThanOneResumeOption,
+      "Only one type of resume option is allowed, but multiple were found.",
+    );
   return {
     fullDocument: oneOf("fullDocument", stage["fullDocument"], FULL_DOCUMENT, "default"),
     fullDocumentBeforeChange: oneOf("fullDocumentBeforeChange", stage["fullDocumentBeforeChange"], BEFORE_CHANGE, "off"),
@@ -94,10 +100,13 @@ export function parseStreamOptions(stage: unknown): StreamOptions {
 export function checkFollowingStages(stages: readonly Document[]): Document[] {
   for (const stage of stages) {
     const name = Object.keys(stage)[0] ?? "";
-    if (name === "$changeStream") throw new MongoCommandError(40602, "$changeStream is only valid as the first stage in a pipeline");
+    if (name === "$changeStream")
+      throw new MongoCommandError(LocationCode.ChangeStreamNotFirstStage, "$changeStream is only valid as the first stage in a pipeline");
     if (name === "$changeStreamSplitLargeEvent") throw notSupported("the $changeStreamSplitLargeEvent aggregation stage");
-    if (!isMongodStage(name)) throw new MongoCommandError(40324, `Unrecognized pipeline stage name: '${name}'`);
-    if (!FOLLOWING_STAGES.has(name)) throw new MongoCommandError(20, `${name} is not permitted in a $changeStream pipeline`);
+    if (!isMongodStage(name))
+      throw new MongoCommandError(LocationCode.UnrecognizedPipelineStage, `Unrecognized pipeline stage name: '${name}'`);
+    if (!FOLLOWING_STAGES.has(name))
+      throw new MongoCommandError(ErrorCode.IllegalOperation, `${name} is not permitted in a $changeStream pipeline`);
   }
   rejectScripts(stages);
   return [...stages];
@@ -109,17 +118,17 @@ export function scopeOf(db: string, target: unknown, options: StreamOptions): St
   if (options.allChangesForCluster) {
     if (db !== "admin" || !wholeDatabase)
       throw new MongoCommandError(
-        ErrorCodes.InvalidOptions,
+        ErrorCode.InvalidOptions,
         "A $changeStream with 'allChangesForCluster:true' may only be opened on the 'admin' database, and with no collection name",
       );
     return { kind: "cluster" };
   }
   if (db === "admin" || db === "config" || db === "local")
-    throw new MongoCommandError(ErrorCodes.InvalidNamespace, `$changeStream may not be opened on the internal ${db} database`);
+    throw new MongoCommandError(ErrorCode.InvalidNamespace, `$changeStream may not be opened on the internal ${db} database`);
   if (wholeDatabase) return { kind: "database", db };
-  if (typeof target !== "string") throw new MongoCommandError(ErrorCodes.InvalidNamespace, "aggregate requires a collection name or 1");
+  if (typeof target !== "string") throw new MongoCommandError(ErrorCode.InvalidNamespace, "aggregate requires a collection name or 1");
   if (target.startsWith("system."))
-    throw new MongoCommandError(ErrorCodes.InvalidNamespace, `$changeStream may not be opened on the internal ${db}.${target} collection`);
+    throw new MongoCommandError(ErrorCode.InvalidNamespace, `$changeStream may not be opened on the internal ${db}.${target} collection`);
   return { kind: "collection", db, coll: target };
 }
 
@@ -179,7 +188,7 @@ export class ChangeStreamSource implements TailingSource {
     const { resumeAfter, startAfter, startAtOperationTime } = this.options;
     if (resumeAfter?.fromInvalidate === true)
       throw new MongoCommandError(
-        260,
+        ErrorCode.InvalidResumeToken,
         "Starting a change stream with 'resumeAfter' from an invalidate is not supported: use 'startAfter' instead",
       );
     const point = resumeAfter ?? startAfter;
@@ -233,7 +242,7 @@ export class ChangeStreamSource implements TailingSource {
     const shaped = retype(result, event) as Document;
     if (JSON.stringify(shaped["_id"]) !== JSON.stringify(event["_id"]))
       throw new MongoCommandError(
-        280,
+        ErrorCode.ChangeStreamFatalError,
         "Encountered an event whose _id field, which contains the resume token, was modified by the pipeline. Modifying the _id field of an event makes it impossible to resume the stream from that point. Only transformations that retain the unmodified _id field are allowed.",
         { errorLabels: ["NonResumableChangeStreamError"] },
       );
@@ -326,7 +335,7 @@ export class ChangeStreamSource implements TailingSource {
 
 function imageMissing(image: string, option: string): MongoCommandError {
   return new MongoCommandError(
-    47,
+    ErrorCode.NoMatchingDocument,
     `Change stream was configured to require a ${image} for all update, delete and replace events, but the ${image} was not found (${option}: 'required').`,
   );
 }

@@ -3,7 +3,7 @@ import { ChangeStreamSource, checkFollowingStages, parseStreamOptions, scopeOf }
 import { arraySource, type ResultSource } from "../query-engine/cursors";
 import { Aggregator, PIPELINE_STAGES } from "../language/mingo";
 import { unavailableStage } from "../language/pipeline-stages";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, MongoCommandError, notSupported } from "../errors";
 import type { QueryExecution } from "../query-engine/planner";
 import { mingoOptions, rejectScripts, translateMingoErrors } from "../language/query";
 import type { Collection, StoredDocument } from "../query-engine/storage";
@@ -29,7 +29,7 @@ export const AGGREGATE_FIELDS = ["pipeline", "cursor", "explain", "allowDiskUse"
 
 function validatePipeline(pipeline: unknown, context: CommandContext): Document[] {
   if (!Array.isArray(pipeline) || !pipeline.every(isDocument)) {
-    throw new MongoCommandError(14, "'pipeline' option must be specified as an array");
+    throw new MongoCommandError(ErrorCode.TypeMismatch, "'pipeline' option must be specified as an array");
   }
   for (const stage of pipeline) {
     const name = Object.keys(stage)[0] ?? "";
@@ -156,7 +156,7 @@ function openChangeStream(
   if (context.replicaSet === undefined || history === undefined) throw unavailableStage("$changeStream", false);
   if (context.inTransaction)
     throw new MongoCommandError(
-      263,
+      ErrorCode.OperationNotSupportedInTransaction,
       "Operation not permitted in transaction :: caused by :: $changeStream cannot run in a multi-document transaction",
     );
   refuseOptions(body, "aggregate", ["collation", "let"]);
@@ -174,7 +174,10 @@ const aggregate: CommandDefinition = {
     if (body["explain"] !== undefined && body["explain"] !== false)
       throw notSupported("aggregate's explain option (send the explain command)");
     if (body["cursor"] === undefined) {
-      throw new MongoCommandError(9, "The 'cursor' option is required, except for aggregate with the explain argument");
+      throw new MongoCommandError(
+        ErrorCode.FailedToParse,
+        "The 'cursor' option is required, except for aggregate with the explain argument",
+      );
     }
     const cursorOptions = documentArg("aggregate", "cursor", body["cursor"]);
     const batchSize = optionalNumberArg("aggregate", "cursor.batchSize", cursorOptions["batchSize"]) ?? 101;

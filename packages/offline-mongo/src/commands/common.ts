@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import type { CollectionResolver } from "mingo/types";
-import { MongoCommandError, TransientTransactionError, unsupportedOption } from "../errors";
+import { ErrorCode, MongoCommandError, TransientTransactionError, unsupportedOption } from "../errors";
 import { sameKeyPattern, type Index } from "../query-engine/indexes";
 import type { Collection } from "../query-engine/storage";
 import { isDocument, isTruthy, stringArg } from "../values/values";
@@ -34,7 +34,7 @@ export function resolveHint(collection: Collection | undefined, hint: unknown): 
   );
   if (!found)
     throw new MongoCommandError(
-      2,
+      ErrorCode.BadValue,
       "error processing query: planner returned error :: caused by :: hint provided does not correspond to an existing index",
     );
   return found;
@@ -75,7 +75,10 @@ export function isRetryableWrite(body: Document): boolean {
 
 export function documentList(command: string, field: string, value: unknown): Document[] {
   if (!Array.isArray(value) || !value.every(isDocument)) {
-    throw new MongoCommandError(14, `BSON field '${command}.${field}' is the wrong type, expected type 'array' of objects`);
+    throw new MongoCommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field '${command}.${field}' is the wrong type, expected type 'array' of objects`,
+    );
   }
   return value;
 }

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, MongoCommandError, notSupported } from "../errors";
 import type { QueryExecution } from "../query-engine/planner";
 import { explainExecution, explainPlanner, total, type Stage } from "../query-engine/stages";
 import { OFFLINE_SERVER_VERSION } from "../version";
@@ -122,7 +122,10 @@ function documentOrEmpty(value: unknown): Document {
 function parseVerbosity(value: unknown): Verbosity {
   if (value === undefined) return "allPlansExecution";
   if (typeof value !== "string" || !VERBOSITIES.includes(value)) {
-    throw new MongoCommandError(2, "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}");
+    throw new MongoCommandError(
+      ErrorCode.BadValue,
+      "verbosity string must be one of {'queryPlanner', 'executionStats', 'allPlansExecution'}",
+    );
   }
   return value as Verbosity;
 }

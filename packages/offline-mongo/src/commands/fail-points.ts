@@ -1,5 +1,5 @@
 import { Int32, type Document } from "bson";
-import { codeNameOf, MongoCommandError, notSupported } from "../errors";
+import { codeNameOf, ErrorCode, MongoCommandError, notSupported } from "../errors";
 import { traitsOf } from "./command-table";
 import { isDocument, isNumeric, toNumber } from "../values/values";
 
@@ -27,10 +27,28 @@ type Mode = { readonly kind: "off" | "alwaysOn" } | { readonly kind: "times" | "
 const FAILED_BY_FAIL_POINT = "Failing command via 'failCommand' failpoint";
 
 /** Codes mongod labels RetryableWriteError on a retryable write or a commit or abort (`ErrorCodes::isRetriableError`). */
-const RETRIABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
+const RETRIABLE_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HostUnreachable,
+  ErrorCode.HostNotFound,
+  ErrorCode.NetworkTimeout,
+  ErrorCode.ShutdownInProgress,
+  ErrorCode.PrimarySteppedDown,
+  ErrorCode.ExceededTimeLimit,
+  ErrorCode.SocketException,
+  ErrorCode.NotWritablePrimary,
+  ErrorCode.InterruptedAtShutdown,
+  ErrorCode.InterruptedDueToReplStateChange,
+  ErrorCode.NotPrimaryNoSecondaryOk,
+  ErrorCode.NotPrimaryOrSecondary,
+]);
 /** Codes mongod labels TransientTransactionError inside a transaction whatever the command (`isTransientTransactionError`). */
-const TRANSIENT_CODES = new Set([24, 112, 246, 267]);
-const NO_SUCH_TRANSACTION = 251;
+const TRANSIENT_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.LockTimeout,
+  ErrorCode.WriteConflict,
+  ErrorCode.SnapshotUnavailable,
+  ErrorCode.PreparedTransactionInProgress,
+]);
+const NO_SUCH_TRANSACTION = ErrorCode.NoSuchTransaction;
 
 /** The `data` fields mongod's `failCommand` has that would change what it fails here, and this server does not implement. */
 const UNSUPPORTED_DATA = ["threadName", "tassert"];
@@ -72,7 +90,14 @@ export type TransactionalWriteFault = { readonly undone: boolean } | undefined;
  * Codes mongod labels `ResumableChangeStreamError` when a change stream's getMore fails with them
  * (`ErrorLabelBuilder::isResumableChangeStreamError`): the retriable, network and retargeting errors.
  */
-const RESUMABLE_CHANGE_STREAM_CODES = new Set([...RETRIABLE_CODES, 63, 133, 150, 234, 13388]);
+const RESUMABLE_CHANGE_STREAM_CODES = new Set([
+  ...RETRIABLE_CODES,
+  ErrorCode.StaleShardVersion,
+  ErrorCode.FailedToSatisfyReadPreference,
+  ErrorCode.StaleEpoch,
+  ErrorCode.RetryChangeStream,
+  ErrorCode.StaleConfig,
+]);
 
 /**
  * mongod's `failCommand` fail point (`configureFailPoint`, with test commands enabled): fails, blocks or cuts
@@ -102,7 +127,7 @@ export class FailPoints {
     if (point === undefined) throw notSupported(`the fail point '${String(name)}'`);
     const mode = parseMode(body["mode"]);
     const data = body["data"] ?? {};
-    if (!isDocument(data)) throw new MongoCommandError(14, "'data' must be a document");
+    if (!isDocument(data)) throw new MongoCommandError(ErrorCode.TypeMismatch, "'data' must be a document");
     for (const field of UNSUPPORTED_DATA) if (field in data) throw notSupported(`${String(name)}'s '${field}'`);
     point.mode = mode;
     point.data = data;
@@ -243,18 +268,18 @@ function isRetryableWriteOrEnd(call: CommandCall): boolean {
 }
 
 function parseMode(mode: unknown): Mode {
-  if (mode === undefined) throw new MongoCommandError(20, "When setting a failpoint, you must supply a 'mode'");
+  if (mode === undefined) throw new MongoCommandError(ErrorCode.IllegalOperation, "When setting a failpoint, you must supply a 'mode'");
   if (mode === "off" || mode === "alwaysOn") return { kind: mode };
-  if (typeof mode === "string") throw new MongoCommandError(2, `unknown mode: ${mode}`);
-  if (!isDocument(mode)) throw new MongoCommandError(14, "'mode' must be a string or an object");
+  if (typeof mode === "string") throw new MongoCommandError(ErrorCode.BadValue, `unknown mode: ${mode}`);
+  if (!isDocument(mode)) throw new MongoCommandError(ErrorCode.TypeMismatch, "'mode' must be a string or an object");
   for (const kind of ["times", "skip"] as const) {
     const value = mode[kind];
     if (value === undefined) continue;
     const n = isNumeric(value) ? toNumber(value) : NaN;
-    if (!Number.isInteger(n)) throw new MongoCommandError(14, `'${kind}' option to 'mode' must be an integer`);
-    if (n < 0) throw new MongoCommandError(2, `'${kind}' option to 'mode' must be positive`);
+    if (!Number.isInteger(n)) throw new MongoCommandError(ErrorCode.TypeMismatch, `'${kind}' option to 'mode' must be an integer`);
+    if (n < 0) throw new MongoCommandError(ErrorCode.BadValue, `'${kind}' option to 'mode' must be positive`);
     return kind === "times" && n === 0 ? { kind: "off" } : { kind, left: n };
   }
   if ("activationProbability" in mode) throw notSupported("the fail point mode 'activationProbability'");
-  throw new MongoCommandError(2, "'mode' must be 'off', 'alwaysOn', or an object with 'times' or 'skip'");
+  throw new MongoCommandError(ErrorCode.BadValue, "'mode' must be 'off', 'alwaysOn', or an object with 'times' or 'skip'");
 }

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { MongoCommandError, unsupportedOption } from "../errors";
+import { ErrorCode, LocationCode, MongoCommandError, unsupportedOption } from "../errors";
 import { isDocument } from "../values/values";
 
 /**
@@ -37,12 +37,12 @@ const READ_CONCERN_LEVELS = new Set(["local", "available", "majority"]);
  */
 export function checkGenericFields(name: string, body: Document, fields: readonly string[] | "any", replicaSetMember: boolean): void {
   if (!replicaSetMember && TRANSACTION_FIELDS.some((field) => field in body)) {
-    throw new MongoCommandError(20, "Transaction numbers are only allowed on a replica set member or mongos");
+    throw new MongoCommandError(ErrorCode.IllegalOperation, "Transaction numbers are only allowed on a replica set member or mongos");
   }
   for (const field of Object.keys(body).slice(1)) {
     const generic = GENERIC_FIELDS.has(field) || (replicaSetMember && TRANSACTION_FIELDS.includes(field));
     if (fields !== "any" && !generic && !fields.includes(field)) {
-      throw new MongoCommandError(40415, `BSON field '${name}.${field}' is an unknown field.`);
+      throw new MongoCommandError(LocationCode.UnknownField, `BSON field '${name}.${field}' is an unknown field.`);
     }
   }
   const readConcern = body["readConcern"];

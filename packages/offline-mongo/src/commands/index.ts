@@ -1,7 +1,7 @@
 import type { Document } from "bson";
 import { COMMAND_TABLE, type CommandTraits } from "./command-table";
 import { AwaitingData } from "../query-engine/cursors";
-import { MongoCommandError, noSuchCommand } from "../errors";
+import { codeNameOf, ErrorCode, MongoCommandError, noSuchCommand } from "../errors";
 import { ClosedByFailPoint } from "./fail-points";
 import { HeldByTransaction } from "../sessions/transactions";
 import { checkWriteConcern, writeConcernErrorOf } from "../sessions/write-concern";
@@ -68,6 +68,11 @@ export function runCommand(body: Document, context: CommandContext): Document {
     if (error instanceof HeldByTransaction || error instanceof AwaitingData || error instanceof ClosedByFailPoint) throw error;
     if (error instanceof MongoCommandError) return error.toReply();
     const message = error instanceof Error ? error.message : String(error);
-    return { ok: 0, errmsg: `offline server internal error: ${message}`, code: 1, codeName: "InternalError" };
+    return {
+      ok: 0,
+      errmsg: `offline server internal error: ${message}`,
+      code: ErrorCode.InternalError,
+      codeName: codeNameOf(ErrorCode.InternalError),
+    };
   }
 }

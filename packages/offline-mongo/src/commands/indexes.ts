@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { arraySource } from "../query-engine/cursors";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, MongoCommandError } from "../errors";
 import { describeIndex, parseIndexSpec, sameKeyPattern, type IndexSpec } from "../query-engine/indexes";
 import type { Collection } from "../query-engine/storage";
 import { formatDocument, isDocument } from "../values/values";
@@ -9,7 +9,7 @@ import type { CommandContext, CommandDefinition } from "./context";
 
 function existingCollection(context: CommandContext, name: string): Collection {
   const collection = context.storage.existingCollection(context.db, name);
-  if (!collection) throw new MongoCommandError(26, `ns does not exist: ${namespace(context, name)}`);
+  if (!collection) throw new MongoCommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${namespace(context, name)}`);
   return collection;
 }
 
@@ -22,7 +22,7 @@ function alreadyExists(collection: Collection, spec: IndexSpec): boolean {
       existing.unique === spec.unique && existing.sparse === spec.sparse && existing.expireAfterSeconds === spec.expireAfterSeconds;
     if (existing.name === spec.name) {
       if (sameKey && (sameOptions || spec.name === "_id_")) return true;
-      const code = sameKey ? 85 : 86;
+      const code = sameKey ? ErrorCode.IndexOptionsConflict : ErrorCode.IndexKeySpecsConflict;
       const prefix = sameKey
         ? "An equivalent index already exists with the same name but different options."
         : "An existing index has the same name as the requested index. When index names are not specified, they are auto generated and can cause conflicts. Please refer to our documentation.";
@@ -31,7 +31,8 @@ function alreadyExists(collection: Collection, spec: IndexSpec): boolean {
         `${prefix} Requested index: ${requested}, existing index: ${formatDocument(describeIndex(existing))}`,
       );
     }
-    if (sameKey && sameOptions) throw new MongoCommandError(85, `Index already exists with a different name: ${existing.name}`);
+    if (sameKey && sameOptions)
+      throw new MongoCommandError(ErrorCode.IndexOptionsConflict, `Index already exists with a different name: ${existing.name}`);
   }
   return false;
 }
@@ -46,10 +47,16 @@ function checkBuildInTransaction(context: CommandContext, name: string, specs: r
   const ns = namespace(context, name);
   if (!context.storage.created.has(ns)) {
     if (specs.every((spec) => alreadyExists(existing, spec))) return;
-    throw new MongoCommandError(263, `Cannot create new indexes on existing collection ${ns} in a multi-document transaction.`);
+    throw new MongoCommandError(
+      ErrorCode.OperationNotSupportedInTransaction,
+      `Cannot create new indexes on existing collection ${ns} in a multi-document transaction.`,
+    );
   }
   if (existing.size > 0)
-    throw new MongoCommandError(263, `Cannot create new indexes on non-empty collection ${ns} in a multi-document transaction.`);
+    throw new MongoCommandError(
+      ErrorCode.OperationNotSupportedInTransaction,
+      `Cannot create new indexes on non-empty collection ${ns} in a multi-document transaction.`,
+    );
 }
 
 const createIndexes: CommandDefinition = {
@@ -111,9 +118,9 @@ const dropIndexes: CommandDefinition = {
           typeof wanted === "string"
             ? `index not found with name [${wanted}]`
             : `can't find index with key: ${formatDocument(wanted as Document)}`;
-        throw new MongoCommandError(27, described);
+        throw new MongoCommandError(ErrorCode.IndexNotFound, described);
       }
-      if (index.spec.name === "_id_") throw new MongoCommandError(72, "cannot drop _id index");
+      if (index.spec.name === "_id_") throw new MongoCommandError(ErrorCode.InvalidOptions, "cannot drop _id index");
       return index.spec.name;
     });
     resolved.forEach((indexName) => collection.dropIndex(indexName));

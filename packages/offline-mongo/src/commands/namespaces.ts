@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import { arraySource } from "../query-engine/cursors";
 import { Query } from "../language/mingo";
 import { mingoOptions, translateMingoErrors } from "../language/query";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, LocationCode, MongoCommandError, notSupported } from "../errors";
 import { validateCollectionName } from "../query-engine/storage";
 import { documentArg, isTruthy, stringArg, toPlain } from "../values/values";
 import { collectionName, refuseFlags, refuseOptions } from "./common";
@@ -39,7 +39,10 @@ function imagesOption(command: string, value: unknown): boolean | undefined {
   const option = documentArg(command, "changeStreamPreAndPostImages", value);
   const enabled = option["enabled"];
   if (typeof enabled !== "boolean")
-    throw new MongoCommandError(40414, `BSON field '${command}.changeStreamPreAndPostImages.enabled' is missing but a required field`);
+    throw new MongoCommandError(
+      LocationCode.MissingRequiredField,
+      `BSON field '${command}.changeStreamPreAndPostImages.enabled' is missing but a required field`,
+    );
   return enabled;
 }
 
@@ -55,7 +58,7 @@ const create: CommandDefinition = {
     const existing = context.storage.existingCollection(context.db, name);
     // Since 7.0 mongod answers ok to a create whose options match the existing collection's (SERVER-60064). Not in a transaction.
     if (existing !== undefined && (context.inTransaction || existing.keepsImages !== keepImages))
-      throw new MongoCommandError(48, `Collection already exists. NS: ${context.db}.${name}`);
+      throw new MongoCommandError(ErrorCode.NamespaceExists, `Collection already exists. NS: ${context.db}.${name}`);
     context.storage.collection(context.db, name).keepsImages = keepImages;
     return { ok: 1 };
   },
@@ -84,7 +87,7 @@ const collMod: CommandDefinition = {
     refuseOptions(body, "collMod", UNSUPPORTED_COLLMOD_OPTIONS);
     const keepImages = imagesOption("collMod", body["changeStreamPreAndPostImages"]);
     const collection = context.storage.existingCollection(context.db, name);
-    if (collection === undefined) throw new MongoCommandError(26, `ns does not exist: ${context.db}.${name}`);
+    if (collection === undefined) throw new MongoCommandError(ErrorCode.NamespaceNotFound, `ns does not exist: ${context.db}.${name}`);
     collection.modify(keepImages);
     return { ok: 1 };
   },
@@ -94,7 +97,8 @@ const collMod: CommandDefinition = {
 function splitNamespace(command: string, field: string, value: unknown): { db: string; coll: string } {
   const namespace = stringArg(command, field, value);
   const dot = namespace.indexOf(".");
-  if (dot <= 0 || dot === namespace.length - 1) throw new MongoCommandError(73, `Invalid namespace specified '${namespace}'`);
+  if (dot <= 0 || dot === namespace.length - 1)
+    throw new MongoCommandError(ErrorCode.InvalidNamespace, `Invalid namespace specified '${namespace}'`);
   return { db: namespace.slice(0, dot), coll: namespace.slice(dot + 1) };
 }
 
@@ -107,11 +111,11 @@ const renameCollection: CommandDefinition = {
     const source = splitNamespace("renameCollection", "renameCollection", body["renameCollection"]);
     const target = splitNamespace("renameCollection", "to", body["to"]);
     if (source.db !== target.db) throw notSupported("renameCollection across databases");
-    if (source.coll === target.coll) throw new MongoCommandError(20, "Can't rename a collection to itself");
+    if (source.coll === target.coll) throw new MongoCommandError(ErrorCode.IllegalOperation, "Can't rename a collection to itself");
     if (context.storage.existingCollection(source.db, source.coll) === undefined)
-      throw new MongoCommandError(26, `Source collection ${source.db}.${source.coll} does not exist`);
+      throw new MongoCommandError(ErrorCode.NamespaceNotFound, `Source collection ${source.db}.${source.coll} does not exist`);
     if (context.storage.existingCollection(target.db, target.coll) !== undefined && !isTruthy(body["dropTarget"]))
-      throw new MongoCommandError(48, "target namespace exists");
+      throw new MongoCommandError(ErrorCode.NamespaceExists, "target namespace exists");
     context.storage.renameCollection(source.db, source.coll, target.coll);
     const moved = [`${source.db}.${source.coll}`, `${target.db}.${target.coll}`];
     context.cursors.killReaders((namespace) => moved.includes(namespace));

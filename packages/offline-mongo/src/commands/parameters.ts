@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, MongoCommandError, notSupported } from "../errors";
 import { isNumeric, isTruthy } from "../values/values";
 import type { CommandContext, CommandDefinition, ServerParameters } from "./context";
 import { isGenericField } from "./fields";
@@ -8,7 +8,7 @@ import { isGenericField } from "./fields";
 const PARAMETERS: ReadonlyArray<keyof ServerParameters> = ["notablescan"];
 
 export function requireAdmin(command: string, context: CommandContext): void {
-  if (context.db !== "admin") throw new MongoCommandError(13, `${command} may only be run against the admin database.`);
+  if (context.db !== "admin") throw new MongoCommandError(ErrorCode.Unauthorized, `${command} may only be run against the admin database.`);
 }
 
 function parameterName(name: string): keyof ServerParameters {
@@ -26,12 +26,13 @@ const setParameter: CommandDefinition = {
     const settings = Object.entries(body)
       .slice(1)
       .filter(([field]) => !isGenericField(field));
-    if (settings.length === 0) throw new MongoCommandError(72, "no option found to set, use help:true to see options ");
+    if (settings.length === 0)
+      throw new MongoCommandError(ErrorCode.InvalidOptions, "no option found to set, use help:true to see options ");
     const [[field, value] = ["", undefined], ...others] = settings;
     if (others.length > 0) throw notSupported("setting several server parameters in one command");
     const name = parameterName(field);
     if (typeof value !== "boolean" && !isNumeric(value)) {
-      throw new MongoCommandError(2, `Invalid value for parameter ${name}: expected a boolean`);
+      throw new MongoCommandError(ErrorCode.BadValue, `Invalid value for parameter ${name}: expected a boolean`);
     }
     const was = context.parameters[name];
     context.parameters[name] = isTruthy(value);
@@ -52,7 +53,7 @@ const getParameter: CommandDefinition = {
             .slice(1)
             .filter((field) => !isGenericField(field))
             .map(parameterName);
-    if (names.length === 0) throw new MongoCommandError(72, "no option found to get");
+    if (names.length === 0) throw new MongoCommandError(ErrorCode.InvalidOptions, "no option found to get");
     const values: Document = {};
     for (const name of names) values[name] = context.parameters[name];
     return { ...values, ok: 1 };

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { MongoCommandError } from "../errors";
+import { LocationCode, MongoCommandError } from "../errors";
 import { bsonTypeName, isDocument, isNumeric, toNumber } from "../values/values";
 
 const LONG_LIMIT = 2 ** 63;
@@ -18,26 +18,27 @@ function safeNumberLong(value: unknown): number | undefined {
 
 function limitOf(value: unknown): number {
   const limit = safeNumberLong(value);
-  if (limit === undefined) throw new MongoCommandError(15957, "the limit must be specified as a number");
-  if (limit <= 0) throw new MongoCommandError(15958, "the limit must be positive");
+  if (limit === undefined) throw new MongoCommandError(LocationCode.LimitNotNumber, "the limit must be specified as a number");
+  if (limit <= 0) throw new MongoCommandError(LocationCode.LimitNotPositive, "the limit must be positive");
   return limit;
 }
 
 function skipOf(value: unknown): number {
   const skip = safeNumberLong(value);
-  if (skip === undefined) throw new MongoCommandError(15972, `Argument to $skip must be a number not a ${bsonTypeName(value)}`);
-  if (skip < 0) throw new MongoCommandError(15956, "Argument to $skip cannot be negative");
+  if (skip === undefined)
+    throw new MongoCommandError(LocationCode.SkipNotNumber, `Argument to $skip must be a number not a ${bsonTypeName(value)}`);
+  if (skip < 0) throw new MongoCommandError(LocationCode.SkipNegative, "Argument to $skip cannot be negative");
   return skip;
 }
 
 function sampleOf(spec: unknown): Document {
-  if (!isDocument(spec)) throw new MongoCommandError(28745, "the $sample stage specification must be an object");
+  if (!isDocument(spec)) throw new MongoCommandError(LocationCode.SampleNotDocument, "the $sample stage specification must be an object");
   const unknown = Object.keys(spec).find((field) => field !== "size");
-  if (unknown !== undefined) throw new MongoCommandError(28748, `unrecognized option to $sample: ${unknown}`);
-  if (!("size" in spec)) throw new MongoCommandError(28749, "$sample stage must specify a size");
+  if (unknown !== undefined) throw new MongoCommandError(LocationCode.SampleUnknownOption, `unrecognized option to $sample: ${unknown}`);
+  if (!("size" in spec)) throw new MongoCommandError(LocationCode.SampleWithoutSize, "$sample stage must specify a size");
   const size = safeNumberLong(spec["size"]);
-  if (size === undefined) throw new MongoCommandError(28746, "size argument to $sample must be a number");
-  if (size < 0) throw new MongoCommandError(28747, "size argument to $sample must not be negative");
+  if (size === undefined) throw new MongoCommandError(LocationCode.SampleSizeNotNumber, "size argument to $sample must be a number");
+  if (size < 0) throw new MongoCommandError(LocationCode.SampleSizeNegative, "size argument to $sample must not be negative");
   return { size };
 }
 

@@ -1,6 +1,6 @@
 import { Long, type Document } from "bson";
 import { DEFAULT_AWAIT_DATA_MS, DEFAULT_FIRST_BATCH, type ResultSource } from "../query-engine/cursors";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, LocationCode, MongoCommandError } from "../errors";
 import { valuesAtPath } from "../values/paths";
 import { compileProjection } from "../language/projection";
 import { planQuery, refusesTableScan, type QueryExecution } from "../query-engine/planner";
@@ -42,7 +42,8 @@ export function planRead(context: CommandContext, collection: string, command: s
   const stored = context.storage.existingCollection(context.db, collection);
   const hint = resolveHint(stored, selection.hint);
   const skip = selection.skip ?? 0;
-  if (skip < 0) throw new MongoCommandError(51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
+  if (skip < 0)
+    throw new MongoCommandError(LocationCode.NegativeCountArgument, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
   const limit = selection.limit === undefined || selection.limit === 0 ? undefined : Math.abs(selection.limit);
   const notablescan = refusesTableScan(context.parameters.notablescan, context.db, collection, compiled.filter);
   return planQuery(
@@ -84,7 +85,8 @@ function findCount(field: string, value: unknown): number | undefined {
   const n = optionalNumberArg("find", field, value);
   if (n === undefined) return undefined;
   const count = Math.trunc(n);
-  if (count < 0) throw new MongoCommandError(51024, `BSON field '${field}' value must be >= 0, actual value '${count}'`);
+  if (count < 0)
+    throw new MongoCommandError(LocationCode.NegativeCountArgument, `BSON field '${field}' value must be >= 0, actual value '${count}'`);
   return count;
 }
 
@@ -135,7 +137,8 @@ const getMore: CommandDefinition = {
   fields: ["collection", "batchSize", "term", "lastKnownCommittedOpTime"],
   run(body, context) {
     const raw = body["getMore"];
-    if (!isNumeric(raw)) throw new MongoCommandError(14, "BSON field 'getMore.getMore' is the wrong type, expected type 'long'");
+    if (!isNumeric(raw))
+      throw new MongoCommandError(ErrorCode.TypeMismatch, "BSON field 'getMore.getMore' is the wrong type, expected type 'long'");
     const id = raw instanceof Long ? raw : Long.fromNumber(toNumber(raw));
     const collection = stringArg("getMore", "collection", body["collection"]);
     const batchSize = optionalNumberArg("getMore", "batchSize", body["batchSize"]) ?? Number.MAX_SAFE_INTEGER;
@@ -178,7 +181,8 @@ export function isFastCount(body: Document): boolean {
 /** A count's skip (never negative) and limit (either sign; 0 is none), as mongod reads them. */
 export function countBounds(body: Document): { skip: number; limit: number | undefined } {
   const skip = optionalNumberArg("count", "skip", body["skip"]) ?? 0;
-  if (skip < 0) throw new MongoCommandError(51024, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
+  if (skip < 0)
+    throw new MongoCommandError(LocationCode.NegativeCountArgument, `BSON field 'skip' value must be >= 0, actual value '${skip}'`);
   const limit = Math.abs(optionalNumberArg("count", "limit", body["limit"]) ?? 0);
   return { skip, limit: limit === 0 ? undefined : limit };
 }

@@ -1,4 +1,4 @@
-import { MongoCommandError } from "../errors";
+import { LocationCode, MongoCommandError } from "../errors";
 import type { CommandDefinition } from "./context";
 
 /**
@@ -10,7 +10,7 @@ function endOfTransaction(name: "commitTransaction" | "abortTransaction"): Comma
     names: [name],
     fields: ["recoveryToken"],
     run() {
-      throw new MongoCommandError(50768, `${name} must be run within a transaction`);
+      throw new MongoCommandError(LocationCode.NotInTransaction, `${name} must be run within a transaction`);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, MongoCommandError } from "../errors";
 import { updateRecord, upsertRecord } from "../language/modify";
 import { compileProjection } from "../language/projection";
 import { parseUpdate } from "../language/updates";
@@ -40,9 +40,13 @@ const remove: CommandDefinition = {
       refuseOptions(statement, "delete", ["collation"]);
       const limit = isNumeric(statement["limit"]) ? toNumber(statement["limit"]) : NaN;
       if (limit !== 0 && limit !== 1)
-        throw new MongoCommandError(9, `The limit field in delete objects must be 0 or 1. Got ${String(statement["limit"])}`);
+        throw new MongoCommandError(
+          ErrorCode.FailedToParse,
+          `The limit field in delete objects must be 0 or 1. Got ${String(statement["limit"])}`,
+        );
       // A retry could not tell which of many documents it already deleted: mongod retries single-document statements only.
-      if (limit === 0 && isRetryableWrite(body)) throw new MongoCommandError(72, "Cannot use (or request) retryable writes with limit=0");
+      if (limit === 0 && isRetryableWrite(body))
+        throw new MongoCommandError(ErrorCode.InvalidOptions, "Cannot use (or request) retryable writes with limit=0");
       const records = select(context, name, "delete", { filter: statement["q"], limit, hint: statement["hint"] });
       const collection = context.storage.existingCollection(context.db, name);
       records.forEach((record) => collection?.remove(record));
@@ -65,7 +69,8 @@ const update: CommandDefinition = {
     const writeErrors = runWriteBatch(statements, body["ordered"] !== false || context.inTransaction, (statement, index) => {
       refuseOptions(statement, "update", ["collation", "c", "sort"]);
       const multi = isTruthy(statement["multi"]);
-      if (multi && isRetryableWrite(body)) throw new MongoCommandError(72, "Cannot use (or request) retryable writes with multi=true");
+      if (multi && isRetryableWrite(body))
+        throw new MongoCommandError(ErrorCode.InvalidOptions, "Cannot use (or request) retryable writes with multi=true");
       const spec = parseUpdate(statement["u"], multi);
       const filter = documentArg("update", "q", statement["q"] ?? {});
       const options = { filter, arrayFilters: documentList("update", "arrayFilters", statement["arrayFilters"] ?? []) };
@@ -92,11 +97,15 @@ const update: CommandDefinition = {
 
 /** mongod's parse-time checks of findAndModify options that make no sense with remove=true. */
 function refuseWithRemove(body: Document): void {
-  if (isTruthy(body["upsert"])) throw new MongoCommandError(9, "Cannot specify both upsert=true and remove=true");
+  if (isTruthy(body["upsert"])) throw new MongoCommandError(ErrorCode.FailedToParse, "Cannot specify both upsert=true and remove=true");
   if (isTruthy(body["new"])) {
-    throw new MongoCommandError(9, "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document");
+    throw new MongoCommandError(
+      ErrorCode.FailedToParse,
+      "Cannot specify both new=true and remove=true; 'remove' always returns the deleted document",
+    );
   }
-  if (body["arrayFilters"] !== undefined) throw new MongoCommandError(9, "Cannot specify arrayFilters and remove=true");
+  if (body["arrayFilters"] !== undefined)
+    throw new MongoCommandError(ErrorCode.FailedToParse, "Cannot specify arrayFilters and remove=true");
 }
 
 const findAndModify: CommandDefinition = {
@@ -120,8 +129,10 @@ const findAndModify: CommandDefinition = {
     const name = collectionName(body, command);
     refuseOptions(body, command, ["collation", "let"]);
     const removing = isTruthy(body["remove"]);
-    if (removing && body["update"] !== undefined) throw new MongoCommandError(9, "Cannot specify both an update and remove=true");
-    if (!removing && body["update"] === undefined) throw new MongoCommandError(9, "Either an update or remove=true must be specified");
+    if (removing && body["update"] !== undefined)
+      throw new MongoCommandError(ErrorCode.FailedToParse, "Cannot specify both an update and remove=true");
+    if (!removing && body["update"] === undefined)
+      throw new MongoCommandError(ErrorCode.FailedToParse, "Either an update or remove=true must be specified");
     if (removing) refuseWithRemove(body);
     const projection = compileProjection(body["fields"] === undefined ? undefined : documentArg(command, "fields", body["fields"]));
     const project = (doc: Document | undefined): Document | null => (doc === undefined ? null : projection ? projection.apply(doc) : doc);

@@ -8,7 +8,7 @@ import * as queryOperators from "mingo/operators/query";
 import * as windowOperators from "mingo/operators/window";
 import { Query as CoreQuery } from "mingo/query";
 import type { Options } from "mingo/types";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, MongoCommandError, notSupported } from "../errors";
 import { valueAt, valuesAtPath } from "../values/paths";
 import { bsonTypeName } from "../values/values";
 
@@ -51,7 +51,7 @@ function typeAlias(wanted: unknown): string {
   const alias = TYPE_ALIASES[String(wanted)];
   if (alias === undefined) {
     throw new MongoCommandError(
-      2,
+      ErrorCode.BadValue,
       typeof wanted === "string" ? `Unknown type name alias: ${wanted}` : `Invalid numerical type code: ${String(wanted)}`,
     );
   }
@@ -101,16 +101,16 @@ function ninMatchingArrays(selector: string, operand: unknown, options: Options)
 
 /** mongod refuses a `$size` it cannot match when it parses the query (code 2); mingo would match nothing. */
 function checkedSize(selector: string, operand: unknown, options: Options): Predicate {
-  if (typeof operand !== "number") throw new MongoCommandError(2, "$size needs a number");
-  if (!Number.isInteger(operand)) throw new MongoCommandError(2, "$size must be a whole number");
-  if (operand < 0) throw new MongoCommandError(2, "$size may not be negative");
+  if (typeof operand !== "number") throw new MongoCommandError(ErrorCode.BadValue, "$size needs a number");
+  if (!Number.isInteger(operand)) throw new MongoCommandError(ErrorCode.BadValue, "$size must be a whole number");
+  if (operand < 0) throw new MongoCommandError(ErrorCode.BadValue, "$size may not be negative");
   return queryOperators.$size(selector, operand, options);
 }
 
 /** mongod refuses a `$mod` by 0 when it parses the query (code 2); mingo would compute NaN and match nothing. */
 function checkedMod(selector: string, operand: unknown, options: Options): Predicate {
   if (Array.isArray(operand) && operand.length === 2 && typeof operand[0] === "number" && Math.trunc(operand[0]) === 0) {
-    throw new MongoCommandError(2, "divisor cannot be 0");
+    throw new MongoCommandError(ErrorCode.BadValue, "divisor cannot be 0");
   }
   return queryOperators.$mod(selector, operand, options);
 }

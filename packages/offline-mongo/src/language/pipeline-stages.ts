@@ -1,4 +1,4 @@
-import { MongoCommandError, notSupported } from "../errors";
+import { LocationCode, MongoCommandError, notSupported } from "../errors";
 
 /** The aggregation stages mongod 7.0 registers for clients (its `$_internal…` stages aside). */
 const MONGOD_STAGES = new Set([
@@ -64,10 +64,11 @@ const SEARCH_STAGES = new Set(["$search", "$searchMeta", "$vectorSearch", "$list
  */
 export function unavailableStage(name: string, onReplicaSet: boolean): MongoCommandError {
   if (name === "$changeStream" && !onReplicaSet)
-    return new MongoCommandError(40573, "The $changeStream stage is only supported on replica sets");
+    return new MongoCommandError(LocationCode.ChangeStreamNeedsReplicaSet, "The $changeStream stage is only supported on replica sets");
   // A change stream is opened by its aggregate's first stage (see `change-streams.ts`); anywhere else mongod refuses it.
-  if (name === "$changeStream") return new MongoCommandError(40602, "$changeStream is only valid as the first stage in a pipeline");
-  if (SEARCH_STAGES.has(name)) return new MongoCommandError(6047401, `${name} stage is only allowed on MongoDB Atlas`);
+  if (name === "$changeStream")
+    return new MongoCommandError(LocationCode.ChangeStreamNotFirstStage, "$changeStream is only valid as the first stage in a pipeline");
+  if (SEARCH_STAGES.has(name)) return new MongoCommandError(LocationCode.AtlasOnlyStage, `${name} stage is only allowed on MongoDB Atlas`);
   if (MONGOD_STAGES.has(name)) return notSupported(`the ${name} aggregation stage`);
-  return new MongoCommandError(40324, `Unrecognized pipeline stage name: '${name}'`);
+  return new MongoCommandError(LocationCode.UnrecognizedPipelineStage, `Unrecognized pipeline stage name: '${name}'`);
 }

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, LocationCode, MongoCommandError, notSupported } from "../errors";
 import { compileFilter, type CompiledFilter } from "./query";
 import { isDocument, isNumeric, toNumber, toPlain } from "../values/values";
 
@@ -24,9 +24,10 @@ function parseLeaf(path: string, value: unknown): Node {
   if (isDocument(value) && Object.keys(value).length === 1) {
     if ("$slice" in value) return parseSlice(path, value["$slice"]);
     if ("$elemMatch" in value) {
-      if (path.includes(".")) throw new MongoCommandError(31275, "Cannot use $elemMatch projection on a nested field.");
+      if (path.includes("."))
+        throw new MongoCommandError(LocationCode.ElemMatchProjectionOnNestedField, "Cannot use $elemMatch projection on a nested field.");
       const filter = value["$elemMatch"];
-      if (!isDocument(filter)) throw new MongoCommandError(2, "elemMatch: Invalid argument, object required.");
+      if (!isDocument(filter)) throw new MongoCommandError(ErrorCode.BadValue, "elemMatch: Invalid argument, object required.");
       return { kind: "elemMatch", filter: compileFilter({ [path]: { $elemMatch: filter } }) };
     }
   }
@@ -38,11 +39,12 @@ function parseSlice(path: string, value: unknown): Node {
   if (Array.isArray(value) && value.length === 2) {
     const [skip, limit] = value as unknown[];
     if (isNumeric(skip) && isNumeric(limit)) {
-      if (toNumber(limit) <= 0) throw new MongoCommandError(28724, "Second argument to $slice must be positive");
+      if (toNumber(limit) <= 0)
+        throw new MongoCommandError(LocationCode.SliceLimitNotPositive, "Second argument to $slice must be positive");
       return { kind: "slice", skip: toNumber(skip), limit: toNumber(limit) };
     }
   }
-  throw new MongoCommandError(28667, `Invalid $slice syntax on '${path}'`);
+  throw new MongoCommandError(LocationCode.InvalidSliceSyntax, `Invalid $slice syntax on '${path}'`);
 }
 
 function insert(tree: Tree, segments: readonly string[], node: Node): void {
@@ -75,7 +77,7 @@ export function compileProjection(spec: Document | undefined): Projection | unde
   }
   const used = kinds(tree, true);
   if (used.has("include") && used.has("exclude")) {
-    throw new MongoCommandError(31254, "Cannot do exclusion on field in inclusion projection");
+    throw new MongoCommandError(LocationCode.ExclusionInInclusionProjection, "Cannot do exclusion on field in inclusion projection");
   }
   const inclusion = used.has("include") || used.has("elemMatch") || (used.size === 0 && tree.get("_id")?.kind === "include");
   return { apply: (doc) => projectDocument(doc, tree, inclusion, true) };

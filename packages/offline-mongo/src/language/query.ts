@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import { Query } from "./mingo";
 import type { CollectionResolver } from "mingo/types";
 import { compareValues } from "../values/compare";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, LocationCode, MongoCommandError, notSupported } from "../errors";
 import { valueAt, valuesAtPath } from "../values/paths";
 import { unavailableStage } from "./pipeline-stages";
 import { assertComparable, isDocument, isNumeric, toNumber, toPlain } from "../values/values";
@@ -25,11 +25,11 @@ export function translateMingoErrors<T>(run: () => T): T {
   } catch (error) {
     if (error instanceof MongoCommandError || !(error instanceof Error)) throw error;
     const unknown = /unknown (?:query |top level )?operator:? '?(\$[\w$]+)/i.exec(error.message);
-    if (unknown) throw new MongoCommandError(2, `unknown operator: ${unknown[1]}`);
+    if (unknown) throw new MongoCommandError(ErrorCode.BadValue, `unknown operator: ${unknown[1]}`);
     // A stage inside a sub-pipeline ($facet, $lookup, $unionWith), where no topology allows a change stream.
     const stage = /unregistered pipeline operator (\$[\w$]+)/.exec(error.message);
     if (stage?.[1] !== undefined) throw unavailableStage(stage[1], true);
-    throw new MongoCommandError(2, error.message);
+    throw new MongoCommandError(ErrorCode.BadValue, error.message);
   }
 }
 
@@ -62,11 +62,12 @@ export type SortSpec = ReadonlyArray<readonly [string, 1 | -1]>;
 
 export function parseSort(sort: unknown): SortSpec {
   if (sort === undefined) return [];
-  if (!isDocument(sort)) throw new MongoCommandError(14, "Expected field sort to be of type object");
+  if (!isDocument(sort)) throw new MongoCommandError(ErrorCode.TypeMismatch, "Expected field sort to be of type object");
   return Object.entries(sort).map(([field, direction]) => {
     if (isDocument(direction)) throw notSupported(`sort by ${JSON.stringify(Object.keys(direction))} on '${field}'`);
     const n = isNumeric(direction) ? toNumber(direction) : NaN;
-    if (n !== 1 && n !== -1) throw new MongoCommandError(15974, `Illegal key in $sort specification: ${field}: ${String(direction)}`);
+    if (n !== 1 && n !== -1)
+      throw new MongoCommandError(LocationCode.IllegalSortKey, `Illegal key in $sort specification: ${field}: ${String(direction)}`);
     return [field, n] as const;
   });
 }

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, MongoCommandError } from "../errors";
 import { compileFilter, type CompiledFilter } from "./query";
 import { formatValue, isDocument, toPlain } from "../values/values";
 
@@ -31,7 +31,7 @@ export function resolvePositional(path: string, filter: Document, plainDoc: Docu
     const index = array.findIndex((element) => query.test(withValueAt(arrayPath.split("."), [element])));
     if (index >= 0) return [...segments.slice(0, at), String(index), ...segments.slice(at + 1)].join(".");
   }
-  throw new MongoCommandError(2, "The positional operator did not find the match needed from the query.");
+  throw new MongoCommandError(ErrorCode.BadValue, "The positional operator did not find the match needed from the query.");
 }
 
 function withValueAt(segments: readonly string[], value: unknown): Document {
@@ -56,7 +56,10 @@ export function expandPath(
     const segment = pattern[at] ?? "";
     if (isAllPositional(segment)) {
       if (!Array.isArray(value)) {
-        throw new MongoCommandError(2, `The path '${path.join(".")}' must exist in the document in order to apply array updates.`);
+        throw new MongoCommandError(
+          ErrorCode.BadValue,
+          `The path '${path.join(".")}' must exist in the document in order to apply array updates.`,
+        );
       }
       const identifier = segment.slice(2, -1);
       const filter = arrayFilters.get(identifier);
@@ -76,7 +79,7 @@ export function expandPath(
 
 function pathNotViable(segment: string, path: readonly string[], value: unknown): MongoCommandError {
   const field = path[path.length - 1] ?? "";
-  return new MongoCommandError(28, `Cannot create field '${segment}' in element {${field}: ${formatValue(value)}}`);
+  return new MongoCommandError(ErrorCode.PathNotViable, `Cannot create field '${segment}' in element {${field}: ${formatValue(value)}}`);
 }
 
 /** Compiles arrayFilters, keyed by the identifier each one filters on; unknown or unused ones are errors. */
@@ -86,7 +89,7 @@ export function compileArrayFilters(filters: readonly Document[], patterns: read
     const identifier = Object.keys(filter)[0]?.split(".")[0] ?? "";
     if (!/^[a-z]\w*$/.test(identifier)) {
       throw new MongoCommandError(
-        2,
+        ErrorCode.BadValue,
         `Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${identifier}'`,
       );
     }
@@ -103,11 +106,12 @@ export function compileArrayFilters(filters: readonly Document[], patterns: read
   for (const identifier of used) {
     const path = patterns.find((pattern) => pattern.includes(`$[${identifier}]`)) ?? "";
     if (identifier !== "" && !compiled.has(identifier)) {
-      throw new MongoCommandError(2, `No array filter found for identifier '${identifier}' in path '${path}'`);
+      throw new MongoCommandError(ErrorCode.BadValue, `No array filter found for identifier '${identifier}' in path '${path}'`);
     }
   }
   for (const identifier of compiled.keys()) {
-    if (!used.has(identifier)) throw new MongoCommandError(9, `The array filter for identifier '${identifier}' was not used in the update`);
+    if (!used.has(identifier))
+      throw new MongoCommandError(ErrorCode.FailedToParse, `The array filter for identifier '${identifier}' was not used in the update`);
   }
   return compiled;
 }

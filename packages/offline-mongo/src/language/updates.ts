@@ -1,6 +1,6 @@
 import { BSONRegExp, Decimal128, Double, Int32, Long, type Document } from "bson";
 import { update as mingoUpdate } from "mingo/updater";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, MongoCommandError, notSupported } from "../errors";
 import { valueAt } from "../values/paths";
 import { Aggregator } from "./mingo";
 import { mingoOptions, translateMingoErrors, type CompiledFilter } from "./query";
@@ -36,9 +36,10 @@ const UPDATE_PIPELINE_STAGES = new Set(["$addFields", "$set", "$project", "$unse
 function parsePipeline(stages: unknown[]): UpdateSpec {
   for (const stage of stages) {
     if (!isDocument(stage) || Object.keys(stage).length !== 1)
-      throw new MongoCommandError(14, "Each element of the 'pipeline' array must be an object with exactly one field");
+      throw new MongoCommandError(ErrorCode.TypeMismatch, "Each element of the 'pipeline' array must be an object with exactly one field");
     const name = Object.keys(stage)[0] ?? "";
-    if (!UPDATE_PIPELINE_STAGES.has(name)) throw new MongoCommandError(72, `${name} is not allowed to be used within an update`);
+    if (!UPDATE_PIPELINE_STAGES.has(name))
+      throw new MongoCommandError(ErrorCode.InvalidOptions, `${name} is not allowed to be used within an update`);
   }
   return { kind: "pipeline", stages: stages as Document[] };
 }
@@ -79,22 +80,22 @@ const ARITHMETIC = new Set(["$inc", "$mul"]);
 
 export function parseUpdate(u: unknown, multi: boolean): UpdateSpec {
   if (Array.isArray(u)) return parsePipeline(u);
-  if (!isDocument(u)) throw new MongoCommandError(14, "Update argument must be either an object or an array");
+  if (!isDocument(u)) throw new MongoCommandError(ErrorCode.TypeMismatch, "Update argument must be either an object or an array");
   const keys = Object.keys(u);
   if (!keys.some((key) => key.startsWith("$"))) {
-    if (multi) throw new MongoCommandError(9, "multi update is not supported for replacement-style update");
+    if (multi) throw new MongoCommandError(ErrorCode.FailedToParse, "multi update is not supported for replacement-style update");
     return { kind: "replacement", doc: u };
   }
   for (const [op, operand] of Object.entries(u)) {
     if (!OPERATORS.has(op)) {
       throw new MongoCommandError(
-        9,
+        ErrorCode.FailedToParse,
         `Unknown modifier: ${op}. Expected a valid update modifier or pipeline-style update specified as an array`,
       );
     }
     if (!isDocument(operand)) {
       throw new MongoCommandError(
-        9,
+        ErrorCode.FailedToParse,
         `Modifiers operate on fields but we found type ${bsonTypeName(operand)} instead. For example: {$mod: {<field>: ...}} not {${op}: ${String(operand)}}`,
       );
     }
@@ -114,7 +115,10 @@ function checkConflicts(ops: Document): void {
       const clash = seen.find((other) => other === path || other.startsWith(`${path}.`) || path.startsWith(`${other}.`));
       if (clash !== undefined) {
         const shorter = clash.length < path.length ? clash : path;
-        throw new MongoCommandError(40, `Updating the path '${path}' would create a conflict at '${shorter}'`);
+        throw new MongoCommandError(
+          ErrorCode.ConflictingUpdateOperators,
+          `Updating the path '${path}' would create a conflict at '${shorter}'`,
+        );
       }
       seen.push(path);
     }
@@ -191,7 +195,10 @@ function separateIdUpdate(ops: Document, before: Document, inserting: boolean): 
       if (path !== "_id" && !path.startsWith("_id.")) kept[path] = value;
       else if (op === "$set" && path === "_id" && inserting && !("_id" in before)) base = { _id: value, ...before };
       else if (!(op === "$set" && path === "_id" && canonicalKey(value) === canonicalKey(before["_id"]))) {
-        throw new MongoCommandError(66, "Performing an update on the path '_id' would modify the immutable field '_id'");
+        throw new MongoCommandError(
+          ErrorCode.ImmutableField,
+          "Performing an update on the path '_id' would modify the immutable field '_id'",
+        );
       }
     }
     if (Object.keys(kept).length > 0) out[op] = kept;
@@ -202,7 +209,7 @@ function separateIdUpdate(ops: Document, before: Document, inserting: boolean): 
 function replaceDocument(before: Document, replacement: Document, inserting: boolean): Document {
   if ("_id" in replacement && "_id" in before && canonicalKey(replacement["_id"]) !== canonicalKey(before["_id"])) {
     throw new MongoCommandError(
-      66,
+      ErrorCode.ImmutableField,
       `After applying the update, the (immutable) field '_id' was found to have been altered to _id: ${String(replacement["_id"])}`,
     );
   }
@@ -241,7 +248,7 @@ function validateOperation(
   assertComparable(operand, `the ${op} operand`);
   if (ARITHMETIC.has(op) && !isNumeric(operand)) {
     const verb = op === "$inc" ? "increment" : "multiply";
-    throw new MongoCommandError(14, `Cannot ${verb} with non-numeric argument: {${path}: ${formatValue(operand)}}`);
+    throw new MongoCommandError(ErrorCode.TypeMismatch, `Cannot ${verb} with non-numeric argument: {${path}: ${formatValue(operand)}}`);
   }
   for (const { path: concrete, value } of expandPath(doc, path.split("."), arrayFilters)) {
     if (value === undefined) continue;
@@ -250,25 +257,31 @@ function validateOperation(
     if (ARITHMETIC.has(op)) {
       if (!isNumeric(value)) {
         throw new MongoCommandError(
-          14,
+          ErrorCode.TypeMismatch,
           `Cannot apply ${op} to a value of non-numeric type. ${describeId(doc)} has the field '${field}' of non-numeric type ${type}`,
         );
       }
       assertComparable(value, `the target of ${op}`);
     } else if (op === "$push" && !Array.isArray(value)) {
-      throw new MongoCommandError(2, `The field '${field}' must be an array but is of type ${type} in document ${describeId(doc)}`);
+      throw new MongoCommandError(
+        ErrorCode.BadValue,
+        `The field '${field}' must be an array but is of type ${type} in document ${describeId(doc)}`,
+      );
     } else if (op === "$addToSet" && !Array.isArray(value)) {
-      throw new MongoCommandError(2, `Cannot apply $addToSet to non-array field. Field named '${field}' has non-array type ${type}`);
+      throw new MongoCommandError(
+        ErrorCode.BadValue,
+        `Cannot apply $addToSet to non-array field. Field named '${field}' has non-array type ${type}`,
+      );
     } else if ((op === "$pull" || op === "$pullAll") && !Array.isArray(value)) {
-      throw new MongoCommandError(2, "Cannot apply $pull to a non-array value");
+      throw new MongoCommandError(ErrorCode.BadValue, "Cannot apply $pull to a non-array value");
     } else if (op === "$pop" && !Array.isArray(value)) {
-      throw new MongoCommandError(14, `Path '${concrete.join(".")}' contains an element of non-array type '${type}'`);
+      throw new MongoCommandError(ErrorCode.TypeMismatch, `Path '${concrete.join(".")}' contains an element of non-array type '${type}'`);
     } else if (
       op === "$bit" &&
       !(value instanceof Int32 || value instanceof Long || (typeof value === "number" && Number.isInteger(value)))
     ) {
       throw new MongoCommandError(
-        14,
+        ErrorCode.TypeMismatch,
         `Cannot apply $bit to a value of non-integral type.${describeId(doc)} has the field ${field} of non-integer type ${type}`,
       );
     } else if (value instanceof Decimal128) {
@@ -319,7 +332,7 @@ function arithmeticResult(n: number, prior: unknown, operand: TypedNumber): Type
 
 function checkIdUnchanged(before: Document, after: Document): void {
   if (canonicalKey(before["_id"]) !== canonicalKey(after["_id"]) || "_id" in before !== "_id" in after) {
-    throw new MongoCommandError(66, "Performing an update on the path '_id' would modify the immutable field '_id'");
+    throw new MongoCommandError(ErrorCode.ImmutableField, "Performing an update on the path '_id' would modify the immutable field '_id'");
   }
 }
 
@@ -368,9 +381,13 @@ function equalityValues(condition: unknown): unknown[] {
 /** mongod refuses to seed one path twice, or a path and its prefix, with NotSingleValueField (54). */
 function claimPath(claimed: string[], path: string): void {
   for (const other of claimed) {
-    if (other === path) throw new MongoCommandError(54, `cannot infer query fields to set, path '${path}' is matched twice`);
+    if (other === path)
+      throw new MongoCommandError(ErrorCode.NotSingleValueField, `cannot infer query fields to set, path '${path}' is matched twice`);
     if (other.startsWith(`${path}.`) || path.startsWith(`${other}.`)) {
-      throw new MongoCommandError(54, `cannot infer query fields to set, both paths '${path}' and '${other}' are matched`);
+      throw new MongoCommandError(
+        ErrorCode.NotSingleValueField,
+        `cannot infer query fields to set, both paths '${path}' and '${other}' are matched`,
+      );
     }
   }
   claimed.push(path);

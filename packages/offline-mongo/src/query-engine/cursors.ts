@@ -1,5 +1,5 @@
 import { BSON, Long, type Document } from "bson";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, MongoCommandError } from "../errors";
 import { MAX_BSON_SIZE } from "./storage";
 
 export const DEFAULT_FIRST_BATCH = 101;
@@ -103,14 +103,14 @@ export class CursorRegistry {
    */
   getMore(id: Long, namespace: string, batchSize: number, awaitDeadline?: number): Document {
     const cursor = this.cursors.get(id.toString());
-    if (!cursor) throw new MongoCommandError(43, `cursor id ${id.toString()} not found`);
+    if (!cursor) throw new MongoCommandError(ErrorCode.CursorNotFound, `cursor id ${id.toString()} not found`);
     if (cursor.killedBecause !== undefined) {
       this.cursors.delete(id.toString());
-      throw new MongoCommandError(175, `Executor error during getMore :: caused by :: ${cursor.killedBecause}`);
+      throw new MongoCommandError(ErrorCode.QueryPlanKilled, `Executor error during getMore :: caused by :: ${cursor.killedBecause}`);
     }
     if (cursor.namespace !== namespace) {
       throw new MongoCommandError(
-        13,
+        ErrorCode.Unauthorized,
         `Requested getMore on namespace '${namespace}', but cursor belongs to a different namespace ${cursor.namespace}`,
       );
     }

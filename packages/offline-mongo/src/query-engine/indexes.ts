@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import BTree from "sorted-btree";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, MongoCommandError, notSupported } from "../errors";
 import { compareKeyValues, documentKeys, keyComparator, keyTuples, type IndexKey, type KeyTuple } from "./keys";
 import { valuesAtPath } from "../values/paths";
 import type { StorageMeter } from "./records";
@@ -35,14 +35,16 @@ export function parseIndexSpec(raw: Document): IndexSpec {
   }
   const key: unknown = raw["key"];
   if (typeof key !== "object" || key === null || Array.isArray(key) || Object.keys(key).length === 0) {
-    throw new MongoCommandError(2, "The 'key' field of an index specification must be a non-empty object");
+    throw new MongoCommandError(ErrorCode.BadValue, "The 'key' field of an index specification must be a non-empty object");
   }
   for (const [field, direction] of Object.entries(key as Document)) {
     if (!isNumeric(direction)) throw notSupported(`the index type '${String(direction)}' on field '${field}' (only ascending/descending)`);
-    if (toNumber(direction) === 0) throw new MongoCommandError(67, `Values in the index key pattern can't be 0: ${field}`);
+    if (toNumber(direction) === 0)
+      throw new MongoCommandError(ErrorCode.CannotCreateIndex, `Values in the index key pattern can't be 0: ${field}`);
   }
   const name = raw["name"] ?? defaultIndexName(key as Document);
-  if (typeof name !== "string") throw new MongoCommandError(14, "The 'name' field of an index specification must be a string");
+  if (typeof name !== "string")
+    throw new MongoCommandError(ErrorCode.TypeMismatch, "The 'name' field of an index specification must be a string");
   const unique = raw["unique"] === true || (isNumeric(raw["unique"]) && toNumber(raw["unique"]) !== 0);
   const ttl =
     "expireAfterSeconds" in raw ? { expireAfterSeconds: parseExpireAfterSeconds(raw["expireAfterSeconds"], key as Document) } : {};
@@ -52,22 +54,29 @@ export function parseIndexSpec(raw: Document): IndexSpec {
 /** mongod's TTL checks (index_key_validate.cpp), with its CannotCreateIndex (67) code. */
 function parseExpireAfterSeconds(value: unknown, key: Document): number {
   if (!isNumeric(value)) {
-    throw new MongoCommandError(67, `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${typeof value}'`);
+    throw new MongoCommandError(
+      ErrorCode.CannotCreateIndex,
+      `TTL index 'expireAfterSeconds' option must be numeric, but received a type of '${typeof value}'`,
+    );
   }
   const seconds = toNumber(value);
-  if (Number.isNaN(seconds) || seconds < 0) throw new MongoCommandError(67, "TTL index 'expireAfterSeconds' option cannot be less than 0");
+  if (Number.isNaN(seconds) || seconds < 0)
+    throw new MongoCommandError(ErrorCode.CannotCreateIndex, "TTL index 'expireAfterSeconds' option cannot be less than 0");
   if (seconds > MAX_EXPIRE_AFTER_SECONDS) {
-    throw new MongoCommandError(67, "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number");
+    throw new MongoCommandError(
+      ErrorCode.CannotCreateIndex,
+      "TTL index 'expireAfterSeconds' option must be within an acceptable range, try a lower number",
+    );
   }
   if ("_id" in key) {
     throw new MongoCommandError(
-      197,
+      ErrorCode.InvalidIndexSpecificationOption,
       `The field 'expireAfterSeconds' is not valid for an _id index specification. Specification: ${formatDocument(key)}`,
     );
   }
   if (Object.keys(key).length > 1) {
     throw new MongoCommandError(
-      67,
+      ErrorCode.CannotCreateIndex,
       `TTL indexes are single-field indexes, compound indexes do not support TTL. Index spec: ${formatDocument(key)}`,
     );
   }
@@ -163,7 +172,10 @@ export class Index {
     if (this.spec.sparse && this.fields.every((field) => valuesAtPath(doc, field).length === 0)) return undefined;
     const multi = perField.map((values, i) => [values.length, this.fields[i] ?? ""] as const).filter(([n]) => n > 1);
     if (multi.length > 1) {
-      throw new MongoCommandError(171, `cannot index parallel arrays [${multi[1]?.[1]}] [${multi[0]?.[1]}]`);
+      throw new MongoCommandError(
+        ErrorCode.CannotIndexParallelArrays,
+        `cannot index parallel arrays [${multi[1]?.[1]}] [${multi[0]?.[1]}]`,
+      );
     }
     return { tuples: keyTuples(perField), arrayFields };
   }
@@ -188,7 +200,7 @@ export class Index {
     const keyValue: Document = {};
     this.fields.forEach((field, i) => (keyValue[field] = values[i] ?? null));
     return new MongoCommandError(
-      11000,
+      ErrorCode.DuplicateKey,
       `E11000 duplicate key error collection: ${this.namespace} index: ${this.spec.name} dup key: ${formatDocument(keyValue)}`,
       { keyPattern: this.spec.key, keyValue },
     );

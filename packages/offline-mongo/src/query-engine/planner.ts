@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { ALL_VALUES, indexablePredicates, intersect, isAllValues, isPoint, type FieldBounds, type IndexablePredicates } from "./bounds";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, MongoCommandError } from "../errors";
 import type { Index } from "./indexes";
 import type { SortSpec } from "../language/query";
 import { compareKeyValues } from "./keys";
@@ -62,7 +62,7 @@ function refuseTableScan(hinted: boolean): MongoCommandError {
   const reason = hinted
     ? "hint $natural is not allowed, because 'notablescan' is enabled"
     : "No indexed plans available, and running with 'notablescan'";
-  return new MongoCommandError(291, `error processing query: planner returned error :: caused by :: ${reason}`);
+  return new MongoCommandError(ErrorCode.NoQueryExecutionPlans, `error processing query: planner returned error :: caused by :: ${reason}`);
 }
 
 /** mongod's internalQueryPlanEvaluationMaxResults and internalQueryPlanEvaluationWorks. */

@@ -1,5 +1,5 @@
 import { BSON, ObjectId, UUID, type Document } from "bson";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, LocationCode, MongoCommandError } from "../errors";
 import { describeIndex, Index, type IndexSpec, type KeyChange } from "./indexes";
 import { RecordStore, StorageMeter, type StoredDocument } from "./records";
 import { toPlain } from "../values/values";
@@ -130,7 +130,10 @@ export class Collection {
     const doc = withIdFirst(input);
     const size = BSON.calculateObjectSize(doc);
     if (size > MAX_BSON_SIZE) {
-      throw new MongoCommandError(10334, `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`);
+      throw new MongoCommandError(
+        ErrorCode.BSONObjectTooLarge,
+        `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_SIZE}`,
+      );
     }
     validateId(doc["_id"]);
     const changes = this.indexChanges(undefined, doc);
@@ -150,7 +153,11 @@ export class Collection {
    */
   replace(old: StoredDocument, doc: Document, operation: "update" | "replace"): StoredDocument {
     const size = BSON.calculateObjectSize(doc);
-    if (size > MAX_BSON_SIZE) throw new MongoCommandError(17419, `Resulting document after update is larger than ${MAX_BSON_SIZE}`);
+    if (size > MAX_BSON_SIZE)
+      throw new MongoCommandError(
+        LocationCode.DocumentTooLargeAfterUpdate,
+        `Resulting document after update is larger than ${MAX_BSON_SIZE}`,
+      );
     const changes = this.indexChanges(old.doc, doc);
     this.guard?.beforeWrite(this, old, doc, changes);
     checkUnique(changes);
@@ -247,7 +254,7 @@ function withIdFirst(input: Document): Document {
 }
 
 function validateId(id: unknown): void {
-  if (Array.isArray(id)) throw new MongoCommandError(53, "can't use an array for _id");
+  if (Array.isArray(id)) throw new MongoCommandError(ErrorCode.InvalidIdField, "can't use an array for _id");
 }
 
 export class Database {
@@ -257,7 +264,7 @@ export class Database {
 
 export function validateCollectionName(name: string): void {
   if (name.length === 0 || name.includes("$") || name.includes("\0") || name.startsWith("system.")) {
-    throw new MongoCommandError(73, `Invalid collection name: ${name}`);
+    throw new MongoCommandError(ErrorCode.InvalidNamespace, `Invalid collection name: ${name}`);
   }
 }
 
@@ -339,7 +346,7 @@ export class Storage {
   renameCollection(db: string, from: string, to: string): Collection {
     validateCollectionName(to);
     const source = this.existingCollection(db, from);
-    if (source === undefined) throw new MongoCommandError(26, `Source collection ${db}.${from} does not exist`);
+    if (source === undefined) throw new MongoCommandError(ErrorCode.NamespaceNotFound, `Source collection ${db}.${from} does not exist`);
     const target = this.existingCollection(db, to);
     this.guard?.beforeCatalogChange(db, from, "drop");
     if (target !== undefined) this.guard?.beforeCatalogChange(db, to, "drop");

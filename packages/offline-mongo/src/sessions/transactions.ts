@@ -1,7 +1,7 @@
 import { Binary, Long, Timestamp, type Document } from "bson";
 import type { CommandTraits } from "../commands/command-table";
 import { catalogChangeOf, changeOf, type ChangeLog, type ChangeWrite, type TransactionOrigin } from "../change-streams/change-log";
-import { MongoCommandError, TransientTransactionError } from "../errors";
+import { ErrorCode, LocationCode, MongoCommandError, TransientTransactionError } from "../errors";
 import { ClosedByFailPoint, type TransactionalWriteFault } from "../commands/fail-points";
 import {
   Storage,
@@ -18,13 +18,13 @@ export const DEFAULT_TRANSACTION_LIFETIME_MS = 60_000;
 
 function writeConflict(): TransientTransactionError {
   return new TransientTransactionError(
-    112,
+    ErrorCode.WriteConflict,
     "Caused by :: Write conflict during plan execution and yielding is disabled. :: Please retry your operation or multi-document transaction.",
   );
 }
 
 function noSuchTransaction(message: string): TransientTransactionError {
-  return new TransientTransactionError(251, message);
+  return new TransientTransactionError(ErrorCode.NoSuchTransaction, message);
 }
 
 function wasAborted(transaction: Transaction): TransientTransactionError {
@@ -159,14 +159,14 @@ export class Transactions {
     const txnNumber = body["txnNumber"];
     const outside = (): Document => this.runOutside(traits, body, execute);
     if (txnNumber === undefined) {
-      if (traits.endsTransaction) throw new MongoCommandError(50768, `${name} must be run within a transaction`);
+      if (traits.endsTransaction) throw new MongoCommandError(LocationCode.NotInTransaction, `${name} must be run within a transaction`);
       return outside();
     }
     const session = this.sessionOf(body["lsid"]);
     const number = isNumeric(txnNumber) ? toNumber(txnNumber) : NaN;
     if (body["autocommit"] === undefined)
       return this.runRetryableWrite(name, traits, session, number, outside, () => fault(statementsOf(name, body)));
-    if (body["autocommit"] !== false) throw new MongoCommandError(72, "Specifying autocommit=true is not allowed.");
+    if (body["autocommit"] !== false) throw new MongoCommandError(ErrorCode.InvalidOptions, "Specifying autocommit=true is not allowed.");
     checkStatement(name, traits, body);
     const transaction = this.transactionFor(session, number, body);
     if (name === "commitTransaction") return this.commit(transaction);
@@ -250,7 +250,8 @@ export class Transactions {
 
   private sessionOf(lsid: unknown): Session {
     const key = sessionKey(isDocument(lsid) ? lsid["id"] : undefined);
-    if (key === undefined) throw new MongoCommandError(72, "Transaction number requires a session ID to also be specified");
+    if (key === undefined)
+      throw new MongoCommandError(ErrorCode.InvalidOptions, "Transaction number requires a session ID to also be specified");
     let session = this.sessions.get(key);
     if (session === undefined) {
       session = { txnNumber: -1 };
@@ -269,13 +270,13 @@ export class Transactions {
   ): Document {
     if (!traits.retryableWrite) {
       throw new MongoCommandError(
-        50768,
+        LocationCode.NotInTransaction,
         `txnNumber may only be provided for multi-document transactions and retryable write commands. autocommit:false was not provided, and ${name} is not a retryable write command.`,
       );
     }
     if (txnNumber < session.txnNumber)
       throw new MongoCommandError(
-        225,
+        ErrorCode.TransactionTooOld,
         `Retryable write with txnNumber ${txnNumber} is prohibited on session because a newer retryable write with txnNumber ${session.txnNumber} has already started on this session.`,
       );
     if (txnNumber === session.txnNumber && session.retryableReply !== undefined) return session.retryableReply;
@@ -296,7 +297,10 @@ export class Transactions {
     if (body["startTransaction"] === true) {
       if (txnNumber < session.txnNumber) throw tooOld(txnNumber, session.txnNumber);
       if (txnNumber === session.txnNumber)
-        throw new MongoCommandError(117, `Cannot start transaction ${txnNumber} on session: it is already in use`);
+        throw new MongoCommandError(
+          ErrorCode.ConflictingOperationInProgress,
+          `Cannot start transaction ${txnNumber} on session: it is already in use`,
+        );
       const readConcernLevel = transactionReadConcernLevel(body["readConcern"]);
       if (session.transaction?.state === "in progress") this.abort(session.transaction);
       const transaction = new Transaction(
@@ -320,21 +324,22 @@ export class Transactions {
       throw noSuchTransaction(`Given transaction number ${txnNumber} does not match any in-progress transactions.`);
     }
     if (body["readConcern"] !== undefined)
-      throw new MongoCommandError(72, "Only the first command in a transaction may specify a readConcern");
+      throw new MongoCommandError(ErrorCode.InvalidOptions, "Only the first command in a transaction may specify a readConcern");
     return transaction;
   }
 
   private runStatement(name: string, traits: CommandTraits, body: Document, transaction: Transaction, execute: () => Document): Document {
     if (transaction.state === "aborted") throw wasAborted(transaction);
-    if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
+    if (transaction.state === "committed")
+      throw new MongoCommandError(ErrorCode.TransactionCommitted, `Transaction ${transaction.txnNumber} has been committed.`);
     try {
       if (traits.inTransaction === "with read concern local" && (transaction.readConcernLevel ?? "local") !== "local")
         throw new MongoCommandError(
-          72,
+          ErrorCode.InvalidOptions,
           `Cannot run '${name}' in a multi-document transaction with readConcern level '${transaction.readConcernLevel}': only 'local' is allowed`,
         );
       if (body["writeConcern"] !== undefined)
-        throw new MongoCommandError(72, "writeConcern is not allowed within a multi-statement transaction");
+        throw new MongoCommandError(ErrorCode.InvalidOptions, "writeConcern is not allowed within a multi-statement transaction");
       const reply = execute();
       // A write error ends the transaction, as on mongod: nothing of it will commit.
       if (Array.isArray(reply["writeErrors"]) && reply["writeErrors"].length > 0) this.abort(transaction);
@@ -373,7 +378,8 @@ export class Transactions {
   }
 
   private abortByClient(transaction: Transaction): Document {
-    if (transaction.state === "committed") throw new MongoCommandError(256, `Transaction ${transaction.txnNumber} has been committed.`);
+    if (transaction.state === "committed")
+      throw new MongoCommandError(ErrorCode.TransactionCommitted, `Transaction ${transaction.txnNumber} has been committed.`);
     if (transaction.state === "aborted") throw wasAborted(transaction);
     this.abort(transaction);
     return { ok: 1 };
@@ -514,9 +520,12 @@ function uniqueKeys(collection: Collection, changes: IndexChanges): string[] {
  */
 function checkStatement(name: string, traits: CommandTraits, body: Document): void {
   if (traits.inTransaction === "refused")
-    throw new MongoCommandError(263, traits.refusedInTransactionBecause ?? `Cannot run '${name}' in a multi-document transaction.`);
+    throw new MongoCommandError(
+      ErrorCode.OperationNotSupportedInTransaction,
+      traits.refusedInTransactionBecause ?? `Cannot run '${name}' in a multi-document transaction.`,
+    );
   if (body["startTransaction"] === true && traits.cannotStartTransactionBecause !== undefined)
-    throw new MongoCommandError(263, traits.cannotStartTransactionBecause);
+    throw new MongoCommandError(ErrorCode.OperationNotSupportedInTransaction, traits.cannotStartTransactionBecause);
 }
 
 /** The statements of a retryable write: its documents, updates or deletes (findAndModify is one). */
@@ -546,7 +555,7 @@ function sessionKey(id: unknown): string | undefined {
 
 function tooOld(txnNumber: number, current: number): MongoCommandError {
   return new MongoCommandError(
-    225,
+    ErrorCode.TransactionTooOld,
     `Cannot start transaction ${txnNumber} on session because a newer transaction ${current} has already started`,
   );
 }
@@ -557,7 +566,7 @@ function transactionReadConcernLevel(readConcern: unknown): string | undefined {
   const level = String(readConcern["level"]);
   if (!TRANSACTION_READ_CONCERNS.has(level))
     throw new MongoCommandError(
-      72,
+      ErrorCode.InvalidOptions,
       `The readConcern level must be either 'local' (default), 'majority' or 'snapshot' in order to run in a transaction`,
     );
   return level;

@@ -1,6 +1,6 @@
 import { Int32, type Document } from "bson";
 import type { CommandTraits } from "../commands/command-table";
-import { MongoCommandError, notSupported } from "../errors";
+import { codeNameOf, ErrorCode, MongoCommandError, notSupported } from "../errors";
 import { isDocument, isNumeric, toNumber } from "../values/values";
 
 /** mongod's bound on a numeric `w` (the most voting members a replica set can have). */
@@ -19,16 +19,19 @@ interface WriteConcern {
  */
 export function checkWriteConcern({ writeConcern }: CommandTraits, body: Document, replicaSetMember: boolean): void {
   if (writeConcern === "refused") {
-    if ("writeConcern" in body) throw new MongoCommandError(72, "Command does not support writeConcern");
+    if ("writeConcern" in body) throw new MongoCommandError(ErrorCode.InvalidOptions, "Command does not support writeConcern");
     return;
   }
   const concern = parseWriteConcern(body["writeConcern"]);
   if (concern === undefined || replicaSetMember) return;
   if (typeof concern.w === "number" && concern.w > 1) {
-    throw new MongoCommandError(2, "cannot use 'w' > 1 when a host is not replicated");
+    throw new MongoCommandError(ErrorCode.BadValue, "cannot use 'w' > 1 when a host is not replicated");
   }
   if (typeof concern.w === "string" && concern.w !== "majority") {
-    throw new MongoCommandError(2, `cannot use non-majority 'w' mode "${concern.w}" when a host is not a member of a replica set`);
+    throw new MongoCommandError(
+      ErrorCode.BadValue,
+      `cannot use non-majority 'w' mode "${concern.w}" when a host is not a member of a replica set`,
+    );
   }
 }
 
@@ -43,11 +46,16 @@ export function writeConcernErrorOf({ writeConcern }: CommandTraits, body: Docum
   if (concern === undefined) return undefined;
   const errInfo = { writeConcern: usedWriteConcern(concern) };
   if (typeof concern.w === "number" && concern.w > 1) {
-    return { code: 100, codeName: "UnsatisfiableWriteConcern", errmsg: "Not enough data-bearing nodes", errInfo };
+    return {
+      code: ErrorCode.UnsatisfiableWriteConcern,
+      codeName: codeNameOf(ErrorCode.UnsatisfiableWriteConcern),
+      errmsg: "Not enough data-bearing nodes",
+      errInfo,
+    };
   }
   if (typeof concern.w === "string" && concern.w !== "majority") {
     const errmsg = `No write concern mode named '${concern.w}' found in replica set configuration`;
-    return { code: 79, codeName: "UnknownReplWriteConcern", errmsg, errInfo };
+    return { code: ErrorCode.UnknownReplWriteConcern, codeName: codeNameOf(ErrorCode.UnknownReplWriteConcern), errmsg, errInfo };
   }
   return undefined;
 }
@@ -64,7 +72,8 @@ function usedWriteConcern({ w, j, wtimeout }: WriteConcern): Document {
 
 function parseWriteConcern(value: unknown): WriteConcern | undefined {
   if (value === undefined) return undefined;
-  if (!isDocument(value)) throw new MongoCommandError(14, "BSON field 'writeConcern' is the wrong type, expected type 'object'");
+  if (!isDocument(value))
+    throw new MongoCommandError(ErrorCode.TypeMismatch, "BSON field 'writeConcern' is the wrong type, expected type 'object'");
   const j = value["j"];
   const wtimeout = value["wtimeout"];
   return {
@@ -81,7 +90,7 @@ function parseW(w: unknown): number | string {
   const n = isNumeric(w) ? toNumber(w) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > MAX_W) {
     throw new MongoCommandError(
-      9,
+      ErrorCode.FailedToParse,
       `w has to be a non-negative number and not greater than ${MAX_W}; found: ${String(isNumeric(w) ? n : w)}`,
     );
   }

@@ -1,6 +1,6 @@
 import type { Document } from "bson";
 import { createHash } from "node:crypto";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, MongoCommandError } from "../errors";
 import { valueAt } from "../values/paths";
 import { canonicalKey, formatDocument, isDocument, isNumeric, toNumber } from "../values/values";
 
@@ -24,19 +24,25 @@ const TWO_TO_THE_63 = 1n << 63n;
  */
 export function parseShardKey(raw: unknown): ShardKey {
   if (!isDocument(raw) || Object.keys(raw).length === 0) {
-    throw new MongoCommandError(72, "The shard key pattern must be a non-empty document");
+    throw new MongoCommandError(ErrorCode.InvalidOptions, "The shard key pattern must be a non-empty document");
   }
   const entries = Object.entries(raw);
   for (const [field, value] of entries) {
     if (value !== "hashed" && !(isNumeric(value) && toNumber(value) === 1)) {
-      throw new MongoCommandError(72, `Shard key ${formatDocument(raw)} is not valid: ${field} must be 1 or "hashed"`);
+      throw new MongoCommandError(
+        ErrorCode.InvalidOptions,
+        `Shard key ${formatDocument(raw)} is not valid: ${field} must be 1 or "hashed"`,
+      );
     }
   }
   const hashedAt = entries.flatMap(([, value], at) => (value === "hashed" ? [at] : []));
   if (hashedAt.length > 1)
-    throw new MongoCommandError(72, `Shard key ${formatDocument(raw)} is not valid: at most one field may be hashed`);
+    throw new MongoCommandError(ErrorCode.InvalidOptions, `Shard key ${formatDocument(raw)} is not valid: at most one field may be hashed`);
   if (hashedAt.length === 1 && hashedAt[0] !== 0) {
-    throw new MongoCommandError(238, "offline server: a shard key whose hashed field is not its first is not supported");
+    throw new MongoCommandError(
+      ErrorCode.NotImplemented,
+      "offline server: a shard key whose hashed field is not its first is not supported",
+    );
   }
   return { pattern: raw, fields: entries.map(([field]) => field), hashed: hashedAt.length === 1 };
 }

@@ -1,5 +1,5 @@
 import type { Document } from "bson";
-import { MongoCommandError } from "../errors";
+import { ErrorCode, MongoCommandError } from "../errors";
 import type { Storage } from "../query-engine/storage";
 import { formatDocument, isDocument, isNumeric, toNumber } from "../values/values";
 import {
@@ -82,18 +82,19 @@ export class ShardingSimulation {
   }
 
   private shardCollection(body: Document, db: string, storage: Storage): Document {
-    if (db !== "admin") throw new MongoCommandError(13, "shardCollection may only be run against the admin database.");
+    if (db !== "admin") throw new MongoCommandError(ErrorCode.Unauthorized, "shardCollection may only be run against the admin database.");
     const namespace = body["shardCollection"];
     if (typeof namespace !== "string" || !/^[^.]+\..+$/.test(namespace)) {
-      throw new MongoCommandError(73, `Invalid namespace specified '${String(namespace)}'`);
+      throw new MongoCommandError(ErrorCode.InvalidNamespace, `Invalid namespace specified '${String(namespace)}'`);
     }
-    if (body["unique"] === true) throw new MongoCommandError(238, "offline server: shardCollection with unique: true is not supported");
+    if (body["unique"] === true)
+      throw new MongoCommandError(ErrorCode.NotImplemented, "offline server: shardCollection with unique: true is not supported");
     const key = parseShardKey(body["key"]);
     const existing = this.keys.get(namespace);
     if (existing !== undefined) {
       if (formatDocument(existing.pattern) === formatDocument(key.pattern)) return { collectionsharded: namespace, ok: 1 };
       throw new MongoCommandError(
-        23,
+        ErrorCode.AlreadyInitialized,
         `sharding already enabled for collection ${namespace} with options { key: ${formatDocument(existing.pattern)}, unique: false }`,
       );
     }
@@ -101,7 +102,7 @@ export class ShardingSimulation {
     for (const index of storage.existingCollection(database!, rest.join("."))?.indexes ?? []) {
       if (index.spec.unique && !prefixesUniqueIndex(key, index.spec.key)) {
         throw new MongoCommandError(
-          72,
+          ErrorCode.InvalidOptions,
           `can't shard collection '${namespace}' with unique index on ${formatDocument(index.spec.key)} and proposed shard key ` +
             `${formatDocument(key.pattern)}. Uniqueness can't be maintained unless shard key is a prefix`,
         );
@@ -112,7 +113,8 @@ export class ShardingSimulation {
   }
 
   private statsCommand(body: Document, db: string): Document {
-    if (db !== "admin") throw new MongoCommandError(13, "shardTargetingStats may only be run against the admin database.");
+    if (db !== "admin")
+      throw new MongoCommandError(ErrorCode.Unauthorized, "shardTargetingStats may only be run against the admin database.");
     if (body["reset"] === true) this.stats.reset();
     return { ok: 1, shards: this.options.shards, ...this.stats.report() };
   }
@@ -132,7 +134,7 @@ export class ShardingSimulation {
       if (!isDocument(index) || index["unique"] !== true || !isDocument(index["key"])) continue;
       if (!prefixesUniqueIndex(key, index["key"])) {
         throw new MongoCommandError(
-          67,
+          ErrorCode.CannotCreateIndex,
           `cannot create unique index over ${formatDocument(index["key"])} with shard key pattern ${formatDocument(key.pattern)}`,
         );
       }
@@ -146,7 +148,8 @@ export class ShardingSimulation {
     const retryable = body["txnNumber"] !== undefined;
     if (name === "findAndModify" || name === "findandmodify") {
       const query = isDocument(body["query"]) ? body["query"] : {};
-      if (!pinsWholeKey(key, query)) throw new MongoCommandError(61, "Query for sharded findAndModify must contain the shard key");
+      if (!pinsWholeKey(key, query))
+        throw new MongoCommandError(ErrorCode.ShardKeyNotFound, "Query for sharded findAndModify must contain the shard key");
       if (!retryable && changesKey(key, body["update"])) throw shardKeyChange();
       return undefined;
     }
@@ -180,7 +183,7 @@ export class ShardingSimulation {
       return writeErrorReply(
         index,
         new MongoCommandError(
-          61,
+          ErrorCode.ShardKeyNotFound,
           "A single delete on a sharded collection must contain an exact match on _id (and have the collection default collation) " +
             `or contain the shard key (and have the simple collation). Delete request: ${formatDocument(statement)}, ` +
             `shard key pattern: ${formatDocument(key.pattern)}`,
@@ -279,16 +282,19 @@ function updateRefusal(key: ShardKey, statement: Document, query: Document, shar
   if (statement["upsert"] === true) {
     return pinsWholeKey(key, query)
       ? undefined
-      : new MongoCommandError(61, "Failed to target upsert by query :: could not extract exact shard key");
+      : new MongoCommandError(ErrorCode.ShardKeyNotFound, "Failed to target upsert by query :: could not extract exact shard key");
   }
   const reached = targetsOf(key, query, shards).size;
   if (reached <= 1 || statement["multi"] === true) return undefined;
   if (isDocument(statement["u"]) && !isOperatorUpdate(statement["u"])) {
-    return new MongoCommandError(238, "offline server: targeting a replacement by the shard key in the replacement is not supported");
+    return new MongoCommandError(
+      ErrorCode.NotImplemented,
+      "offline server: targeting a replacement by the shard key in the replacement is not supported",
+    );
   }
   if (isExactIdQuery(query)) return undefined;
   return new MongoCommandError(
-    72,
+    ErrorCode.InvalidOptions,
     "A {multi:false} update on a sharded collection must contain an exact match on _id (and have the collection default collation) " +
       `or target a single shard (and have the simple collation), but this update targeted ${reached} shards. ` +
       `Update request: ${formatDocument(statement)}, shard key pattern: ${formatDocument(key.pattern)}`,
@@ -322,7 +328,10 @@ function isOperatorUpdate(update: Document): boolean {
 }
 
 function shardKeyChange(): MongoCommandError {
-  return new MongoCommandError(20, "Must run update to shard key field in a multi-statement transaction or with retryWrites: true.");
+  return new MongoCommandError(
+    ErrorCode.IllegalOperation,
+    "Must run update to shard key field in a multi-statement transaction or with retryWrites: true.",
+  );
 }
 
 /** mongos reports a write it cannot target as that statement's write error, not as the command's. */

@@ -1,5 +1,5 @@
 import { BSON, BSONRegExp, Decimal128, Double, Int32, Long, ObjectId, Timestamp, Binary, type Document } from "bson";
-import { MongoCommandError, notSupported } from "../errors";
+import { ErrorCode, MongoCommandError, notSupported } from "../errors";
 
 /** A nested document (not an array and not a BSON value class such as ObjectId). */
 export function isDocument(value: unknown): value is Document {
@@ -228,7 +228,7 @@ export function findSameNumber(candidates: readonly TypedNumber[], n: number): T
 export function numberArg(command: string, field: string, value: unknown): number {
   if (!isNumeric(value)) {
     throw new MongoCommandError(
-      14,
+      ErrorCode.TypeMismatch,
       `BSON field '${command}.${field}' is the wrong type '${bsonTypeName(value)}', expected types '[long, int, decimal, double]'`,
     );
   }
@@ -241,14 +241,20 @@ export function optionalNumberArg(command: string, field: string, value: unknown
 
 export function documentArg(command: string, field: string, value: unknown): Document {
   if (!isDocument(value)) {
-    throw new MongoCommandError(14, `BSON field '${command}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'object'`);
+    throw new MongoCommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field '${command}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'object'`,
+    );
   }
   return value;
 }
 
 export function stringArg(command: string, field: string, value: unknown): string {
   if (typeof value !== "string") {
-    throw new MongoCommandError(14, `BSON field '${command}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'string'`);
+    throw new MongoCommandError(
+      ErrorCode.TypeMismatch,
+      `BSON field '${command}.${field}' is the wrong type '${bsonTypeName(value)}', expected type 'string'`,
+    );
   }
   return value;
 }
