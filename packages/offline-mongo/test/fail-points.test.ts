@@ -261,6 +261,14 @@ describe("fail points the drivers' spec suites use", () => {
     expect(await ping()).toMatchObject({ code: 11601, codeName: "Interrupted" });
   });
 
+  it.each([
+    [246, "SnapshotUnavailable"],
+    [267, "PreparedTransactionInProgress"],
+  ])("names %d, a code the stand-in raises only through a fail point, as mongod does (%s)", async (errorCode, codeName) => {
+    await configure({ times: 1 }, { failCommands: ["ping"], errorCode });
+    expect(await ping()).toMatchObject({ code: errorCode, codeName });
+  });
+
   it("onPrimaryTransactionalWrite closes a retryable write's connection after writing: the driver's retry writes nothing twice", async () => {
     const collection = numbered(target);
     await target.client.db("admin").command({ configureFailPoint: "onPrimaryTransactionalWrite", mode: { times: 1 } });

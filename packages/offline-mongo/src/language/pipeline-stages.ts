@@ -65,7 +65,7 @@ const SEARCH_STAGES = new Set(["$search", "$searchMeta", "$vectorSearch", "$list
 export function unavailableStage(name: string, onReplicaSet: boolean): MongoCommandError {
   if (name === "$changeStream" && !onReplicaSet)
     return new MongoCommandError(LocationCode.ChangeStreamNeedsReplicaSet, "The $changeStream stage is only supported on replica sets");
-  // A change stream is opened by its aggregate's first stage (see `change-streams.ts`); anywhere else mongod refuses it.
+  // A change stream is opened by its aggregate's first stage (see `change-streams/streams.ts`); anywhere else mongod refuses it.
   if (name === "$changeStream")
     return new MongoCommandError(LocationCode.ChangeStreamNotFirstStage, "$changeStream is only valid as the first stage in a pipeline");
   if (SEARCH_STAGES.has(name)) return new MongoCommandError(LocationCode.AtlasOnlyStage, `${name} stage is only allowed on MongoDB Atlas`);
