@@ -19,7 +19,7 @@ import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type ApiSettings,
   type CacheSettings,
-  type PurchaseBatchSettings,
+  type PurchaseSharingSettings,
   type SubscriptionSettings,
 } from "../config";
 import { isDatabaseReachable } from "../db/connection";
@@ -60,7 +60,7 @@ export interface ServerOptions {
   /** How long an idle keep-alive connection stays open; default 65 s, above common load balancers' 60 s. */
   keepAliveTimeoutSeconds?: number;
   /** Whether concurrent purchases of one outlier share their writes, and how many per write; default on, 100. */
-  purchaseBatching?: PurchaseBatchSettings;
+  purchaseBatching?: PurchaseSharingSettings;
   /** Operation names that always have a metrics label of their own (METRICS_OPERATIONS); default none. */
   metricsOperations?: readonly string[];
   /** How long a purchaseId's claim is leased before a retry may take it over; default 2 minutes (tests shorten it). */
@@ -168,7 +168,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     store: responseCache.store,
     generation: responseCache.generation,
   };
-  const observers = { onBatch: metrics.observePurchaseBatch, onRecorded: metrics.countPurchase };
+  const observers = { onSharedWrite: metrics.observeSharedWrite, onRecorded: metrics.countPurchase };
   // A purchase's transaction stops retrying when its request is answered REQUEST_TIMEOUT, not later.
   const timing = {
     ...PURCHASE_ID_TIMING,
@@ -177,7 +177,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   };
   const server = createServerState(
     options.db,
-    { batching: options.purchaseBatching, observers, timing },
+    { sharing: options.purchaseBatching, observers, timing },
     { observers: metrics.live, logger: options.logger },
   );
   const subscriptions = serveSubscriptions(httpServer, {

@@ -215,7 +215,7 @@ async function recordInSharedTransaction(
   { request, id, outlier, claim }: { request: PurchaseRequest; id: ClaimId; outlier: KnownOutlier; claim: ClaimDocument },
 ): Promise<ClaimState> {
   const written = await sharedWrites.keyedExtraSale({ bookId: request.bookId, customerId: request.customerId, outlier, claim });
-  // A request whose purchaseId another request of the batch carried answers from that one's claim, as any retry does.
+  // A request whose purchaseId another request of the shared write carried answers from that one's claim, as any retry does.
   if (written.book === undefined || !written.recorded.has(claim.owner)) return stateOf(db, id);
   return { kind: "recorded", outcome: { ...extraSaleAnswer({ book: written.book, purchases: written.purchases }), replayed: false } };
 }

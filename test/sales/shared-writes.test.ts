@@ -25,8 +25,11 @@ describe.each([
   /** One server's purchase service, with or without shared writes, and the size of every shared write it starts. */
   function testServer(purchaseBatching: boolean) {
     const batchSizes: number[] = [];
-    const onBatch = (purchases: number) => void batchSizes.push(purchases);
-    const purchases = new PurchaseService(database.db, { batching: { purchaseBatching, purchaseBatchMax: 100 }, observers: { onBatch } });
+    const onSharedWrite = (purchases: number) => void batchSizes.push(purchases);
+    const purchases = new PurchaseService(database.db, {
+      sharing: { purchaseBatching, purchaseBatchMax: 100 },
+      observers: { onSharedWrite },
+    });
     return { purchases, batchSizes };
   }
 

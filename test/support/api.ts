@@ -3,7 +3,7 @@ import type { GraphQLFormattedError } from "graphql";
 import pino from "pino";
 import { identifyCaller } from "../../src/auth/principal";
 import type { ConfiguredToken } from "../../src/auth/tokens";
-import type { OutlierSettings, PurchaseBatchSettings } from "../../src/config";
+import type { OutlierSettings, PurchaseSharingSettings } from "../../src/config";
 import { createContext, createServerState } from "../../src/graphql/context";
 import { createApolloServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "./database";
@@ -44,7 +44,7 @@ export interface TestApiOptions {
   /** Without them the API is open, as in development without API_TOKENS. */
   apiTokens?: readonly ConfiguredToken[];
   /** How purchases of an outlier share their writes; the server's defaults when left out. */
-  batching?: PurchaseBatchSettings;
+  batching?: PurchaseSharingSettings;
   /** On the replica set beside the run's database (see database-process.ts), where keyed purchases are transactions. */
   replicaSet?: boolean;
   /** On the server at this URI, one the test started for itself, instead. */
@@ -63,7 +63,7 @@ export async function openTestApi({
   const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
   await apollo.start();
   // One per API, as one per HTTP server: what it learns about outliers, and its recent figures, outlive each request.
-  const server = createServerState(database.db, { batching });
+  const server = createServerState(database.db, { sharing: batching });
   const close = async () => {
     await apollo.stop();
     await server.purchases.stop();
