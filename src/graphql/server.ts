@@ -28,9 +28,8 @@ import { countDatabaseCommands, requestContextMiddleware } from "../observabilit
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
-import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
 import { countOutliers } from "../sales/stats";
-import { createContext, createServerState, type GraphQLContext } from "./context";
+import { createServerState, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { inputCheckPlugin, operationTransportRule } from "./input-checks";
@@ -168,18 +167,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     store: responseCache.store,
     generation: responseCache.generation,
   };
-  const observers = { onSharedWrite: metrics.observeSharedWrite, onRecorded: metrics.countPurchase };
-  // A purchase's transaction stops retrying when its request is answered REQUEST_TIMEOUT, not later.
-  const timing = {
-    ...PURCHASE_ID_TIMING,
-    leaseMs: options.purchaseIdLeaseMs ?? PURCHASE_ID_TIMING.leaseMs,
-    transactionMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-  };
-  const server = createServerState(
-    options.db,
-    { sharing: options.purchaseBatching, observers, timing },
-    { observers: metrics.live, logger: options.logger },
-  );
+  const server = createServerState(options, metrics);
   const subscriptions = serveSubscriptions(httpServer, {
     ...options,
     limits: options.subscriptions ?? DEFAULT_SUBSCRIPTION_SETTINGS,
@@ -223,14 +211,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     refuseDeepJson(MAX_JSON_DEPTH),
     requestContextMiddleware(),
     expressMiddleware(apollo, {
-      context: async ({ req }) =>
-        createContext(
-          options.db,
-          options.settings,
-          identifyCaller(options.apiTokens, req.headers.authorization),
-          server,
-          options.batchLoads,
-        ),
+      context: async ({ req }) => server.contextFor(options.settings, identifyCaller(options.apiTokens, req.headers.authorization)),
     }),
     requestBodyErrors(REQUEST_LIMITS.maxBodySize),
     dropLateAnswers,
@@ -242,9 +223,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const urlHost = host === undefined ? "localhost" : isIPv6(host) ? `[${host}]` : host;
   const stop = async () => {
     await apollo.stop();
-    // After the requests in flight, which may still hand it releases, and before the caller closes the database.
-    await server.purchases.stop();
-    await server.live.stop();
+    await server.stop();
     stopCounting();
     await responseCache.close();
   };

@@ -4,7 +4,7 @@ import pino from "pino";
 import { identifyCaller } from "../../src/auth/principal";
 import type { ConfiguredToken } from "../../src/auth/tokens";
 import type { OutlierSettings, PurchaseSharingSettings } from "../../src/config";
-import { createContext, createServerState } from "../../src/graphql/context";
+import { createServerState } from "../../src/graphql/context";
 import { createApolloServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { track } from "./in-flight";
@@ -60,13 +60,14 @@ export async function openTestApi({
   uri,
 }: TestApiOptions = {}): Promise<TestApi> {
   const database = await openTestDatabase({ replicaSet, ...(uri === undefined ? {} : { uri }) });
-  const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
+  const logger = pino({ level: "silent" });
+  const apollo = createApolloServer({ logger, production });
   await apollo.start();
-  // One per API, as one per HTTP server: what it learns about outliers, and its recent figures, outlive each request.
-  const server = createServerState(database.db, { sharing: batching });
+  // One per API, as one per HTTP server, built as startHttpServer builds it: what it learns about outliers, and its recent figures, outlive each request.
+  const server = createServerState({ db: database.db, purchaseBatching: batching, logger });
   const close = async () => {
     await apollo.stop();
-    await server.purchases.stop();
+    await server.stop();
     await database.close();
   };
   const bind = (resolvedSettings: OutlierSettings, authorization: string | undefined): TestApi => ({
@@ -76,7 +77,7 @@ export async function openTestApi({
         apollo.executeOperation(
           { query, variables },
           {
-            contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization), server),
+            contextValue: server.contextFor(resolvedSettings, identifyCaller(apiTokens, authorization)),
           },
         ),
       );
