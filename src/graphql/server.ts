@@ -22,9 +22,9 @@ import {
   type PurchaseSharingSettings,
   type SubscriptionSettings,
 } from "../config";
-import { isDatabaseReachable } from "../db/connection";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
+import { operationalRoutes } from "../observability/operational-routes";
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
@@ -178,29 +178,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   await apollo.start();
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
-  app.get("/healthz", (_request, response) => {
-    const recoverable = options.recoverable?.() ?? true;
-    response
-      .status(recoverable ? 200 : 503)
-      .json({ status: recoverable ? "ok" : "database connection not recovering: restart the process" });
-  });
-  app.get("/readyz", async (_request, response) => {
-    const status = !(await isDatabaseReachable(options.db))
-      ? "database unreachable"
-      : (options.indexesInPlace?.() ?? true)
-        ? "ready"
-        : "indexes not in place";
-    response.status(status === "ready" ? 200 : 503).json({ status });
-  });
-  app.get("/metrics", async (_request, response) => {
-    try {
-      const body = await metrics.registry.metrics();
-      response.type(metrics.registry.contentType).send(body);
-    } catch (error) {
-      options.logger.warn({ err: error }, "metrics scrape failed");
-      response.status(503).type("text/plain").send("metrics unavailable: the database did not answer\n");
-    }
-  });
+  app.use(operationalRoutes({ ...options, metrics }));
   app.use(
     "/graphql",
     requestTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
