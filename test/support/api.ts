@@ -90,3 +90,20 @@ export async function openTestApi({
   });
   return bind({ ...TEST_SETTINGS, ...settings }, undefined);
 }
+
+/**
+ * The test file's API, opened before its tests and closed after them, as `useTestDatabase` gives the
+ * stand-in's tests their database. Register seeding in a `beforeAll` after this call: jest runs them in order.
+ */
+export function useTestApi(options: TestApiOptions = {}): TestApi {
+  let opened: TestApi | undefined;
+  beforeAll(async () => void (opened = await openTestApi(options)));
+  afterAll(() => opened?.close());
+  // Every member of a TestApi is a closure over its state, so handing them out of the opened one is the same API.
+  return new Proxy({} as TestApi, {
+    get(_target, member) {
+      if (opened === undefined) throw new Error("The test API is only there once beforeAll has run: use it inside a hook or a test.");
+      return Reflect.get(opened, member);
+    },
+  });
+}
