@@ -10,8 +10,8 @@ import { untilAnswered } from "../support/until-answered";
 // Pages of 40 and 200 racers: the racers cross five page boundaries, and a batch of up to 100 splits across them.
 const settings = { outlierThreshold: 5, extraSalesPageSize: 40 };
 const RACERS = 200;
-const EXTRAS_BEFORE = 30;
-const BEFORE = settings.outlierThreshold + EXTRAS_BEFORE;
+const EXTRA_SALES_BEFORE = 30;
+const BEFORE = settings.outlierThreshold + EXTRA_SALES_BEFORE;
 
 // On the run's database and on a replica set, where keyed purchases are transactions and share one per batch.
 describe.each([
@@ -37,7 +37,7 @@ describe.each([
 
   const record = (request: PurchaseRequest, { purchases }: TestServer) => purchases.record(request, settings);
 
-  /** An outlier whose open page holds EXTRAS_BEFORE purchases, recorded one at a time through `server`, which so knows it is an outlier. */
+  /** An outlier whose open page holds EXTRA_SALES_BEFORE purchases, recorded one at a time through `server`, which so knows it is an outlier. */
   async function outlier(bookId: string, server: TestServer): Promise<string[]> {
     await createBook(database.db, { id: bookId, title: "Launch day", author: "A" }, settings);
     const before = customers(BEFORE, 0, "before-");
