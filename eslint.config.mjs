@@ -44,6 +44,12 @@ export default tseslint.config(
               message: "src/sales is what requests use; GraphQL, the tools, the metrics and maintenance call it, not the other way round.",
             },
             {
+              target: "./src/graphql/resolvers",
+              from: ["./src/db", "./src/sales/pool-share.ts"],
+              message:
+                "Resolvers reach data only through the request's services on the context (src/sales/request-services.ts), which hold its share of the pool.",
+            },
+            {
               target: "./src/graphql",
               from: ["./src/maintenance", "./src/cli"],
               message: "Requests never run maintenance (migration, reconcile, bulk loads): that is the tools' work.",
@@ -68,6 +74,16 @@ export default tseslint.config(
           selector: "Property[key.name='code'] > Literal.value[raw=/^[0-9]/]",
           message: "Name the error code: ErrorCode.<name> or LocationCode.<name> from errors.ts (add it there if it is new).",
         },
+      ],
+    },
+  },
+  {
+    // Resolvers never import the driver either: a resolver handed a Db could send commands outside the request's share of the pool.
+    files: ["src/graphql/resolvers/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "mongodb", message: "Resolvers reach data only through the request's services on the context." }] },
       ],
     },
   },

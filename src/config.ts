@@ -69,7 +69,8 @@ const MAX_SUBSCRIPTIONS_PER_PROCESS = 1_000_000;
 const MAX_SUBSCRIPTION_KEEP_ALIVE_SECONDS = 55;
 
 /** How the server shares the writes of concurrent purchases of one book. */
-export type PurchaseBatchSettings = Pick<Config, "purchaseBatching" | "purchaseBatchMax">;
+/** Whether purchases of one outlier share their writes: the settings keep PURCHASE_BATCHING's and PURCHASE_BATCH_MAX's names. */
+export type PurchaseSharingSettings = Pick<Config, "purchaseBatching" | "purchaseBatchMax">;
 
 export const DEFAULT_PURCHASE_BATCH_MAX = 100;
 const MAX_PURCHASE_BATCH = 1_000;
@@ -234,7 +235,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       PURCHASE_BATCHING: str({
         choices: ["on", "off"],
         default: "on",
-        desc: "on: concurrent purchases of one outlier share their writes (one append and one count per batch); off: one pair of writes per purchase",
+        desc: "on: concurrent purchases of one outlier share their writes (one append and one count per shared write); off: one pair of writes per purchase",
       }),
       PURCHASE_BATCH_MAX: positiveInteger(MAX_PURCHASE_BATCH)({
         default: DEFAULT_PURCHASE_BATCH_MAX,

@@ -71,95 +71,144 @@ export interface OpenDatabaseOptions extends MongoClientOptions {
  * `indexCheckMs` (an index or collection dropped while connected). From a cleared pool until the check
  * passes the service is not ready; purchases meanwhile refuse to open pages (see `UNIQUE_PAGE_INDEX`).
  */
-export function openDatabase(
-  uri: string,
-  dbName: string,
-  { ensureIndexes, logger, retryMs = 1_000, indexCheckMs = 10_000, ...options }: OpenDatabaseOptions,
-): LiveDatabase {
-  const client = new MongoClient(uri, options);
-  const db = client.db(dbName);
-  const closing = new AbortController();
-  let inPlace = false;
-  let checkDue = false;
-  let checking: Promise<void> | undefined;
-  // Settles once: the first time the indexes are in place, or when the connection is closed before that.
-  let markReady = () => {};
-  let markClosed = (_reason: Error) => {};
-  const firstReady = new Promise<void>((resolve, reject) => ([markReady, markClosed] = [resolve, reject]));
-  // Nobody need wait for it: /readyz reads indexesInPlace, and a start-up step that needs the database calls ready().
-  firstReady.catch(() => undefined);
+export function openDatabase(uri: string, dbName: string, options: OpenDatabaseOptions): LiveDatabase {
+  return new LiveConnection(uri, dbName, options);
+}
 
-  const checkUntilInPlace = async () => {
-    for (let attempt = 1; checkDue && !closing.signal.aborted; attempt += 1) {
-      checkDue = false;
-      try {
-        await client.connect();
-        const created = await ensureIndexes(db);
-        if (created.length > 0) await logCreatedIndexes(db, created, attempt, logger);
-        inPlace = true;
-        markReady();
-      } catch (error) {
-        if (closing.signal.aborted) return;
-        // A pool busy with other work (a bulk load, say) says nothing about the database or its indexes: look again next period.
-        if (inPlace && isWaitQueueTimeout(error)) {
-          logger.debug({ attempt }, "index check skipped: no pooled connection free in time");
-          return;
-        }
-        inPlace = false;
-        checkDue = true;
-        // Waiting cannot fix what only reconcile can: say so, and look again at the slower pace.
-        const blocked = isDuplicateKeyError(error)
-          ? "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`"
-          : error instanceof PageRepairInProgressError
-            ? error.message
-            : undefined;
-        if (blocked) logger.error({ err: error, attempt }, blocked);
-        else
-          logger.warn(
-            // A driver error's message says it all; its stack would only bury the line that matters.
-            error instanceof MongoError ? { errorName: error.name, attempt } : { err: error, attempt },
-            `MongoDB at ${redact(uri)} is not usable yet (${(error as Error).message}); trying again in ${retryMs} ms`,
-          );
-        await sleep(blocked !== undefined ? indexCheckMs : retryMs, undefined, { signal: closing.signal }).catch(() => undefined);
-      }
-    }
+/**
+ * Where a live connection stands: `waiting` until its indexes are known to be in place (at first, and
+ * again from a cleared pool or a failed check until a check passes), `ready` while they are, `closed` for good.
+ */
+export type ConnectionState = "waiting" | "ready" | "closed";
+
+class LiveConnection implements LiveDatabase {
+  readonly client: MongoClient;
+  readonly db: Db;
+  private state: ConnectionState = "waiting";
+  /** Whether another check must run once the current one ends: a pool became ready or the period came round meanwhile. */
+  private checkDue = false;
+  private checking: Promise<void> | undefined;
+  private readonly closing = new AbortController();
+  private readonly firstReady: Promise<void>;
+  // Settle `firstReady` once: the first time the indexes are in place, or when the connection is closed before that.
+  private markReady = () => {};
+  private markClosed = (_reason: Error) => {};
+  private readonly periodic: NodeJS.Timeout;
+  private readonly watchdog: ReturnType<typeof watchConnection>;
+  private readonly retryMs: number;
+  private readonly indexCheckMs: number;
+  private readonly ensureIndexes: EnsureIndexes;
+  private readonly logger: OpenDatabaseOptions["logger"];
+
+  constructor(
+    private readonly uri: string,
+    dbName: string,
+    { ensureIndexes, logger, retryMs = 1_000, indexCheckMs = 10_000, ...options }: OpenDatabaseOptions,
+  ) {
+    this.client = new MongoClient(uri, options);
+    this.db = this.client.db(dbName);
+    this.ensureIndexes = ensureIndexes;
+    this.logger = logger;
+    this.retryMs = retryMs;
+    this.indexCheckMs = indexCheckMs;
+    this.firstReady = new Promise<void>((resolve, reject) => ([this.markReady, this.markClosed] = [resolve, reject]));
+    // Nobody need wait for it: /readyz reads indexesInPlace, and a start-up step that needs the database calls ready().
+    this.firstReady.catch(() => undefined);
+
+    this.client.on("connectionPoolCleared", () => this.enter("waiting"));
+    this.client.on("connectionPoolReady", this.check);
+    this.periodic = setInterval(this.check, indexCheckMs).unref();
+    this.check();
+    this.watchdog = watchConnection(this.client, {
+      probe: () => answersAFreshClient(uri, options),
+      reachable: () => isDatabaseReachable(this.db),
+      reconnect: async () => {
+        if (this.closed()) return;
+        this.enter("waiting");
+        await this.client.close();
+        this.check();
+      },
+      onReconnect: (unavailableMs) =>
+        logger.warn(
+          { unavailableMs },
+          `MongoDB at ${redact(uri)} answers a fresh connection but not this client, unreachable for ${Math.round(unavailableMs / 1000)} s: reconnecting it (see src/db/watchdog.ts)`,
+        ),
+    });
+  }
+
+  readonly indexesInPlace = () => this.state === "ready";
+  readonly ready = () => this.firstReady;
+  readonly recoverable = () => this.watchdog.healthy();
+
+  readonly close = async () => {
+    this.enter("closed");
+    this.closing.abort();
+    this.watchdog.stop();
+    clearInterval(this.periodic);
+    this.markClosed(new Error(`The connection to MongoDB at ${redact(this.uri)} was closed before it was ready.`));
+    await this.client.close();
   };
-  // The check runs outside any request's async context, so its commands are not counted as the request's.
-  const check = AsyncResource.bind(() => {
-    checkDue = true;
-    checking ??= checkUntilInPlace().finally(() => {
-      checking = undefined;
-      if (checkDue && !closing.signal.aborted) check();
+
+  // A method, not a comparison in place: the state changes while a check awaits.
+  private closed(): boolean {
+    return this.state === "closed";
+  }
+
+  /** Nothing leaves `closed`. */
+  private enter(state: ConnectionState): void {
+    if (this.state !== "closed") this.state = state;
+  }
+
+  // Runs outside any request's async context, so its commands are not counted as the request's.
+  private readonly check = AsyncResource.bind(() => {
+    this.checkDue = true;
+    this.checking ??= this.checkUntilInPlace().finally(() => {
+      this.checking = undefined;
+      if (this.checkDue && !this.closed()) this.check();
     });
   });
 
-  client.on("connectionPoolCleared", () => void (inPlace = false));
-  client.on("connectionPoolReady", check);
-  const periodic = setInterval(check, indexCheckMs).unref();
-  check();
-  const watchdog = watchConnection(client, {
-    probe: () => answersAFreshClient(uri, options),
-    reachable: () => isDatabaseReachable(db),
-    reconnect: async () => {
-      if (closing.signal.aborted) return;
-      inPlace = false;
-      await client.close();
-      check();
-    },
-    onReconnect: (unavailableMs) =>
-      logger.warn(
-        { unavailableMs },
-        `MongoDB at ${redact(uri)} answers a fresh connection but not this client, unreachable for ${Math.round(unavailableMs / 1000)} s: reconnecting it (see src/db/watchdog.ts)`,
-      ),
-  });
-  const close = async () => {
-    closing.abort();
-    watchdog.stop();
-    clearInterval(periodic);
-    markClosed(new Error(`The connection to MongoDB at ${redact(uri)} was closed before it was ready.`));
-    await client.close();
-  };
-  return { client, db, indexesInPlace: () => inPlace, ready: () => firstReady, recoverable: watchdog.healthy, close };
+  private async checkUntilInPlace(): Promise<void> {
+    for (let attempt = 1; this.checkDue && !this.closed(); attempt += 1) {
+      this.checkDue = false;
+      try {
+        await this.client.connect();
+        const created = await this.ensureIndexes(this.db);
+        if (created.length > 0) await logCreatedIndexes(this.db, created, attempt, this.logger);
+        this.enter("ready");
+        this.markReady();
+      } catch (error) {
+        if (this.closed()) return;
+        // A pool busy with other work (a bulk load, say) says nothing about the database or its indexes: look again next period.
+        if (this.state === "ready" && isWaitQueueTimeout(error)) {
+          this.logger.debug({ attempt }, "index check skipped: no pooled connection free in time");
+          return;
+        }
+        this.enter("waiting");
+        this.checkDue = true;
+        await sleep(this.reportFailure(error, attempt), undefined, { signal: this.closing.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Logs why the check failed; answers how long to wait before the next. Waiting cannot fix what only reconcile can: it says so, and looks again at the slower pace. */
+  private reportFailure(error: unknown, attempt: number): number {
+    const blocked = isDuplicateKeyError(error)
+      ? "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`"
+      : error instanceof PageRepairInProgressError
+        ? error.message
+        : undefined;
+    if (blocked) {
+      this.logger.error({ err: error, attempt }, blocked);
+      return this.indexCheckMs;
+    }
+    this.logger.warn(
+      // A driver error's message says it all; its stack would only bury the line that matters.
+      error instanceof MongoError ? { errorName: error.name, attempt } : { err: error, attempt },
+      `MongoDB at ${redact(this.uri)} is not usable yet (${(error as Error).message}); trying again in ${this.retryMs} ms`,
+    );
+    return this.retryMs;
+  }
 }
 
 /** True when a new client, sharing nothing with the service's, reaches the database and has it answer a ping. */

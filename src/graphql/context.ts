@@ -1,26 +1,25 @@
 import type { Db } from "mongodb";
+import type { Logger } from "pino";
 import type { Principal } from "../auth/principal";
-import type { ApiSettings } from "../config";
-import { createSalesLoaders, type SalesLoaders } from "../sales/loaders";
-import { createPoolShare, requestPoolShare, type PoolShare } from "../sales/pool-share";
-import { PurchaseService, type PurchaseServiceOptions } from "../sales/purchase-service";
+import { DEFAULT_REQUEST_TIMEOUT_MS, type ApiSettings, type PurchaseSharingSettings } from "../config";
+import type { ServerMetrics } from "../observability/metrics";
+import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
+import { LiveSales } from "../sales/live/live-sales";
+import { PurchaseService } from "../sales/purchase-service";
 import type { PurchaseOutcome, PurchaseRequest } from "../sales/purchases";
+import { createRequestServices, type RequestServices } from "../sales/request-services";
 import { RecentSalesStats } from "../sales/stats";
-import { LiveSales, type LiveSalesOptions } from "../sales/live/live-sales";
 
-/** Built afresh for every request, so DataLoader caches never leak between requests. */
-export interface GraphQLContext {
-  db: Db;
-  loaders: SalesLoaders;
+/**
+ * Built afresh for every request, so DataLoader caches never leak between requests. Resolvers reach
+ * the data only through its services, which hold the request's share of the pool: there is no `db` here.
+ */
+export interface GraphQLContext extends RequestServices {
   settings: ApiSettings;
   /** Who sent the request; `accessPlugin` checks it against every field an operation selects. */
   principal: Principal;
   /** Records this request's purchases through the server's purchase service. */
   purchases: RequestPurchases;
-  /** The server's `salesStats` figures, a few seconds old at most. */
-  salesStats: RecentSalesStats;
-  /** The connections of the pool this request may hold at once; every read a resolver sends goes through it. */
-  share: PoolShare;
   /** The server's live sales, which subscriptions listen to. */
   live: LiveSales;
 }
@@ -32,22 +31,59 @@ export interface RequestPurchases {
   readonly writeSizes: readonly number[];
 }
 
+/** What a server's state is built from: the production server's options, or a test's. */
+export interface ServerStateOptions {
+  db: Db;
+  /** Whether concurrent purchases of one outlier share their writes, and how many per write; default on, 100. */
+  purchaseBatching?: PurchaseSharingSettings | undefined;
+  /** How long a purchaseId's claim is leased before a retry may take it over; default 2 minutes. */
+  purchaseIdLeaseMs?: number | undefined;
+  /** A purchase's transaction stops retrying when its request is answered REQUEST_TIMEOUT, not later; default 10 s. */
+  requestTimeoutMs?: number | undefined;
+  logger?: Logger;
+  /** Only the benchmark turns this off, to measure the N+1 queries that batching avoids. */
+  batchLoads?: boolean | undefined;
+}
+
 /** What every request of one server shares, built once when the server starts: the only state a server keeps. */
 export interface ServerState {
   purchases: PurchaseService;
-  salesStats: RecentSalesStats;
   live: LiveSales;
+  /** A request's context: its own services over the server's shared state. */
+  contextFor(settings: ApiSettings, principal: Principal): GraphQLContext;
+  /** After the requests in flight, which may still hand the purchase service releases, and before the database closes. */
+  stop(): Promise<void>;
 }
 
-export function createServerState(db: Db, purchases: PurchaseServiceOptions = {}, live: LiveSalesOptions = {}): ServerState {
-  return { purchases: new PurchaseService(db, purchases), salesStats: new RecentSalesStats(db), live: new LiveSales(db, live) };
-}
-
-export function createContext(db: Db, settings: ApiSettings, principal: Principal, server: ServerState, batchLoads = true): GraphQLContext {
-  const share = createPoolShare(requestPoolShare(db));
-  const loaders = createSalesLoaders(db, { batch: batchLoads, share });
-  const purchases = requestPurchases(server.purchases, settings);
-  return { db, loaders, settings, principal, purchases, salesStats: server.salesStats, share, live: server.live };
+/** The one place a server's state is built, for `startHttpServer` and the tests' API alike; `metrics` hear what it does. */
+export function createServerState(
+  { db, purchaseBatching, purchaseIdLeaseMs, requestTimeoutMs, logger, batchLoads }: ServerStateOptions,
+  metrics?: ServerMetrics,
+): ServerState {
+  const timing = {
+    ...PURCHASE_ID_TIMING,
+    leaseMs: purchaseIdLeaseMs ?? PURCHASE_ID_TIMING.leaseMs,
+    transactionMs: requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+  };
+  const observers = metrics ? { onSharedWrite: metrics.observeSharedWrite, onRecorded: metrics.countPurchase } : {};
+  const purchases = new PurchaseService(db, { ...(purchaseBatching ? { sharing: purchaseBatching } : {}), observers, timing });
+  const live = new LiveSales(db, { ...(metrics ? { observers: metrics.live } : {}), ...(logger ? { logger } : {}) });
+  const salesStats = new RecentSalesStats(db);
+  return {
+    purchases,
+    live,
+    contextFor: (settings, principal) => ({
+      ...createRequestServices(db, { settings, salesStats, batchLoads }),
+      settings,
+      principal,
+      purchases: requestPurchases(purchases, settings),
+      live,
+    }),
+    stop: async () => {
+      await purchases.stop();
+      await live.stop();
+    },
+  };
 }
 
 function requestPurchases(service: PurchaseService, settings: ApiSettings): RequestPurchases {

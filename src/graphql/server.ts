@@ -19,18 +19,17 @@ import {
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type ApiSettings,
   type CacheSettings,
-  type PurchaseBatchSettings,
+  type PurchaseSharingSettings,
   type SubscriptionSettings,
 } from "../config";
-import { isDatabaseReachable } from "../db/connection";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
 import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
+import { operationalRoutes } from "../observability/operational-routes";
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
-import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
 import { countOutliers } from "../sales/stats";
-import { createContext, createServerState, type GraphQLContext } from "./context";
+import { createServerState, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { inputCheckPlugin, operationTransportRule } from "./input-checks";
@@ -60,7 +59,7 @@ export interface ServerOptions {
   /** How long an idle keep-alive connection stays open; default 65 s, above common load balancers' 60 s. */
   keepAliveTimeoutSeconds?: number;
   /** Whether concurrent purchases of one outlier share their writes, and how many per write; default on, 100. */
-  purchaseBatching?: PurchaseBatchSettings;
+  purchaseBatching?: PurchaseSharingSettings;
   /** Operation names that always have a metrics label of their own (METRICS_OPERATIONS); default none. */
   metricsOperations?: readonly string[];
   /** How long a purchaseId's claim is leased before a retry may take it over; default 2 minutes (tests shorten it). */
@@ -168,18 +167,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     store: responseCache.store,
     generation: responseCache.generation,
   };
-  const observers = { onBatch: metrics.observePurchaseBatch, onRecorded: metrics.countPurchase };
-  // A purchase's transaction stops retrying when its request is answered REQUEST_TIMEOUT, not later.
-  const timing = {
-    ...PURCHASE_ID_TIMING,
-    leaseMs: options.purchaseIdLeaseMs ?? PURCHASE_ID_TIMING.leaseMs,
-    transactionMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-  };
-  const server = createServerState(
-    options.db,
-    { batching: options.purchaseBatching, observers, timing },
-    { observers: metrics.live, logger: options.logger },
-  );
+  const server = createServerState(options, metrics);
   const subscriptions = serveSubscriptions(httpServer, {
     ...options,
     limits: options.subscriptions ?? DEFAULT_SUBSCRIPTION_SETTINGS,
@@ -190,29 +178,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   await apollo.start();
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
-  app.get("/healthz", (_request, response) => {
-    const recoverable = options.recoverable?.() ?? true;
-    response
-      .status(recoverable ? 200 : 503)
-      .json({ status: recoverable ? "ok" : "database connection not recovering: restart the process" });
-  });
-  app.get("/readyz", async (_request, response) => {
-    const status = !(await isDatabaseReachable(options.db))
-      ? "database unreachable"
-      : (options.indexesInPlace?.() ?? true)
-        ? "ready"
-        : "indexes not in place";
-    response.status(status === "ready" ? 200 : 503).json({ status });
-  });
-  app.get("/metrics", async (_request, response) => {
-    try {
-      const body = await metrics.registry.metrics();
-      response.type(metrics.registry.contentType).send(body);
-    } catch (error) {
-      options.logger.warn({ err: error }, "metrics scrape failed");
-      response.status(503).type("text/plain").send("metrics unavailable: the database did not answer\n");
-    }
-  });
+  app.use(operationalRoutes({ ...options, metrics }));
   app.use(
     "/graphql",
     requestTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
@@ -223,14 +189,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     refuseDeepJson(MAX_JSON_DEPTH),
     requestContextMiddleware(),
     expressMiddleware(apollo, {
-      context: async ({ req }) =>
-        createContext(
-          options.db,
-          options.settings,
-          identifyCaller(options.apiTokens, req.headers.authorization),
-          server,
-          options.batchLoads,
-        ),
+      context: async ({ req }) => server.contextFor(options.settings, identifyCaller(options.apiTokens, req.headers.authorization)),
     }),
     requestBodyErrors(REQUEST_LIMITS.maxBodySize),
     dropLateAnswers,
@@ -242,9 +201,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   const urlHost = host === undefined ? "localhost" : isIPv6(host) ? `[${host}]` : host;
   const stop = async () => {
     await apollo.stop();
-    // After the requests in flight, which may still hand it releases, and before the caller closes the database.
-    await server.purchases.stop();
-    await server.live.stop();
+    await server.stop();
     stopCounting();
     await responseCache.close();
   };

@@ -26,7 +26,7 @@ import type { ConfiguredToken } from "../auth/tokens";
 import type { ApiSettings, SubscriptionSettings } from "../config";
 import type { ErrorCode } from "../error-codes";
 import { ClientError } from "../errors";
-import { createContext, type GraphQLContext, type ServerState } from "./context";
+import type { GraphQLContext, ServerState } from "./context";
 import { createErrorFormatter } from "./errors";
 import { inputProblem, operationTransportRule } from "./input-checks";
 import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
@@ -34,7 +34,6 @@ import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metric
 import { schema } from "./schema";
 
 export interface SubscriptionServerOptions {
-  db: GraphQLContext["db"];
   settings: ApiSettings;
   limits: SubscriptionSettings;
   logger: Logger;
@@ -173,7 +172,7 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined):
 }
 
 function contextFor(options: SubscriptionServerOptions, principal: Principal): GraphQLContext {
-  return createContext(options.db, options.settings, principal, options.server);
+  return options.server.contextFor(options.settings, principal);
 }
 
 function refusal(code: ErrorCode, message: string): GraphQLError {

@@ -12,7 +12,7 @@ export interface ServerMetrics {
   countDatabaseCommand(command: string): void;
   countPurchase(storage: PurchaseStorage): void;
   /** One shared write of extra sales of one book started, carrying `purchases` of them. */
-  observePurchaseBatch(purchases: number): void;
+  observeSharedWrite(purchases: number): void;
   /** What the Redis response cache reports: reads and writes given up or not sent, and its breaker's state. */
   responseCache: CacheObservers;
   /** A subscriptions connection was acknowledged (1) or closed (-1); `token` says whether it presented a bearer token. */
@@ -23,8 +23,8 @@ export interface ServerMetrics {
 
 const CACHE_BREAKER_STATES: readonly CacheBreakerState[] = ["closed", "half_open", "open"];
 
-// A batch carries at most PURCHASE_BATCH_MAX purchases (1,000 at most): powers of two up to it.
-const BATCH_SIZE_BOUNDS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+// A shared write carries at most PURCHASE_BATCH_MAX purchases (1,000 at most): powers of two up to it.
+const SHARED_WRITE_SIZE_BOUNDS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
 
 // Operation names come from clients, so their labels are bounded in number and in bytes: with at most this many
 // names of at most 64 bytes (isOperationLabel), a scrape stays under 256 KB however many names clients invent
@@ -82,10 +82,10 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
     labelNames: ["storage"] as const,
     registers: [registry],
   });
-  const purchaseBatches = new Histogram({
+  const sharedWriteSizes = new Histogram({
     name: "bookstore_purchase_batch_size",
     help: "Purchases per shared write of one outlier's extra sales: _count is the writes, _sum the purchases they carried.",
-    buckets: BATCH_SIZE_BOUNDS,
+    buckets: SHARED_WRITE_SIZE_BOUNDS,
     registers: [registry],
   });
   new Gauge({
@@ -109,7 +109,7 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
     observeRequest: (operation, seconds) => requestDuration.observe({ operation: operationLabel(operation) }, seconds),
     countDatabaseCommand: (command) => void commandsSent.set(command, (commandsSent.get(command) ?? 0) + 1),
     countPurchase: (storage) => purchasesRecorded.inc({ storage }),
-    observePurchaseBatch: (purchases) => purchaseBatches.observe(purchases),
+    observeSharedWrite: (purchases) => sharedWriteSizes.observe(purchases),
     responseCache,
     countConnection: (token, open) => connections.inc({ token: token ? "yes" : "no" }, open),
     live: liveSalesMetrics(registry),

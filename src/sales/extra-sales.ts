@@ -100,7 +100,7 @@ async function appendToExtraSales(
  * many, and how many the page held after them. Every write is guarded by the room it needs, so a page never overfills, whoever races for it.
  * A duplicate key on the upsert means the page exists: either it lacks room, or a racer created it a
  * moment ago, which the plain guarded update tells apart. A single purchase that finds no room moves
- * on at once (two round trips, as ever); a batch reads the page's count and takes the room left.
+ * on at once (two round trips, as ever); a shared write reads the page's count and takes the room left.
  * The upsert names the unique page index as its hint: without that index (a database restored without
  * it, a dropped collection) racing upserts could open the same page twice, so mongod refuses the upsert instead.
  */

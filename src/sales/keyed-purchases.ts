@@ -35,8 +35,8 @@ export type KeyedPurchaseRequest = PurchaseRequest & { purchaseId: string };
 
 export type KeyedPurchaseSettings = Pick<OutlierSettings, "outlierThreshold"> & Partial<PurchaseIdSettings>;
 
-/** What a keyed purchase uses of its server's state (see `PurchaseService`). */
-export interface KeyedPurchaseServer {
+/** What a keyed purchase uses of the process's purchase service (`PurchaseService`). */
+export interface KeyedPurchaseService {
   knownOutliers: KnownOutliers;
   claimReleases: ClaimReleases;
   sharedWrites: SharedWrites | undefined;
@@ -88,14 +88,14 @@ export async function recordKeyedPurchase(
   db: Db,
   request: KeyedPurchaseRequest,
   settings: KeyedPurchaseSettings,
-  server: KeyedPurchaseServer,
+  service: KeyedPurchaseService,
 ): Promise<PurchaseOutcome> {
   const { purchaseId, bookId, customerId } = request;
-  const { knownOutliers, timing } = server;
+  const { knownOutliers, timing } = service;
   const id = { book_id: bookId, purchase_id: purchaseId };
   const lifetimeHours = settings.purchaseIdLifetimeHours ?? DEFAULT_PURCHASE_ID_LIFETIME_HOURS;
   const transactions = await usesTransactions(settings.purchaseTransactions ?? "auto", () => helloOf(db));
-  const sharedWrites = transactions ? server.sharedWrites : undefined;
+  const sharedWrites = transactions ? service.sharedWrites : undefined;
   // Where transactions are shared, a known outlier's keyed purchases go in its book's shared ones.
   const outlierToShare = () => (sharedWrites ? knownOutliers.get(bookId) : undefined);
   const own = async (taking: Taking): Promise<ClaimState> => {
@@ -105,7 +105,7 @@ export async function recordKeyedPurchase(
           { request, id, settings, knownOutliers, transactionMs: timing.transactionMs, mayShare: () => outlierToShare() !== undefined },
           taking,
         )
-      : await recordAsOwner(db, request, id, settings, server, taking);
+      : await recordAsOwner(db, request, id, settings, service, taking);
     return recorded ? { kind: "recorded", outcome: { ...recorded, replayed: false } } : stateOf(db, id);
   };
   const claimAfresh = () => {
@@ -127,12 +127,12 @@ export async function recordKeyedPurchase(
     if (held.customer_id !== customerId) throw new PurchaseIdConflictError(purchaseId);
     if (held.stored_in !== undefined) return replay(db, bookId, held.stored_in);
     // An owed write that lands now: the release frees the key, the outcome answers it (as the claim then says).
-    if (await server.claimReleases.settleNow(held.owner)) {
+    if (await service.claimReleases.settleNow(held.owner)) {
       state = await stateOf(db, id);
       continue;
     }
     // A purchase this process wrote and whose outcome the database still refuses: written, past the lease too.
-    const written = server.claimReleases.owedOutcome(held.owner);
+    const written = service.claimReleases.owedOutcome(held.owner);
     if (written !== undefined) return replay(db, bookId, written);
     if (Date.now() - held.claimed_at.getTime() >= timing.leaseMs) {
       state = await own({ stale: held });
@@ -155,7 +155,7 @@ async function recordAsOwner(
   request: PurchaseRequest,
   id: ClaimId,
   settings: KeyedPurchaseSettings,
-  { knownOutliers, sharedWrites, claimReleases, timing }: KeyedPurchaseServer,
+  { knownOutliers, sharedWrites, claimReleases, timing }: KeyedPurchaseService,
   taking: Taking,
 ): Promise<RecordedPurchase | undefined> {
   const ownership = await takeClaim(db, taking);
@@ -215,7 +215,7 @@ async function recordInSharedTransaction(
   { request, id, outlier, claim }: { request: PurchaseRequest; id: ClaimId; outlier: KnownOutlier; claim: ClaimDocument },
 ): Promise<ClaimState> {
   const written = await sharedWrites.keyedExtraSale({ bookId: request.bookId, customerId: request.customerId, outlier, claim });
-  // A request whose purchaseId another request of the batch carried answers from that one's claim, as any retry does.
+  // A request whose purchaseId another request of the shared write carried answers from that one's claim, as any retry does.
   if (written.book === undefined || !written.recorded.has(claim.owner)) return stateOf(db, id);
   return { kind: "recorded", outcome: { ...extraSaleAnswer({ book: written.book, purchases: written.purchases }), replayed: false } };
 }

@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { DEFAULT_PURCHASE_BATCH_MAX, type PurchaseBatchSettings } from "../config";
+import { DEFAULT_PURCHASE_BATCH_MAX, type PurchaseSharingSettings } from "../config";
 import { ClaimReleases, RELEASE_RETRY_TIMING, type ReleaseRetryTiming } from "./claim-releases";
 import type { PurchaseStorage } from "./documents";
 import { KnownOutliers } from "./known-outliers";
@@ -10,14 +10,14 @@ import { SharedWrites } from "./shared-writes";
 /** What the metrics hear of purchases. */
 export interface PurchaseObservers {
   /** Told the size of each shared write as it starts. */
-  onBatch?: (purchases: number) => void;
+  onSharedWrite?: (purchases: number) => void;
   /** Told of each purchase once it is stored for good (after its transaction's commit), never of a replay. */
   onRecorded?: (storedIn: PurchaseStorage) => void;
 }
 
 export interface PurchaseServiceOptions {
   /** Shared writes are on, at the default size, unless this says otherwise. */
-  batching?: PurchaseBatchSettings;
+  sharing?: PurchaseSharingSettings;
   observers?: PurchaseObservers;
   /** How purchaseId claims are leased and waited for, and how long a purchase's transaction may retry. */
   timing?: PurchaseIdTiming;
@@ -36,7 +36,7 @@ export class PurchaseService {
   readonly knownOutliers = new KnownOutliers();
   /** The claims whose release (or outcome) failed in an outage, retried until they land. */
   readonly claimReleases: ClaimReleases;
-  /** Undefined when batching is off: every purchase then writes alone. */
+  /** Undefined when sharing is off: every purchase then writes alone. */
   readonly sharedWrites: SharedWrites | undefined;
   readonly timing: PurchaseIdTiming;
   private readonly observers: PurchaseObservers;
@@ -44,7 +44,7 @@ export class PurchaseService {
   constructor(
     private readonly db: Db,
     {
-      batching = { purchaseBatching: true, purchaseBatchMax: DEFAULT_PURCHASE_BATCH_MAX },
+      sharing = { purchaseBatching: true, purchaseBatchMax: DEFAULT_PURCHASE_BATCH_MAX },
       observers = {},
       timing = PURCHASE_ID_TIMING,
       releaseTiming = RELEASE_RETRY_TIMING,
@@ -53,10 +53,10 @@ export class PurchaseService {
     this.claimReleases = new ClaimReleases(releaseTiming);
     this.observers = observers;
     this.timing = timing;
-    this.sharedWrites = batching.purchaseBatching
+    this.sharedWrites = sharing.purchaseBatching
       ? new SharedWrites(db, this.knownOutliers, {
-          maxPurchases: batching.purchaseBatchMax,
-          onBatch: observers.onBatch,
+          maxPurchases: sharing.purchaseBatchMax,
+          onSharedWrite: observers.onSharedWrite,
           transactionMs: timing.transactionMs,
         })
       : undefined;

@@ -96,19 +96,20 @@ async function pushIntoEmbeddedArray(
   );
 }
 
-type OutlierShape = Pick<BookDocument, "_id" | "customers_purchased" | "purchase_count" | "extra_page_size">;
+/** A book just flagged, as read back: what its open page is worked out from. */
+type FlaggedBook = Pick<BookDocument, "_id" | "customers_purchased" | "purchase_count" | "extra_page_size">;
 
-async function flagAsOutlier(db: Db, bookId: BookId, session: ClientSession | undefined): Promise<OutlierShape> {
+async function flagAsOutlier(db: Db, bookId: BookId, session: ClientSession | undefined): Promise<FlaggedBook> {
   const book = await salesCollection(db).findOneAndUpdate(
     { _id: bookId },
     { $set: { has_extras: true } },
     { projection: { customers_purchased: 1, purchase_count: 1, extra_page_size: 1 }, session },
   );
-  return foundBook(book, bookId) as OutlierShape;
+  return foundBook(book, bookId) as FlaggedBook;
 }
 
 /** The page the (possibly lagging) count points to, which is never past the open page. */
-function openPageOf(book: OutlierShape): KnownOutlier {
+function openPageOf(book: FlaggedBook): KnownOutlier {
   const pageSize = pageSizeOf(book);
   const embedded = book.customers_purchased.length;
   const extraSalesCounted = Math.max(0, book.purchase_count - embedded);

@@ -11,7 +11,7 @@ export interface SharedWriteSettings {
   /** The most purchases one write carries; the rest wait for the next. */
   maxPurchases: number;
   /** Told the size of each write as it starts, for the metrics. */
-  onBatch?: ((purchases: number) => void) | undefined;
+  onSharedWrite?: ((purchases: number) => void) | undefined;
   /** How long a shared transaction may keep retrying write conflicts (see `inTransaction`). */
   transactionMs: number;
 }
@@ -32,20 +32,20 @@ export interface SharedTransactionWrite {
  * One server's shared writes for extra sales: while a write for an outlier is in flight, the book's
  * next purchases wait and then go together, in arrival order: one append to its open page and one
  * count on the book instead of one pair each, or, for keyed purchases where transactions are used,
- * one transaction. A purchase with nothing in flight is written at once. Under load a batch holds
+ * one transaction. A purchase with nothing in flight is written at once. Under load a shared write holds
  * what arrived during one write, so it grows with the database's latency.
  */
 export class SharedWrites {
   private readonly extraSales: BookQueue<OutlierPurchase, ExtraSalesWrite>;
   private readonly keyedExtraSales: BookQueue<KeyedExtraSale, SharedTransactionWrite>;
 
-  constructor(db: Db, knownOutliers: KnownOutliers, { maxPurchases, onBatch, transactionMs }: SharedWriteSettings) {
+  constructor(db: Db, knownOutliers: KnownOutliers, { maxPurchases, onSharedWrite, transactionMs }: SharedWriteSettings) {
     this.extraSales = new BookQueue(maxPurchases, (purchases) => {
-      onBatch?.(purchases.length);
+      onSharedWrite?.(purchases.length);
       return recordExtraSales(db, purchases, knownOutliers);
     });
     this.keyedExtraSales = new BookQueue(maxPurchases, (sales) => {
-      onBatch?.(sales.length);
+      onSharedWrite?.(sales.length);
       return recordSharedTransaction(db, sales, knownOutliers, transactionMs);
     });
   }
@@ -66,7 +66,7 @@ export class SharedWrites {
  * transaction makes claim and purchase one), their appends in arrival order and one count. A duplicate
  * key aborts it all: a claim committed meanwhile by another request with the same purchaseId (that
  * purchase then answers from it, as any retry does), or a page a racer opened; the others are tried
- * again in a fresh transaction. A purchaseId twice in one batch goes in once; its second request finds the claim.
+ * again in a fresh transaction. A purchaseId twice in one shared write goes in once; its second request finds the claim.
  * Any other failure is every member's, as it would be a lone purchase's, and leaves nothing behind.
  */
 async function recordSharedTransaction(
@@ -78,20 +78,20 @@ async function recordSharedTransaction(
   let pending = [...new Map(sales.map((sale) => [sale.claim._id.purchase_id, sale])).values()];
   while (pending.length > 0) {
     const outlier = knownOutliers.get(pending[0]!.bookId) ?? pending[0]!.outlier;
-    const batch = pending.map((sale) => ({ ...sale, outlier }));
+    const shared = pending.map((sale) => ({ ...sale, outlier }));
     try {
       const written = await inTransaction(db, transactionMs, async (session) => {
-        const claims = batch.map(({ claim }) => ({ ...claim, stored_in: "EXTRA_SALES" as const }));
+        const claims = shared.map(({ claim }) => ({ ...claim, stored_in: "EXTRA_SALES" as const }));
         await claimsCollection(db).insertMany(claims, { session });
-        return recordExtraSalesInTransaction(db, batch, session);
+        return recordExtraSalesInTransaction(db, shared, session);
       });
-      knownOutliers.remember(batch[0]!.bookId, outlier, written.page);
-      return { book: written.book, purchases: written.purchases, recorded: new Set(batch.map(({ claim }) => claim.owner)) };
+      knownOutliers.remember(shared[0]!.bookId, outlier, written.page);
+      return { book: written.book, purchases: written.purchases, recorded: new Set(shared.map(({ claim }) => claim.owner)) };
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;
       const claimed = await claimedPurchaseIds(
         db,
-        batch.map(({ claim }) => claim._id),
+        shared.map(({ claim }) => claim._id),
       );
       pending = pending.filter(({ claim }) => !claimed.has(claim._id.purchase_id));
     }
@@ -110,7 +110,7 @@ interface Waiting<Purchase, Written> {
  * Group commit per book: while a write for a book is in flight, its purchases wait, and when it ends
  * they go together (at most `maxPurchases`, in arrival order) in the next write. A purchase that finds
  * no write in flight is written at once, alone: no timer, so a lone purchase waits for nothing but its
- * own write. Every purchase of a batch settles with the batch's result or error.
+ * own write. Every purchase of a shared write settles with its result or error.
  *
  * Written here rather than taken from a library: DataLoader and its kin batch by tick or by timer,
  * which would either miss the purchases that queue during a round trip or add a wait to the lone one.
@@ -133,20 +133,20 @@ export class BookQueue<Purchase extends { bookId: BookId }, Written> {
       if (queue) queue.push(entry);
       else {
         this.waiting.set(book, []);
-        void this.writeBatch(book, [entry]);
+        void this.writeTogether(book, [entry]);
       }
     });
   }
 
-  private async writeBatch(book: string, batch: Waiting<Purchase, Written>[]): Promise<void> {
+  private async writeTogether(book: string, together: Waiting<Purchase, Written>[]): Promise<void> {
     try {
-      const written = await this.write(batch.map((entry) => entry.purchase));
-      for (const entry of batch) entry.resolve(written);
+      const written = await this.write(together.map((entry) => entry.purchase));
+      for (const entry of together) entry.resolve(written);
     } catch (error) {
-      for (const entry of batch) entry.reject(error);
+      for (const entry of together) entry.reject(error);
     }
     const queue = this.waiting.get(book) ?? [];
     if (queue.length === 0) this.waiting.delete(book);
-    else void this.writeBatch(book, queue.splice(0, this.maxPurchases));
+    else void this.writeTogether(book, queue.splice(0, this.maxPurchases));
   }
 }

@@ -1,11 +1,9 @@
 import { ObjectId } from "mongodb";
 import { graphql } from "../__generated__";
-import { openTestApi, type TestApi } from "../support/api";
+import { useTestApi } from "../support/api";
 import { addBook, storedBook } from "../support/factories";
 
-let api: TestApi;
-beforeAll(async () => void (api = await openTestApi()));
-afterAll(() => api.close());
+const api = useTestApi();
 
 const BOOK_ID = graphql(`
   query BookId($id: ID!) {

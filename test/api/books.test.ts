@@ -1,17 +1,15 @@
 import { graphql } from "../__generated__";
 import type { BooksWindowQuery } from "../__generated__/graphql";
-import { openTestApi, type TestApi } from "../support/api";
+import { useTestApi } from "../support/api";
 import { addBook, customers, idOrderCursor, seedBook } from "../support/factories";
 import { customerCursor } from "../../src/graphql/cursors";
 
 const asEdge = (id: string) => ({ node: { id } });
 
-let api: TestApi;
+const api = useTestApi();
 beforeAll(async () => {
-  api = await openTestApi();
   for (const id of ["65f1a2b3c4d5e6f708192a3b", "b-string", "10", "2", "a-string", "65f1a2b3c4d5e6f708192a3a"]) await addBook(api, { id });
 });
-afterAll(() => api.close());
 
 const BOOKS = graphql(`
   query BooksWindow($first: Int, $after: String) {

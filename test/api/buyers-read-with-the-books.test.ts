@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { customerCursor } from "../../src/graphql/cursors";
 import { graphql } from "../__generated__";
 import type { WindowBothWaysQuery } from "../__generated__/graphql";
-import { openTestApi, type TestApi } from "../support/api";
+import { useTestApi } from "../support/api";
 import { addBook, customers, recordPurchases } from "../support/factories";
 
 /**
@@ -37,10 +37,9 @@ const WINDOW_BOTH_WAYS = graphql(`
   }
 `);
 
-let api: TestApi;
+const api = useTestApi({ settings });
 const books: Record<string, string> = {};
 beforeAll(async () => {
-  api = await openTestApi({ settings });
   // Bought fewer times than the threshold, exactly to it, and far past it (across several pages).
   for (const [name, purchases] of [
     ["short", 3],
@@ -51,7 +50,6 @@ beforeAll(async () => {
     await recordPurchases(api, books[name], customers(purchases));
   }
 });
-afterAll(() => api.close());
 
 const cursor = fc.option(fc.nat({ max: 20 }).map(customerCursor), { nil: undefined });
 const windowArgs = fc.oneof(

@@ -1,6 +1,6 @@
 import { graphql } from "../__generated__";
 import type { BookFilter, BookOrder, BrowseCatalogQuery } from "../__generated__/graphql";
-import { openTestApi, TEST_SETTINGS, type TestApi } from "../support/api";
+import { TEST_SETTINGS, useTestApi } from "../support/api";
 import { addBook, customers, recordPurchases } from "../support/factories";
 import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
 import { salesCollection, type BookDocument } from "../../src/sales/documents";
@@ -35,10 +35,9 @@ const SHELF: { title: string; author: string; year?: number; purchases: number }
   { title: "Zero to One", author: "Peter Thiel", year: 2014, purchases: 5 },
 ];
 
-let api: TestApi;
+const api = useTestApi();
 let stored: BookDocument[];
 beforeAll(async () => {
-  api = await openTestApi();
   const books = SHELF.map(({ purchases, ...book }, index) => ({
     // Mixed id types, as the catalog allows: ties by id cross them in MongoDB's order.
     book: { id: index % 4 === 3 ? `s-${index}` : index + 1, ...book },
@@ -47,7 +46,6 @@ beforeAll(async () => {
   await insertBooksWithPurchases(api.db, books, TEST_SETTINGS);
   stored = await salesCollection(api.db).find({}).toArray();
 });
-afterAll(() => api.close());
 
 /** The stored books a browse should list, in its order, worked out here without the API's queries. */
 function expected({ orderBy = { field: "ID", direction: "ASC" }, filter = {}, search }: Browse): string[] {

@@ -1,16 +1,14 @@
 import { graphql } from "../__generated__";
-import { openTestApi, type TestApi } from "../support/api";
+import { openTestApi, useTestApi } from "../support/api";
 import { customerCursor } from "../../src/graphql/cursors";
 import { customers, customersPage, readAllCustomers, recordPurchases, seedBook } from "../support/factories";
 
-let api: TestApi;
+const api = useTestApi();
 beforeAll(async () => {
-  api = await openTestApi();
   await seedBook(api.db, "1", customers(3));
   await seedBook(api.db, "2", customers(1000));
   await seedBook(api.db, "3", customers(5000));
 });
-afterAll(() => api.close());
 beforeEach(() => api.commands.reset());
 
 describe("Book.customersPurchased", () => {

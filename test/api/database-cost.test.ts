@@ -1,8 +1,9 @@
-import { MongoClient, type CommandFailedEvent, type CommandStartedEvent, type CommandSucceededEvent } from "mongodb";
+import { MongoClient } from "mongodb";
 import type { RunningServer } from "../../src/graphql/server";
-import { currentRequestContext, REQUEST_ID_HEADER } from "../../src/observability/request-context";
+import { REQUEST_ID_HEADER } from "../../src/observability/request-context";
 import { WINDOWS_PER_READ } from "../../src/sales/loaders";
 import { requestPoolShare } from "../../src/sales/pool-share";
+import { CommandMonitor, peakInFlight } from "../support/command-monitor";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { errorCodes, send, startTestHttpServer, type HttpAnswer } from "../support/http";
@@ -30,9 +31,7 @@ beforeAll(async () => {
   for (let id = 1; id <= BOOKS; id += 1) await seedBook(database.db, String(id), customers(3, id % 5));
   for (let id = OUTLIER_FROM; id < OUTLIER_FROM + OUTLIERS; id += 1) await seedBook(database.db, String(id), customers(70, 0, `o${id}-`));
   client = await MongoClient.connect(process.env.TEST_MONGODB_URI!, { maxPoolSize: POOL_SIZE, monitorCommands: true });
-  client.on("commandStarted", (event) => started(event));
-  client.on("commandSucceeded", (event) => finished(event));
-  client.on("commandFailed", (event) => finished(event));
+  monitor = new CommandMonitor(client, { log: true });
   // Far above what the amplifier takes alone, for a busy 2-core machine: counts are asserted here, not times.
   const requestTimeoutMs = 120_000;
   server = await startTestHttpServer(client.db(database.db.databaseName), { apiTokens: configuredTokens(reader), requestTimeoutMs });
@@ -43,26 +42,12 @@ afterAll(async () => {
   await database.close();
 });
 
-/** Commands each request (by its x-request-id) sent, and the most it had in flight at once, from the driver's own events. */
-const requests = new Map<string, { sent: string[]; inFlight: number; peak: number }>();
-const owners = new Map<number, string>();
-let onStarted: (requestId: string) => void = () => {};
+let monitor: CommandMonitor;
 
-function started(event: CommandStartedEvent): void {
-  const requestId = currentRequestContext()?.requestId;
-  if (requestId === undefined) return;
-  const request = requests.get(requestId) ?? { sent: [], inFlight: 0, peak: 0 };
-  requests.set(requestId, request);
-  owners.set(event.requestId, requestId);
-  request.sent.push(event.commandName);
-  request.inFlight += 1;
-  request.peak = Math.max(request.peak, request.inFlight);
-  onStarted(requestId);
-}
-
-function finished(event: CommandSucceededEvent | CommandFailedEvent): void {
-  const request = requests.get(owners.get(event.requestId) ?? "");
-  if (request) request.inFlight -= 1;
+/** Commands a request (by its x-request-id) sent, and the most it had in flight at once, from the driver's own events. */
+function costOf(requestId: string): { sent: string[]; peak: number } {
+  const sent = monitor.log().filter((command) => command.request === requestId);
+  return { sent: sent.map((command) => command.commandName), peak: peakInFlight(sent) };
 }
 
 let sequence = 0;
@@ -70,7 +55,7 @@ let sequence = 0;
 async function sendCounted(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = asReader) {
   const requestId = `cost-${(sequence += 1)}`;
   const answer = await send(server.url, { query, variables }, { headers: { ...headers, [REQUEST_ID_HEADER]: requestId } });
-  return { answer, ...(requests.get(requestId) ?? { sent: [], peak: 0 }), requestId };
+  return { answer, ...costOf(requestId), requestId };
 }
 
 const ALSO_BOUGHT = `query AlsoBought($representations: [_Any!]!) {
@@ -196,23 +181,23 @@ describe("one request's share of the connection pool", () => {
 
   it("holds an allowed amplifying request to its share while an anonymous public query answers", async () => {
     let publicQuery: ReturnType<typeof sendCounted> | undefined;
-    onStarted = (requestId) => {
+    const stopListening = monitor.onStarted(({ request }) => {
       // Sent from within the amplifier's first command: while the amplifier runs.
-      if (requestId !== "cost-amplifier" || publicQuery) return;
+      if (request !== "cost-amplifier" || publicQuery) return;
       publicQuery = sendCounted(`{ books(first: 5) { edges { node { title } } } }`, {}, { "content-type": "application/json" });
-    };
+    });
     const amplified = await send(
       server.url,
       { query: ALSO_BOUGHT, variables: { representations: representations(BOOKS) } },
       { headers: { ...asReader, [REQUEST_ID_HEADER]: "cost-amplifier" } },
     );
-    onStarted = () => {};
+    stopListening();
     expect(publicQuery).toBeDefined();
     const other = await publicQuery!;
 
     expectAnsweredInFull(amplified);
-    expect(requests.get("cost-amplifier")?.sent.length).toBeGreaterThan(BOOKS);
-    expect(requests.get("cost-amplifier")?.peak).toBeLessThanOrEqual(SHARE);
+    expect(costOf("cost-amplifier").sent.length).toBeGreaterThan(BOOKS);
+    expect(costOf("cost-amplifier").peak).toBeLessThanOrEqual(SHARE);
     expectAnsweredInFull(other.answer);
     expect(other.answer.json?.data).toMatchObject({ books: { edges: expect.arrayContaining([{ node: { title: "Seeded 1" } }]) } });
   });

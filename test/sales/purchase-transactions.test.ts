@@ -161,7 +161,7 @@ describe.each(RUN_AND_REPLICA_SET)("keyed purchases on $deployment", ({ replicaS
       await createBook(database.db, { id: "racing", title: "Racing", author: "A" }, settings);
       const buyers = customers(24, 0, "racer");
       // Two servers, each writing every purchase alone and learning outliers on its own.
-      const alone = { batching: { purchaseBatching: false, purchaseBatchMax: 1 } };
+      const alone = { sharing: { purchaseBatching: false, purchaseBatchMax: 1 } };
       const servers = [new PurchaseService(database.db, alone), new PurchaseService(other.db, alone)];
 
       const outcomes = await Promise.all(

@@ -10,8 +10,8 @@ import { untilAnswered } from "../support/until-answered";
 // Pages of 40 and 200 racers: the racers cross five page boundaries, and a batch of up to 100 splits across them.
 const settings = { outlierThreshold: 5, extraSalesPageSize: 40 };
 const RACERS = 200;
-const EXTRAS_BEFORE = 30;
-const BEFORE = settings.outlierThreshold + EXTRAS_BEFORE;
+const EXTRA_SALES_BEFORE = 30;
+const BEFORE = settings.outlierThreshold + EXTRA_SALES_BEFORE;
 
 // On the run's database and on a replica set, where keyed purchases are transactions and share one per batch.
 describe.each([
@@ -25,8 +25,11 @@ describe.each([
   /** One server's purchase service, with or without shared writes, and the size of every shared write it starts. */
   function testServer(purchaseBatching: boolean) {
     const batchSizes: number[] = [];
-    const onBatch = (purchases: number) => void batchSizes.push(purchases);
-    const purchases = new PurchaseService(database.db, { batching: { purchaseBatching, purchaseBatchMax: 100 }, observers: { onBatch } });
+    const onSharedWrite = (purchases: number) => void batchSizes.push(purchases);
+    const purchases = new PurchaseService(database.db, {
+      sharing: { purchaseBatching, purchaseBatchMax: 100 },
+      observers: { onSharedWrite },
+    });
     return { purchases, batchSizes };
   }
 
@@ -34,7 +37,7 @@ describe.each([
 
   const record = (request: PurchaseRequest, { purchases }: TestServer) => purchases.record(request, settings);
 
-  /** An outlier whose open page holds EXTRAS_BEFORE purchases, recorded one at a time through `server`, which so knows it is an outlier. */
+  /** An outlier whose open page holds EXTRA_SALES_BEFORE purchases, recorded one at a time through `server`, which so knows it is an outlier. */
   async function outlier(bookId: string, server: TestServer): Promise<string[]> {
     await createBook(database.db, { id: bookId, title: "Launch day", author: "A" }, settings);
     const before = customers(BEFORE, 0, "before-");

@@ -3,8 +3,8 @@ import type { GraphQLFormattedError } from "graphql";
 import pino from "pino";
 import { identifyCaller } from "../../src/auth/principal";
 import type { ConfiguredToken } from "../../src/auth/tokens";
-import type { OutlierSettings, PurchaseBatchSettings } from "../../src/config";
-import { createContext, createServerState } from "../../src/graphql/context";
+import type { OutlierSettings, PurchaseSharingSettings } from "../../src/config";
+import { createServerState } from "../../src/graphql/context";
 import { createApolloServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { track } from "./in-flight";
@@ -44,7 +44,7 @@ export interface TestApiOptions {
   /** Without them the API is open, as in development without API_TOKENS. */
   apiTokens?: readonly ConfiguredToken[];
   /** How purchases of an outlier share their writes; the server's defaults when left out. */
-  batching?: PurchaseBatchSettings;
+  batching?: PurchaseSharingSettings;
   /** On the replica set beside the run's database (see database-process.ts), where keyed purchases are transactions. */
   replicaSet?: boolean;
   /** On the server at this URI, one the test started for itself, instead. */
@@ -60,13 +60,14 @@ export async function openTestApi({
   uri,
 }: TestApiOptions = {}): Promise<TestApi> {
   const database = await openTestDatabase({ replicaSet, ...(uri === undefined ? {} : { uri }) });
-  const apollo = createApolloServer({ logger: pino({ level: "silent" }), production });
+  const logger = pino({ level: "silent" });
+  const apollo = createApolloServer({ logger, production });
   await apollo.start();
-  // One per API, as one per HTTP server: what it learns about outliers, and its recent figures, outlive each request.
-  const server = createServerState(database.db, { batching });
+  // One per API, as one per HTTP server, built as startHttpServer builds it: what it learns about outliers, and its recent figures, outlive each request.
+  const server = createServerState({ db: database.db, purchaseBatching: batching, logger });
   const close = async () => {
     await apollo.stop();
-    await server.purchases.stop();
+    await server.stop();
     await database.close();
   };
   const bind = (resolvedSettings: OutlierSettings, authorization: string | undefined): TestApi => ({
@@ -76,7 +77,7 @@ export async function openTestApi({
         apollo.executeOperation(
           { query, variables },
           {
-            contextValue: createContext(database.db, resolvedSettings, identifyCaller(apiTokens, authorization), server),
+            contextValue: server.contextFor(resolvedSettings, identifyCaller(apiTokens, authorization)),
           },
         ),
       );
@@ -88,4 +89,21 @@ export async function openTestApi({
     close,
   });
   return bind({ ...TEST_SETTINGS, ...settings }, undefined);
+}
+
+/**
+ * The test file's API, opened before its tests and closed after them, as `useTestDatabase` gives the
+ * stand-in's tests their database. Register seeding in a `beforeAll` after this call: jest runs them in order.
+ */
+export function useTestApi(options: TestApiOptions = {}): TestApi {
+  let opened: TestApi | undefined;
+  beforeAll(async () => void (opened = await openTestApi(options)));
+  afterAll(() => opened?.close());
+  // Every member of a TestApi is a closure over its state, so handing them out of the opened one is the same API.
+  return new Proxy({} as TestApi, {
+    get(_target, member) {
+      if (opened === undefined) throw new Error("The test API is only there once beforeAll has run: use it inside a hook or a test.");
+      return Reflect.get(opened, member);
+    },
+  });
 }

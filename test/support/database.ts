@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
-import type { CommandStartedEvent, Db, Document, MongoClient } from "mongodb";
+import type { Db, Document, MongoClient } from "mongodb";
 import { connectToDatabase } from "../../src/db/connection";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
+import { CommandMonitor } from "./command-monitor";
 
 export interface TestDatabase {
   db: Db;
@@ -19,9 +20,6 @@ export interface CommandLog {
   received(): Document[][];
   reset(): void;
 }
-
-// Handshakes, heartbeats and session bookkeeping are the driver's business, not the application's round trips.
-const DRIVER_HOUSEKEEPING = new Set(["hello", "isMaster", "ismaster", "endSessions", "ping"]);
 
 /** The two deployments a test of transactional behaviour runs on, for `describe.each`: the run's database and the replica set beside it. */
 export const RUN_AND_REPLICA_SET = [
@@ -43,20 +41,16 @@ export async function openTestDatabase({
   const name = `test_${randomBytes(6).toString("hex")}`;
   const { client, db } = await connectToDatabase(uri, name, { monitorCommands: true }, { ensureIndexes: ensureSalesIndexes });
 
-  let events: CommandStartedEvent[] = [];
-  let replies = new Map<number, Document>();
-  client.on("commandStarted", (event) => {
-    if (!DRIVER_HOUSEKEEPING.has(event.commandName)) events.push(event);
-  });
-  client.on("commandSucceeded", (event) => void replies.set(event.requestId, event.reply as Document));
+  const monitor = new CommandMonitor(client, { log: true });
   const commands: CommandLog = {
-    names: () => events.map((event) => event.commandName),
-    on: (collection) => events.filter((event) => event.command[event.commandName] === collection).map((event) => event.commandName),
-    received: () => events.map((event) => documentsIn(replies.get(event.requestId))),
-    reset: () => {
-      events = [];
-      replies = new Map();
-    },
+    names: () => monitor.log().map((command) => command.commandName),
+    on: (collection) =>
+      monitor
+        .log()
+        .filter(({ command, commandName }) => command[commandName] === collection)
+        .map((command) => command.commandName),
+    received: () => monitor.log().map((command) => documentsIn(command.reply)),
+    reset: () => monitor.reset(),
   };
   return {
     db,

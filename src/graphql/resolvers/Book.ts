@@ -1,11 +1,11 @@
 import type { BookResolvers } from "../__generated__/resolvers-types";
 import { formatBookId, parseBookId } from "../../sales/book-ids";
 import { retrieveBuyersWindow } from "../../sales/book-buyers";
-import type { BookDocument, BookId } from "../../sales/documents";
+import type { BookDocument } from "../../sales/documents";
 import { foundBook } from "../../sales/books";
 import type { SalesLoaders } from "../../sales/loaders";
 import type { BookModel } from "../models";
-import { retrieveAlsoBought, type Recommendation } from "../../sales/recommendations";
+import type { Recommendation } from "../../sales/recommendations";
 import { parseCustomerCursor } from "../cursors";
 import { bookGlobalId, bookIdFromEither, customerIdFromEither } from "../global-ids";
 import { windowSizeOf } from "../windows";
@@ -34,9 +34,8 @@ export const Book: BookResolvers = {
   purchasedBy: (book, { customerId }, { loaders }) =>
     loaders.purchasedBy.load({ bookId: book._id, customerId: customerIdFromEither(customerId), hasExtras: book.has_extras }),
 
-  alsoBought: async (book, { first }, { db, loaders, share }) => {
-    const sampleOf = (id: BookId) => loaders.alsoBoughtSample.load(id);
-    const recommended = await retrieveAlsoBought(db, book._id, first ?? DEFAULT_RECOMMENDATIONS, { sampleOf, share });
+  alsoBought: async (book, { first }, { catalog, loaders }) => {
+    const recommended = await catalog.alsoBought(book._id, first ?? DEFAULT_RECOMMENDATIONS);
     const loaded = await Promise.all(
       recommended.map(async ({ _id, sharedBuyers }) => ({ book: await loaders.book.load(_id), sharedBuyers })),
     );

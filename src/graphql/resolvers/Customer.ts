@@ -2,7 +2,6 @@ import type { CustomerResolvers } from "../__generated__/resolvers-types";
 import { parseCustomerId } from "../../sales/book-ids";
 import { checkWindowSize } from "../../sales/books";
 import type { BookDocument } from "../../sales/documents";
-import { countBooksPurchased, retrieveBooksPurchased } from "../../sales/purchase-history";
 import { existingBooks } from "../../sales/loaders";
 import { bookCursor, parseBookCursor } from "../cursors";
 import { customerGlobalId, customerIdFromEither } from "../global-ids";
@@ -16,16 +15,15 @@ export const Customer: CustomerResolvers = {
   globalId: (customer) => customerGlobalId(customer.id),
 
   // Needs purchases:read, checked for the whole operation before any resolver runs (../access.ts).
-  booksPurchased: async (customer, { first, after }, { db, loaders, share }) => {
+  booksPurchased: async (customer, { first, after }, { customers, loaders }) => {
     const afterId = parseBookCursor(after);
     const size = first ?? DEFAULT_WINDOW_SIZE;
     checkWindowSize(size);
-    // Two queries side by side, each per customer: one window cannot serve another customer's.
-    const read = () => share.use(2, () => retrieveBooksPurchased(db, customer.id, afterId, size));
+    const read = () => customers.booksPurchased(customer.id, afterId, size);
     const page = {
       hasPreviousPage: afterId !== null,
       cursorOf: (book: BookDocument) => bookCursor(book._id),
-      count: () => share.use(2, () => countBooksPurchased(db, customer.id)),
+      count: () => customers.countBooksPurchased(customer.id),
     };
     // An empty page reads nothing, unless its pageInfo is asked whether books follow.
     if (size === 0) return { ...page, books: [], hasNextPage: async () => (await read()).hasNextPage };

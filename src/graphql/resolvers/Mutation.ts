@@ -1,5 +1,4 @@
 import type { MutationResolvers, RecordPurchaseInput } from "../__generated__/resolvers-types";
-import { createBook } from "../../sales/books";
 import { formatBookId, parseBookId, parsePurchaseId } from "../../sales/book-ids";
 import type { PurchaseRequest } from "../../sales/purchases";
 import { withBookOnSpans } from "../../observability/tracing";
@@ -7,8 +6,8 @@ import { bookIdFromEither, customerIdFromEither } from "../global-ids";
 
 // Both need catalog:write, checked for the whole operation before any resolver runs (../access.ts).
 export const Mutation: MutationResolvers = {
-  addBook: (_parent, { input }, { db, settings }) =>
-    createBook(db, { ...input, id: input.id == null ? null : parseBookId(input.id, "input.id") }, settings),
+  addBook: (_parent, { input }, { catalog }) =>
+    catalog.addBook({ ...input, id: input.id == null ? null : parseBookId(input.id, "input.id") }),
 
   recordPurchase: (_parent, { input }, { purchases }) => withPurchaseRequest(input, (request) => purchases.record(request)),
 };

@@ -1,7 +1,6 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
-import { browseCatalog, catalogBrowseOf, countCatalog, type CatalogBrowse } from "../../sales/catalog";
+import { catalogBrowseOf, type CatalogBrowse } from "../../sales/catalog";
 import { InvalidInputError } from "../../sales/errors";
-import { DEFAULT_LARGEST_BOOKS, SALES_STATS_COMMANDS } from "../../sales/stats";
 import { catalogCursor, parseCatalogCursor } from "../cursors";
 import { bookIdFromEither, customerIdFromEither, parseGlobalId } from "../global-ids";
 import { embeddedBuyersSelected } from "../selection";
@@ -14,14 +13,13 @@ const MAX_NODES = 100;
 export const Query: QueryResolvers = {
   book: (_parent, { id }, { loaders }) => loaders.book.load(bookIdFromEither(id)),
 
-  books: async (_parent, { first, after, last, before, orderBy, filter, search }, { db, share }, info) => {
+  books: async (_parent, { first, after, last, before, orderBy, filter, search }, { catalog }, info) => {
     const size = windowSizeOf({ first, last });
     // An explicit `orderBy: null` asks for the default order, as leaving it out does.
     const browse = catalogBrowseOf({ ...(orderBy ?? DEFAULT_ORDER), filter, search });
     const window = "first" in size ? forwardWindow(size.first, after, before, browse) : backwardWindow(size.last, after, before, browse);
-    // A window's queries go one after another, so one connection of the request's share serves them.
-    const found = await share.use(1, () => browseCatalog(db, browse, window, embeddedBuyersSelected(info, ["edges", "node"])));
-    return { ...found, cursorOf: (book) => catalogCursor(browse, book), count: () => share.use(1, () => countCatalog(db, found.query)) };
+    const found = await catalog.browse(browse, window, embeddedBuyersSelected(info, ["edges", "node"]));
+    return { ...found, cursorOf: (book) => catalogCursor(browse, book), count: () => catalog.count(found.query) };
   },
 
   customer: (_parent, { id }) => ({ id: customerIdFromEither(id, "id") }),
@@ -33,13 +31,8 @@ export const Query: QueryResolvers = {
     return nodesOf(ids, context);
   },
 
-  // Five commands side by side, sent once for every request that asks within the cache's age.
-  salesStats: (_parent, { top }, { settings, salesStats, share }, info) =>
-    share.use(SALES_STATS_COMMANDS, () =>
-      salesStats.fetch(settings, top ?? DEFAULT_LARGEST_BOOKS, {
-        embeddedBuyers: embeddedBuyersSelected(info, ["largestBooks"]),
-      }),
-    ),
+  salesStats: (_parent, { top }, { catalog }, info) =>
+    catalog.salesStats(top, { embeddedBuyers: embeddedBuyersSelected(info, ["largestBooks"]) }),
 };
 
 const DEFAULT_ORDER = { field: "ID", direction: "ASC" } as const;

@@ -1,0 +1,78 @@
+import type { Db } from "mongodb";
+import type { OutlierSettings } from "../config";
+import { createBook, type NewBook } from "./books";
+import { browseCatalog, countCatalog, type CatalogBrowse, type CatalogQuery, type CatalogWindow } from "./catalog";
+import type { BookDocument, BookId } from "./documents";
+import { createSalesLoaders, type SalesLoaders } from "./loaders";
+import { createPoolShare, requestPoolShare, type PoolShare } from "./pool-share";
+import { countBooksPurchased, retrieveBooksPurchased, type PurchaseHistoryWindow } from "./purchase-history";
+import { retrieveAlsoBought, type RecommendedBookId } from "./recommendations";
+import { DEFAULT_LARGEST_BOOKS, SALES_STATS_COMMANDS, type RecentSalesStats, type SalesStats } from "./stats";
+
+/** The catalog as one request reads and adds to it. */
+export interface CatalogService {
+  browse(browse: CatalogBrowse, window: Parameters<typeof browseCatalog>[2], embeddedBuyers: number): Promise<CatalogWindow>;
+  count(query: CatalogQuery): Promise<number>;
+  /** The server's figures, a few seconds old at most. */
+  salesStats(top: number | null | undefined, options: { embeddedBuyers: number }): Promise<SalesStats>;
+  /** The ids of the books `bookId`'s buyers also bought (see `retrieveAlsoBought`). */
+  alsoBought(bookId: BookId, first: number): Promise<RecommendedBookId[]>;
+  addBook(book: NewBook): Promise<BookDocument>;
+}
+
+/** A customer's side of the sales, as one request reads it: the books they bought. */
+export interface CustomerService {
+  booksPurchased(customerId: string, afterId: BookId | null, first: number): Promise<PurchaseHistoryWindow>;
+  countBooksPurchased(customerId: string): Promise<number>;
+}
+
+/**
+ * What one request's resolvers reach the data through (Coral Talk's per-request loaders, as services).
+ * Each read goes through the request's share of the pool with the number of commands it sends side by
+ * side said here, beside the call that sends them: a resolver holds no database and counts nothing.
+ */
+export interface RequestServices {
+  loaders: SalesLoaders;
+  catalog: CatalogService;
+  customers: CustomerService;
+}
+
+export interface RequestServiceOptions {
+  settings: OutlierSettings;
+  salesStats: RecentSalesStats;
+  /** Only the benchmark turns this off, to measure the N+1 queries that batching avoids. */
+  batchLoads?: boolean;
+}
+
+export function createRequestServices(db: Db, { settings, salesStats, batchLoads = true }: RequestServiceOptions): RequestServices {
+  const share = createPoolShare(requestPoolShare(db));
+  const loaders = createSalesLoaders(db, { batch: batchLoads, share });
+  return { loaders, catalog: catalogService(db, share, loaders, settings, salesStats), customers: customerService(db, share) };
+}
+
+function catalogService(
+  db: Db,
+  share: PoolShare,
+  loaders: SalesLoaders,
+  settings: OutlierSettings,
+  stats: RecentSalesStats,
+): CatalogService {
+  return {
+    // A window's queries go one after another, so one connection of the request's share serves them.
+    browse: (browse, window, embeddedBuyers) => share.use(1, () => browseCatalog(db, browse, window, embeddedBuyers)),
+    count: (query) => share.use(1, () => countCatalog(db, query)),
+    // Five commands side by side, sent once for every request that asks within the cache's age.
+    salesStats: (top, options) => share.use(SALES_STATS_COMMANDS, () => stats.fetch(settings, top ?? DEFAULT_LARGEST_BOOKS, options)),
+    // The sample is read by the request's loader, one query for every book asked; the aggregation holds one connection of the share.
+    alsoBought: (bookId, first) => retrieveAlsoBought(db, bookId, first, { sampleOf: (id) => loaders.alsoBoughtSample.load(id), share }),
+    addBook: (book) => createBook(db, book, settings),
+  };
+}
+
+function customerService(db: Db, share: PoolShare): CustomerService {
+  // Two queries side by side, each per customer: one window cannot serve another customer's.
+  return {
+    booksPurchased: (customerId, afterId, first) => share.use(2, () => retrieveBooksPurchased(db, customerId, afterId, first)),
+    countBooksPurchased: (customerId) => share.use(2, () => countBooksPurchased(db, customerId)),
+  };
+}
