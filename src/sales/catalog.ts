@@ -295,7 +295,9 @@ async function searchQuery(db: Db, field: CatalogOrderField, search: SearchTerms
   const alone = keys.length === 1 && search.prefix.length >= MIN_PREFIX_LENGTH && (field === "YEAR" || Object.keys(year).length === 0);
   if (ordered !== null && alone) return queryOf(keys[0]!, ordered);
   const budget = SEARCH_CANDIDATES_PER_RESULT * Math.max(results, 1);
-  const counted = await Promise.all(keys.map(async (key) => ({ key, books: await countCandidates(db, key, budget + 1) })));
+  // One count after another: the browse holds one connection of the request's pool share.
+  const counted: { key: string; books: number }[] = [];
+  for (const key of keys) counted.push({ key, books: await countCandidates(db, key, budget + 1) });
   const lead = counted.reduce((narrowest, term) => (term.books < narrowest.books ? term : narrowest));
   if (lead.books <= budget) return queryOf(lead.key, ordered ?? SEARCH_INDEX);
   throw new SearchTooBroadError(
