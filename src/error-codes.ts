@@ -29,10 +29,15 @@ export const ERROR_CODES = {
     status: 200,
     meaning: "An earlier request with this `purchaseId` is still recording it: retry with the same `purchaseId`.",
   },
+  POOL_TIME_SPENT: {
+    status: 200,
+    meaning:
+      "The request held its share of the database's connections for as long as its weight allows (1 ms per unit of cost and 10 ms per document it may examine, 2 s at least), as when the database is slowed down; the fields read after that are refused: ask for fewer items, or split the query.",
+  },
   SEARCH_TOO_BROAD: {
     status: 200,
     meaning:
-      "Every word of the search is in more books than the window may read: add a word, type more of the last one (3 letters at least), or ask for more books with `first`.",
+      "The search cannot be read within its window's budget: its only word is shorter than 3 letters, or it has several words (or a year range, or the PURCHASE_COUNT order) and each word is in more books than the window may read: add a rarer word, type more of the last one (3 letters at least), browse by another order, or ask for more books with `first`.",
   },
   UNAUTHENTICATED: { status: 401, meaning: "A field needs a bearer token and none valid was sent." },
   FORBIDDEN: { status: 403, meaning: "A field needs a scope the token sent does not have." },

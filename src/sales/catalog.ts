@@ -4,8 +4,8 @@ import { checkWindowSize, countBooks, embeddedBuyersProjection, MAX_AUTHOR_LENGT
 import { SALES, salesCollection, type BookDocument, type BookId } from "./documents";
 import { InvalidInputError, SearchTooBroadError } from "./errors";
 import { idRangesBeyond } from "./id-order";
-import { AUTHOR_INDEX, SEARCH_INDEX } from "./indexes";
-import { MAX_SEARCH_WORDS, MIN_PREFIX_LENGTH, searchTermsOf, type SearchTerms } from "./search-words";
+import { AUTHOR_INDEX, SEARCH_INDEX, SEARCH_TITLE_INDEX, SEARCH_YEAR_INDEX } from "./indexes";
+import { MAX_SEARCH_WORDS, MIN_PREFIX_LENGTH, prefixKey, searchTermsOf, type SearchTerms } from "./search-words";
 
 export type CatalogOrderField = "ID" | "TITLE" | "YEAR" | "PURCHASE_COUNT";
 export type CatalogDirection = "ASC" | "DESC";
@@ -52,13 +52,25 @@ const ORDERS: Record<CatalogOrderField, { key: KeyField | null; ascending: { key
 export const MAX_COUNTED = 1000;
 
 /**
- * The books a search may read per book its window asks for. A search reads its candidates, the books
- * holding its leading word, up to three times: once to count them when that word is the last one's
- * prefix (whole words are counted from the index alone), once for the window, once for its totalCount.
- * At three candidates per result, a search examines at most ten documents per book asked for
- * (`test/api/search-cost.test.ts` counts them with explain), whatever the catalog's size.
+ * The books a search with more than one term may read per book its window asks for. Such a search
+ * reads its candidates, the books holding its leading term, at most twice: once for the window, once
+ * for its totalCount (each term is counted from the index alone, fetching nothing). At three candidates
+ * per result, a search examines at most ten documents per book asked for
+ * (`test/sales/search-cost.test.ts` counts them with explain), whatever the catalog's size.
  */
 export const SEARCH_CANDIDATES_PER_RESULT = 3;
+
+/**
+ * The index that walks a search's leading term in each order: the term is one point of it, and the
+ * books under it come in the order's own, so a window reads only itself. PURCHASE_COUNT has none:
+ * every purchase would move one key per word and prefix of its book.
+ */
+const SEARCH_ORDER_INDEX: Record<CatalogOrderField, string | null> = {
+  ID: SEARCH_INDEX,
+  TITLE: SEARCH_TITLE_INDEX,
+  YEAR: SEARCH_YEAR_INDEX,
+  PURCHASE_COUNT: null,
+};
 
 /** Checks a browse's arguments, naming the one at fault. */
 export function catalogBrowseOf(args: {
@@ -122,6 +134,8 @@ export interface CatalogWindow {
 export interface CatalogQuery {
   filter: Filter<BookDocument>;
   hint?: string;
+  /** True when the hinted index gives the browse's order, so that a query reads only as far as it returns books. */
+  ordered?: boolean;
 }
 
 /**
@@ -157,9 +171,9 @@ export async function browseCatalog(
  * the books tied with the cursor's key after its id (a range per id type: integers, strings, ObjectIds),
  * then the keys beyond it (and, for YEAR, the books without one, which sort as mongod sorts missing
  * values: before every year ascending). Each query reads only as far as it returns books, whatever the
- * catalog's size; a catalog of one id type fills most windows with the first query. A hinted index (an
- * author's, a search's) does not give the order, so each query would read its books whole: one query
- * over every range reads them once.
+ * catalog's size; a catalog of one id type fills most windows with the first query. A hinted index that
+ * does not give the order (an author's, a search's by PURCHASE_COUNT) would have each query read its
+ * books whole: one query over every range reads them once.
  */
 async function walk(
   db: Db,
@@ -176,7 +190,7 @@ async function walk(
   const idDirection = (order.ascending.id * sign) as Sign;
   const sort: Document = order.key === null ? { _id: idDirection } : { [order.key]: keyDirection, _id: idDirection };
   const after = from === null ? [{}] : rangesAfter(order.key, from, keyDirection, idDirection);
-  const ranges = query.hint !== undefined && after.length > 1 ? [{ $or: after }] : after;
+  const ranges = query.hint !== undefined && query.ordered !== true && after.length > 1 ? [{ $or: after }] : after;
   const hint = query.hint === undefined ? {} : { hint: query.hint };
   const books: BookDocument[] = [];
   for (const range of ranges) {
@@ -216,9 +230,8 @@ function laterKeys(value: string | number | null, direction: Sign, mayBeMissing:
 
 /**
  * The query a browse's window of `results` books is read with. An author's books are few, so their index
- * answers any order by sorting them; a search is answered from its words' index, sorting the books its
- * leading word finds (see `searchLead`); otherwise the planner has the order's index (and YEAR's, for a
- * year filter) to choose from.
+ * answers any order by sorting them; a search is answered from its terms' index (see `searchQuery`);
+ * otherwise the planner has the order's index (and YEAR's, for a year filter) to choose from.
  */
 export async function catalogQuery(db: Db, browse: CatalogBrowse, results: number): Promise<CatalogQuery> {
   const { filter, search } = browse;
@@ -227,48 +240,83 @@ export async function catalogQuery(db: Db, browse: CatalogBrowse, results: numbe
     filter.author == null ? {} : { author: filter.author },
     Object.keys(year).length === 0 ? {} : { year },
   ];
-  if (filter.author != null) parts.push(...(search === null ? [] : searchPredicates(search)));
-  else if (search !== null) {
-    const budget = SEARCH_CANDIDATES_PER_RESULT * Math.max(results, 1);
-    return { filter: allOf([...parts, ...(await searchLead(db, search, budget))]), hint: SEARCH_INDEX };
-  }
-  return { filter: allOf(parts), ...(filter.author == null ? {} : { hint: AUTHOR_INDEX }) };
+  if (filter.author != null)
+    return { filter: allOf([...parts, ...(search === null ? [] : [termsCheck(search, null)])]), hint: AUTHOR_INDEX };
+  if (search !== null) return searchQuery(db, browse.field, search, year, results);
+  return { filter: allOf(parts) };
 }
 
-/** One predicate per search word on the multikey `search_words`, each whole word, then the last word as a prefix. */
-function searchPredicates({ words, prefix }: SearchTerms): Filter<BookDocument>[] {
-  // Words hold only letters and digits, so the prefix needs no escaping to be a literal anchored regex.
-  return [...words.map((word) => ({ search_words: word })), { search_words: new RegExp(`^${prefix}`) }];
+/** The index keys of a search's terms: each whole word, then the last word's prefix if it is long enough to be stored. */
+function termKeys({ words, prefix }: SearchTerms): string[] {
+  return prefix.length >= MIN_PREFIX_LENGTH ? [...words, prefixKey(prefix)] : words;
+}
+
+const STORED_TERMS = { $ifNull: ["$search_words", []] };
+
+/**
+ * The terms of a search but its leading one (`lead`), checked on each book the lead finds. An `$expr`,
+ * so that the leading term is the only predicate on `search_words` mongod may bound the index with: it
+ * cannot intersect two on a multikey field, and would otherwise choose one by trial.
+ */
+function termsCheck(search: SearchTerms, lead: string | null): Filter<BookDocument> {
+  const conditions: Document[] = termKeys(search)
+    .filter((key) => key !== lead)
+    .map((key) => ({ $in: [key, STORED_TERMS] }));
+  if (search.prefix.length < MIN_PREFIX_LENGTH) {
+    const starts = { $eq: [{ $substrCP: ["$$this", 0, search.prefix.length] }, search.prefix] };
+    conditions.push({ $anyElementTrue: [{ $map: { input: STORED_TERMS, in: starts } }] });
+  }
+  return conditions.length === 0 ? {} : { $expr: { $and: conditions } };
 }
 
 /**
- * A search's predicates, the one that bounds its reads first. mongod cannot intersect the bounds of two
- * predicates on the multikey `search_words`, so the index scan takes one word's range and every other
- * word is checked on the books it fetches: those books are the search's candidates, and every read of
- * the search examines them all (the window sorts them). Each word in turn, longest first (likely the
- * rarest), then the last word's prefix if it is long enough, is counted in the index, up to `budget`
- * books; the first within it leads. When none is, the search is refused before anything is read.
+ * A search's query, bounded by its narrowest term. A search of one term (and, by YEAR, a year range) is
+ * one range of the order's search index, read in order, so its window reads only the books it returns
+ * on any catalog. A search that checks more on each book it reads (more terms, a year range in another
+ * order, or the PURCHASE_COUNT order, which has no search index of its own) reads the books of its
+ * leading term until its window is full, which could be all of them: the term held by the fewest books
+ * leads, counted in the index up to `results` × SEARCH_CANDIDATES_PER_RESULT, and a search whose every
+ * term is in more books than that is refused before anything is read.
  */
-async function searchLead(db: Db, search: SearchTerms, budget: number): Promise<Filter<BookDocument>[]> {
-  const predicates = searchPredicates(search);
-  const wholeWords = predicates.slice(0, -1).sort((a, b) => String(b.search_words).length - String(a.search_words).length);
-  const bounding = search.prefix.length >= MIN_PREFIX_LENGTH ? [...wholeWords, predicates.at(-1)!] : wholeWords;
-  for (const lead of bounding) {
-    if ((await countCandidates(db, lead, budget + 1)) <= budget) return [lead, ...predicates.filter((other) => other !== lead)];
+async function searchQuery(db: Db, field: CatalogOrderField, search: SearchTerms, year: Document, results: number): Promise<CatalogQuery> {
+  const keys = termKeys(search);
+  if (keys.length === 0) {
+    throw new SearchTooBroadError(
+      `search needs a word of ${MIN_PREFIX_LENGTH} letters at least: a shorter last word only narrows what another word finds.`,
+    );
   }
+  const ordered = SEARCH_ORDER_INDEX[field];
+  const yearFilter = Object.keys(year).length === 0 ? {} : { year };
+  const queryOf = (lead: string, hint: string): CatalogQuery => ({
+    filter: { search_words: lead, ...yearFilter, ...termsCheck(search, lead) },
+    hint,
+    ordered: hint === ordered,
+  });
+  const alone = keys.length === 1 && search.prefix.length >= MIN_PREFIX_LENGTH && (field === "YEAR" || Object.keys(year).length === 0);
+  if (ordered !== null && alone) return queryOf(keys[0]!, ordered);
+  const budget = SEARCH_CANDIDATES_PER_RESULT * Math.max(results, 1);
+  // One count after another: the browse holds one connection of the request's pool share.
+  const counted: { key: string; books: number }[] = [];
+  for (const key of keys) counted.push({ key, books: await countCandidates(db, key, budget + 1) });
+  const lead = counted.reduce((narrowest, term) => (term.books < narrowest.books ? term : narrowest));
+  if (lead.books <= budget) return queryOf(lead.key, ordered ?? SEARCH_INDEX);
   throw new SearchTooBroadError(
-    bounding.length === 0
-      ? `search needs a word of ${MIN_PREFIX_LENGTH} letters at least: a shorter last word only narrows what another word finds.`
-      : `Each word of the search is in more than ${budget} books, more than this window may read: add a word, type more of the last one, or ask for more books with first (up to 100).`,
+    ordered === null && keys.length === 1
+      ? `"${search.prefix}" is in more than ${budget} books, more than this window may read in this order: browse by another order, add a word, type more of it, or ask for more books with first (up to 100).`
+      : `Each word of the search is in more than ${budget} books, more than this window may read: add a rarer word, type more of the last one, or ask for more books with first (up to 100).`,
   );
 }
 
 /**
- * How many books hold a search word, counted up to `limit`. The `count` command: mongod counts a word's
+ * How many books hold a search term, counted up to `limit`. The `count` command: mongod counts a term's
  * keys in the multikey index without fetching a book (COUNT_SCAN), where an aggregation's count fetches.
  */
-async function countCandidates(db: Db, predicate: Filter<BookDocument>, limit: number): Promise<number> {
-  const counted = await db.command({ count: SALES, query: predicate, limit, hint: SEARCH_INDEX });
+async function countCandidates(db: Db, key: string, limit: number): Promise<number> {
+  return countCommand(db, { search_words: key }, limit, SEARCH_INDEX);
+}
+
+async function countCommand(db: Db, query: Filter<BookDocument>, limit: number, hint: string): Promise<number> {
+  const counted = await db.command({ count: SALES, query, limit, hint });
   return counted["n"] as number;
 }
 
@@ -286,5 +334,7 @@ function allOf(parts: Filter<BookDocument>[]): Filter<BookDocument> {
  */
 export async function countCatalog(db: Db, { filter, hint }: CatalogQuery): Promise<number> {
   if (Object.keys(filter).length === 0) return countBooks(db);
+  // A search's count is one range of its index when it checks nothing on the books: counted from the keys alone.
+  if (hint !== undefined && "search_words" in filter) return countCommand(db, filter, MAX_COUNTED, hint);
   return salesCollection(db).countDocuments(filter, { limit: MAX_COUNTED, ...(hint === undefined ? {} : { hint }) });
 }

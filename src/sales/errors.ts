@@ -73,3 +73,14 @@ export class PurchaseInProgressError extends SalesError {
 export class StoredDataError extends Error {
   override readonly name = "StoredDataError";
 }
+
+/** A request that held its share of the pool for the connection time its weight allows (see pool-share.ts): its further reads are refused. */
+export class PoolTimeSpentError extends SalesError {
+  override readonly name = "PoolTimeSpentError";
+  readonly code = "POOL_TIME_SPENT";
+  constructor(held: number, allowed: number) {
+    super(
+      `This request held database connections for ${Math.round(held)} connection-ms, all its weight allows (${allowed}); the fields read after that are refused: ask for fewer items, or split the query.`,
+    );
+  }
+}

@@ -16,8 +16,12 @@ export const LARGEST_FIRST = { purchase_count: -1, _id: 1 } as const;
 
 /** An author's books, in id order: the author filter's index (see `hintOf` in catalog.ts). */
 export const AUTHOR_INDEX = "author_1__id_1";
-/** Every book under each word of its title and author: the search's index (see `search-words.ts`). */
+/** Every book under each word and prefix of its title and author, in id order: the search's index (see `search-words.ts`). */
 export const SEARCH_INDEX = "search_words_1__id_1";
+/** The same, each term's books in title order: a search browsed by TITLE (see `SEARCH_ORDER_INDEX` in catalog.ts). */
+export const SEARCH_TITLE_INDEX = "search_words_1_title_1__id_1";
+/** The same, each term's books in year order: a search browsed by YEAR. */
+export const SEARCH_YEAR_INDEX = "search_words_1_year_1__id_1";
 
 /**
  * The indexes the pattern relies on.
@@ -34,8 +38,9 @@ export const SEARCH_INDEX = "search_words_1__id_1";
  * purchase adds one key to one of them: the cost every write pays for these reads.
  * The catalog's browse (catalog.ts) has one index per order, ties by id: `(title, _id)`, `(year, _id)` and
  * the largest-books index for PURCHASE_COUNT; `(author, _id)` for an author's books; and the multikey
- * `(search_words, _id)`, one key per distinct word of a book's title and author, for the search. Only
- * addBook, seed and migrate write those fields, so purchases pay nothing for them.
+ * `(search_words, _id)`, `(search_words, title, _id)` and `(search_words, year, _id)`, one key per distinct
+ * word and prefix of a book's title and author, for the search in each order but PURCHASE_COUNT (whose key
+ * every purchase changes). Only addBook, seed and migrate write those fields, so purchases pay nothing for them.
  * `purchase_requests` expires each claim at its own `expires_at` (expireAfterSeconds 0), so a changed
  * PURCHASE_ID_LIFETIME_HOURS applies to new claims without ever changing the index (which would need collMod).
  */
@@ -48,6 +53,8 @@ export function salesIndexes(): RequiredIndex[] {
     { collection: SALES, name: "year_1__id_1", key: { year: 1, _id: 1 } },
     { collection: SALES, name: AUTHOR_INDEX, key: { author: 1, _id: 1 } },
     { collection: SALES, name: SEARCH_INDEX, key: { search_words: 1, _id: 1 } },
+    { collection: SALES, name: SEARCH_TITLE_INDEX, key: { search_words: 1, title: 1, _id: 1 } },
+    { collection: SALES, name: SEARCH_YEAR_INDEX, key: { search_words: 1, year: 1, _id: 1 } },
     { collection: SALES, name: "customers_purchased_1__id_1", key: { customers_purchased: 1, _id: 1 } },
     { collection: EXTRA_SALES, name: "customers_purchased_extra_1_book_id_1", key: { customers_purchased_extra: 1, book_id: 1 } },
     { collection: PURCHASE_REQUESTS, name: "expires_at_1", key: { expires_at: 1 }, expireAfterSeconds: 0 },

@@ -1,5 +1,6 @@
 import { Semaphore } from "async-mutex";
 import type { Db } from "mongodb";
+import { PoolTimeSpentError } from "./errors";
 import { SALES_STATS_COMMANDS } from "./stats";
 
 /**
@@ -10,13 +11,52 @@ import { SALES_STATS_COMMANDS } from "./stats";
  */
 export const REQUEST_POOL_FRACTION = 0.1;
 
+/**
+ * The connection time a request may hold per unit of its cost (500 ms per database command it may send
+ * for a parent, see `REQUEST_LIMITS`), so that the heaviest request allowed (a cost of 100,000) may hold its
+ * tenth of the pool for the whole default time limit (10 s), and a lighter one in proportion.
+ */
+export const POOL_MS_PER_COST = 1;
+/**
+ * The connection time a request may hold per document its operation may examine: a thousand times what
+ * mongod takes to examine one. Only a database slowed by something else (another load, a blocked
+ * connection, a fail point) spends a request's time; spent, its further reads are refused, not queued for the pool.
+ */
+export const POOL_MS_PER_DOCUMENT = 10;
+/** The least connection time any request may hold, whatever it weighs: a cheap query on a busy machine never runs out. */
+export const MIN_POOL_MS = 2_000;
+
+/** What a request weighs: its cost and the documents it may make the database examine (see `operationWeight`). */
+export interface RequestWeight {
+  cost: number;
+  documents: number;
+}
+
+/** The connection time (connections × milliseconds held) a request of `weight` may hold. */
+export function poolTimeFor({ cost, documents }: RequestWeight): number {
+  return Math.max(MIN_POOL_MS, cost * POOL_MS_PER_COST + documents * POOL_MS_PER_DOCUMENT);
+}
+
 /** Every read of one request goes through its share; a command sent outside it is a command nobody bounds. */
 export interface PoolShare {
   /** How many connections the request may hold at once. */
   readonly connections: number;
-  /** Runs `send`, which holds at most `connections` pooled connections at once, when that many are free in the share. */
+  /**
+   * Runs `send`, which holds at most `connections` pooled connections at once, when that many are free in the
+   * share; refused with PoolTimeSpentError, sending nothing, once the request has held its connection time.
+   */
   use<T>(connections: number, send: () => Promise<T>): Promise<T>;
+  /**
+   * Bounds the connection time the request may hold by its weight (see `poolTimeFor`); until then it is
+   * unbounded in time (a subscription's share lives as long as it does).
+   */
+  allow(weight: RequestWeight): void;
+  /** The connection time the request has held so far, in connection-milliseconds. */
+  readonly held: number;
 }
+
+/** A clock in milliseconds; tests pass their own, so that they count time instead of waiting for it. */
+export type Clock = () => number;
 
 /**
  * The connections one request may hold out of `db`'s pool: a tenth of `maxPoolSize` (100 unless the URI
@@ -28,13 +68,35 @@ export function requestPoolShare(db: Db): number {
   return poolSize === 0 ? Infinity : Math.max(SALES_STATS_COMMANDS, Math.floor(poolSize * REQUEST_POOL_FRACTION));
 }
 
-/** A request's own share, in first-come order: its reads wait for each other, never for other requests'. */
-export function createPoolShare(connections: number): PoolShare {
-  if (!Number.isFinite(connections)) return { connections, use: (_connections, send) => send() };
-  const semaphore = new Semaphore(connections);
+/**
+ * A request's own share, in first-come order: its reads wait for each other, never for other requests'. Each
+ * read adds the connections it held × the time it held them to the request's connection time; a read that
+ * comes after that time is spent is refused before it takes a connection, so a request slowed down cannot
+ * keep its tenth of the pool busy for longer than its weight allows (reads already sent run to their end).
+ */
+export function createPoolShare(connections: number, now: Clock = performance.now.bind(performance)): PoolShare {
+  const semaphore = Number.isFinite(connections) ? new Semaphore(connections) : undefined;
+  let allowed = Infinity;
+  let held = 0;
+  const timed = async <T>(weight: number, send: () => Promise<T>): Promise<T> => {
+    if (held >= allowed) throw new PoolTimeSpentError(held, allowed);
+    const start = now();
+    try {
+      return await send();
+    } finally {
+      held += weight * (now() - start);
+    }
+  };
   return {
     connections,
     // A read wider than the share (none is, with the share at least SALES_STATS_COMMANDS) would otherwise wait forever.
-    use: (weight, send) => semaphore.runExclusive(send, Math.min(weight, connections)),
+    use: (weight, send) =>
+      semaphore === undefined
+        ? timed(weight, send)
+        : semaphore.runExclusive(() => timed(Math.min(weight, connections), send), Math.min(weight, connections)),
+    allow: (weight) => void (allowed = poolTimeFor(weight)),
+    get held() {
+      return held;
+    },
   };
 }

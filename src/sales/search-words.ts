@@ -21,9 +21,23 @@ export function normalizedWords(text: string): string[] {
   return (plain.match(/[\p{L}\p{N}]+/gu) ?? []).map((word) => word.slice(0, MAX_WORD_LENGTH));
 }
 
-/** The stored `search_words` of a book: each distinct word of its title and author once, so that the multikey index holds one key per word. */
+/**
+ * The stored `search_words` of a book: each distinct word of its title and author once, then each distinct
+ * prefix of those words from MIN_PREFIX_LENGTH letters on, marked (see `prefixKey`), so that every term of a
+ * search, whole word or prefix, is one key of the multikey index: one point of the index, whose books come
+ * in the order of the index's next field (a title, a year, an id), and a window reads only itself.
+ */
 export function searchWordsOf(book: { title: string; author: string }): string[] {
-  return [...new Set([...normalizedWords(book.title), ...normalizedWords(book.author)])];
+  const words = [...new Set([...normalizedWords(book.title), ...normalizedWords(book.author)])];
+  const prefixes = words.flatMap((word) =>
+    Array.from({ length: Math.max(0, word.length - MIN_PREFIX_LENGTH + 1) }, (_, i) => prefixKey(word.slice(0, MIN_PREFIX_LENGTH + i))),
+  );
+  return [...words, ...new Set(prefixes)];
+}
+
+/** The key a prefix is stored under: the prefix and a `*`, which no word holds, so that "the*" finds "theory" and "the" only "the". */
+export function prefixKey(prefix: string): string {
+  return `${prefix}*`;
 }
 
 /** A search as the index answers it: whole words every book must hold, and the last word typed, which a book's word need only start with. */

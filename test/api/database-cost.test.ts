@@ -2,7 +2,7 @@ import { MongoClient } from "mongodb";
 import type { RunningServer } from "../../src/graphql/server";
 import { REQUEST_ID_HEADER } from "../../src/observability/request-context";
 import { WINDOWS_PER_READ } from "../../src/sales/loaders";
-import { requestPoolShare } from "../../src/sales/pool-share";
+import { MIN_POOL_MS, requestPoolShare } from "../../src/sales/pool-share";
 import { CommandMonitor, peakInFlight } from "../support/command-monitor";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
@@ -200,5 +200,26 @@ describe("one request's share of the connection pool", () => {
     expect(costOf("cost-amplifier").peak).toBeLessThanOrEqual(SHARE);
     expectAnsweredInFull(other.answer);
     expect(other.answer.json?.data).toMatchObject({ books: { edges: expect.arrayContaining([{ node: { title: "Seeded 1" } }]) } });
+  });
+
+  it("refuses a request's further reads with POOL_TIME_SPENT once it held the connection time its weight allows, answering what it read", async () => {
+    const query = `{ book(id: "1") { title alsoBought(first: 1) { book { title } } } }`;
+    // The book's read blocked past the least connection time a request may hold: its weight (two commands) allows no more.
+    const data = {
+      failCommands: ["find"],
+      namespace: `${database.db.databaseName}.sales`,
+      blockConnection: true,
+      blockTimeMS: MIN_POOL_MS + 100,
+    };
+    await client.db("admin").command({ configureFailPoint: "failCommand", mode: { times: 1 }, data });
+    const slowed = await sendCounted(query).finally(() => client.db("admin").command({ configureFailPoint: "failCommand", mode: "off" }));
+
+    expect(errorCodes(slowed.answer)).toEqual(["POOL_TIME_SPENT"]);
+    // alsoBought is non-null, so its refusal takes the book with it, as GraphQL has it.
+    expect(slowed.answer.json?.data).toEqual({ book: null });
+    expect(slowed.answer.json?.errors?.[0]?.path).toEqual(["book", "alsoBought"]);
+    expect(slowed.sent).toEqual(["find"]);
+    // The budget is the request's own: the next one reads in full.
+    expectAnsweredInFull((await sendCounted(query)).answer);
   });
 });

@@ -18,6 +18,8 @@ describe("ensureSalesIndexes", () => {
       "has_extras_1",
       "purchase_count_-1__id_1",
       "search_words_1__id_1",
+      "search_words_1_title_1__id_1",
+      "search_words_1_year_1__id_1",
       "title_1__id_1",
       "year_1__id_1",
     ]);

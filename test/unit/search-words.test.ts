@@ -17,8 +17,21 @@ describe("the words a book is found by", () => {
     expect(normalizedWords("x".repeat(500))).toEqual(["x".repeat(40)]);
   });
 
-  it("stores each distinct word of title and author once", () => {
-    expect(searchWordsOf({ title: "Nana and Nana", author: "Émile Zola" })).toEqual(["nana", "and", "emile", "zola"]);
+  it("stores each distinct word of title and author once, then each distinct prefix of three letters or more, marked", () => {
+    expect(searchWordsOf({ title: "Nana and Nana", author: "Émile Zola" })).toEqual([
+      "nana",
+      "and",
+      "emile",
+      "zola",
+      "nan*",
+      "nana*",
+      "and*",
+      "emi*",
+      "emil*",
+      "emile*",
+      "zol*",
+      "zola*",
+    ]);
   });
 });
 

@@ -247,17 +247,20 @@ export interface CostLimits {
   laneWaitMs: number;
 }
 
+/** What the request is told of its own weight once it is let through: its pool share bounds its connection time by it. */
+export type WeighedHook<TContext> = (context: TContext, weight: OperationWeight) => void;
+
 /**
  * Refuses an operation whose cost, weighed with its variables, is over `maxCost`, or whose documents are over
  * `maxDocuments`, before any resolver runs; weighed once per query text, operation and variable values. A heavy
  * one then runs in the server's heavy lane (see heavy-lane.ts), which it leaves once answered; one that cannot
- * get in within `laneWaitMs` is refused with REQUEST_TIMEOUT, having read nothing.
+ * get in within `laneWaitMs` is refused with REQUEST_TIMEOUT, having read nothing. An operation let through is
+ * `weighed` first: the server bounds the connection time its pool share may hold by its documents (pool-share.ts).
  */
-export function costLimitPlugin<TContext extends object>({
-  maxCost = REQUEST_LIMITS.maxCost,
-  maxDocuments = REQUEST_LIMITS.maxDocuments,
-  laneWaitMs,
-}: CostLimits): ApolloServerPlugin<TContext> {
+export function costLimitPlugin<TContext extends object>(
+  { maxCost = REQUEST_LIMITS.maxCost, maxDocuments = REQUEST_LIMITS.maxDocuments, laneWaitMs }: CostLimits,
+  weighed: WeighedHook<TContext> = () => {},
+): ApolloServerPlugin<TContext> {
   const weightOf = memoizeByOperation(({ schema, document, request }, operation) =>
     operationWeight(schema, document, operation, request.variables ?? {}),
   );
@@ -273,6 +276,7 @@ export function costLimitPlugin<TContext extends object>({
           if (weight === undefined) return;
           const refused = weightRefusal(weight, { maxCost, maxDocuments });
           if (refused) throw refused;
+          weighed(requestContext.contextValue, weight);
           const release = await lane.enter(weight.documents);
           if (release === undefined) {
             throw new RequestLimitError(
