@@ -9,6 +9,7 @@ import CircuitBreaker from "opossum";
 import type { Logger } from "pino";
 import type { Principal } from "../auth/principal";
 import { DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, type CacheSettings } from "../config";
+import { staticCachePolicyPlugin } from "./cache-policy";
 
 /** Where answers are kept between requests: this process's memory, or a Redis every API process shares. */
 export interface ResponseCache {
@@ -199,12 +200,13 @@ function bestEffortBreaker(
 /**
  * Cache hints and the response cache. The schema's `@cacheControl` hints say what is private and what
  * is never cached; how long the rest may be cached is this server's setting, the hints' default max
- * age. Without `caching`, or with a max age of 0, every answer says `no-store` and nothing is kept.
+ * age. The operation's policy comes from the hints alone (`staticCachePolicyPlugin`), since compiled execution
+ * calls none of the resolver hooks Apollo's plugin learns them from; Apollo's plugin turns it into headers. Without `caching`, or with a max age of 0, every answer says `no-store` and nothing is kept.
  */
 export function cachingPlugins<TContext extends { principal: Principal }>(caching: Caching | undefined): ApolloServerPlugin<TContext>[] {
   const maxAge = caching?.catalogMaxAgeSeconds ?? 0;
-  const cacheControl = ApolloServerPluginCacheControl({ defaultMaxAge: maxAge });
-  if (!caching || maxAge === 0) return [cacheControl];
+  const cacheControl = [ApolloServerPluginCacheControl({ defaultMaxAge: maxAge }), staticCachePolicyPlugin<TContext>(maxAge)];
+  if (!caching || maxAge === 0) return cacheControl;
   // The marker each request read before it looked at the cache: the key it reads and writes answers under.
   const generations = new WeakMap<TContext, string | undefined>();
   const knowsGeneration = async ({ contextValue }: { contextValue: TContext }) => generations.get(contextValue) !== undefined;
@@ -219,7 +221,7 @@ export function cachingPlugins<TContext extends { principal: Principal }>(cachin
     shouldReadFromCache: knowsGeneration,
     shouldWriteToCache: knowsGeneration,
   });
-  return [cacheControl, responseCache, invalidateOnWrite(caching.generation)];
+  return [...cacheControl, responseCache, invalidateOnWrite(caching.generation)];
 }
 
 /**

@@ -13,10 +13,15 @@ type SubgraphResolvers = Extract<Parameters<typeof buildSubgraphSchema>[0], { re
 /**
  * The API's schema as a Federation 2 subgraph: `schema.graphql` with the entity keys of
  * `federation.graphql`, and `_service` and `_entities` added, which a router uses and a client alone
- * never needs. Built once: a schema never changes.
+ * never needs.
  */
-export const schema = buildSubgraphSchema({
-  typeDefs: [parse(typeDefs), parse(federationDefs)],
-  // codegen's Resolvers and the subgraph's resolver map describe one object in two vocabularies.
-  resolvers: resolvers as SubgraphResolvers,
-});
+export function buildApiSchema() {
+  return buildSubgraphSchema({
+    typeDefs: [parse(typeDefs), parse(federationDefs)],
+    // codegen's Resolvers and the subgraph's resolver map describe one object in two vocabularies.
+    resolvers: resolvers as SubgraphResolvers,
+  });
+}
+
+/** Built once: a schema never changes. Apollo and the subscriptions use this one; compiled execution builds its own. */
+export const schema = buildApiSchema();

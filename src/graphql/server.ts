@@ -34,7 +34,9 @@ import { createErrorFormatter } from "./errors";
 import { dropLateAnswers, MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
 import { inputCheckPlugin, operationTransportRule } from "./input-checks";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
-import { schema } from "./schema";
+import { buildApiSchema, schema } from "./schema";
+import { compiledExecution } from "./compiled-execution";
+import { isTracing } from "../observability/tracing";
 import { serveSubscriptions } from "./subscriptions";
 
 export interface ServerOptions {
@@ -94,7 +96,12 @@ export function createApolloServer(
   // Chosen here rather than by Apollo, which decides from NODE_ENV alone.
   const landingPage = production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault();
   return new ApolloServer<GraphQLContext>({
-    schema,
+    gateway: compiledExecution({
+      schema,
+      compiledSchema: buildApiSchema(),
+      interpreted: isTracing,
+      ...(metrics ? { onInterpreted: metrics.countInterpretedOperation } : {}),
+    }),
     introspection: !production,
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
     formatError: createErrorFormatter(logger, production),

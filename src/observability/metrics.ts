@@ -1,4 +1,5 @@
 import type { CacheBreakerState, CacheObservers } from "../graphql/caching";
+import type { InterpretedReason } from "../graphql/compiled-execution";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PurchaseStorage } from "../sales/documents";
 import type { LiveField, LiveSalesObservers } from "../sales/live/live-sales";
@@ -19,6 +20,8 @@ export interface ServerMetrics {
   countConnection(token: boolean, open: 1 | -1): void;
   /** What the server's live sales report: subscriptions, events delivered and conflated, change-stream restarts. */
   live: LiveSalesObservers;
+  /** An operation ran through graphql-js rather than compiled, and why. */
+  countInterpretedOperation(reason: InterpretedReason): void;
 }
 
 const CACHE_BREAKER_STATES: readonly CacheBreakerState[] = ["closed", "half_open", "open"];
@@ -104,6 +107,13 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
     labelNames: ["token"] as const,
     registers: [registry],
   });
+  const interpreted = new Counter({
+    name: "bookstore_graphql_interpreted_operations_total",
+    help: "Operations executed by graphql-js rather than compiled by graphql-jit: while tracing, or when graphql-jit cannot compile one.",
+    labelNames: ["reason"] as const,
+    registers: [registry],
+  });
+  for (const reason of INTERPRETED_REASONS) interpreted.inc({ reason }, 0);
   return {
     registry,
     observeRequest: (operation, seconds) => requestDuration.observe({ operation: operationLabel(operation) }, seconds),
@@ -113,8 +123,11 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
     responseCache,
     countConnection: (token, open) => connections.inc({ token: token ? "yes" : "no" }, open),
     live: liveSalesMetrics(registry),
+    countInterpretedOperation: (reason) => interpreted.inc({ reason }),
   };
 }
+
+const INTERPRETED_REASONS: readonly InterpretedReason[] = ["tracing", "not_compilable"];
 
 const LIVE_FIELDS: readonly LiveField[] = ["bookSales", "bestsellers", "newBuyers"];
 const RESTART_REASONS: readonly RestartReason[] = ["error", "history_lost", "invalidated"];

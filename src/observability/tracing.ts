@@ -80,6 +80,11 @@ export async function stopTracing(): Promise<void> {
   await stopping?.sdk.shutdown();
 }
 
+/** True while traces are exported: GraphQL operations then run through graphql-js, whose execution the instrumentation sees. */
+export function isTracing(): boolean {
+  return active !== undefined;
+}
+
 /**
  * Runs `work` with `bookId` as an attribute of the span it runs in (its resolver's) and of every span
  * started inside it (each database command's), so that a trace shows which book an operation

@@ -1,0 +1,96 @@
+import type { ApolloServerOptionsWithGateway, BaseContext } from "@apollo/server";
+import { execute, getVariableValues, GraphQLError, type GraphQLSchema } from "graphql";
+import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
+import { LRUCache } from "lru-cache";
+
+type Gateway = ApolloServerOptionsWithGateway<BaseContext>["gateway"];
+type Executor = NonNullable<Awaited<ReturnType<Gateway["load"]>>["executor"]>;
+type ExecutorRequest = Parameters<Executor>[0];
+
+/** Why an operation was run by graphql-js rather than compiled. */
+export type InterpretedReason = "tracing" | "not_compilable";
+
+export interface CompiledExecutionOptions {
+  /** The schema Apollo validates against and plugins may instrument (it wraps its resolvers for `willResolveField`). */
+  schema: GraphQLSchema;
+  /**
+   * The same schema built a second time, for graphql-jit alone: Apollo's wrapped resolvers would turn every field,
+   * a property read included, into a resolver call, which is most of what compiling saves.
+   */
+  compiledSchema: GraphQLSchema;
+  /** True while the operation must run through graphql-js, whose `execute` OpenTelemetry's instrumentation traces. */
+  interpreted: () => boolean;
+  /** Counts each operation run by graphql-js, and why. */
+  onInterpreted?: (reason: InterpretedReason) => void;
+}
+
+/** Compiled operations kept: a storefront sends a handful; each holds a generated function and its document. */
+const MAX_COMPILED_OPERATIONS = 1_000;
+
+/** graphql-js for what cannot be compiled; a marker, so that the attempt is made once per operation. */
+const NOT_COMPILABLE = "not_compilable";
+
+/**
+ * graphql-jit's errors are its own objects on graphql-js' prototype, which copy whatever `extensions` the thrown
+ * error has (a method, for this API's ClientError) and keep no `nodes`: remade as graphql-js makes them, at the same
+ * locations. A field's own failure (a null in a non-null field) is, in graphql-js, an Error it then locates: the
+ * error formatter and the log see the same here.
+ */
+function asGraphQLJsError(error: GraphQLError): GraphQLError {
+  const originalError = error.originalError ?? (error.path ? new Error(error.message) : undefined);
+  const remade = new GraphQLError(error.message, { path: error.path, originalError });
+  // graphql-js works locations out from nodes, which graphql-jit does not keep; the ones it found are the same.
+  return Object.assign(remade, { locations: error.locations });
+}
+
+/**
+ * Apollo Server's gateway interface, its documented way to replace how an operation is executed, serving this
+ * API's own schema with graphql-jit: each operation is compiled once (keyed by Apollo's hash of the query text and
+ * the operation's name), then run as a generated function. Everything before execution stays Apollo's: parsing,
+ * validation, and every plugin's `didResolveOperation` (limits, access, input checks), cache reads and
+ * `willSendResponse` (request log, metrics, cache headers). Cache hints do not need the resolvers (see
+ * `staticCachePolicyPlugin`); traces do, so while tracing, operations run through graphql-js.
+ */
+export function compiledExecution({ schema, compiledSchema, interpreted, onInterpreted }: CompiledExecutionOptions): Gateway {
+  const compiled = new LRUCache<string, CompiledQuery | typeof NOT_COMPILABLE>({ max: MAX_COMPILED_OPERATIONS });
+  const compiledFor = (request: ExecutorRequest) => {
+    const key = `${request.queryHash}:${request.operationName ?? ""}`;
+    let entry = compiled.get(key);
+    if (entry === undefined) {
+      const result = compileQuery(compiledSchema, request.document, request.operationName ?? undefined);
+      entry = isCompiledQuery(result) ? result : NOT_COMPILABLE;
+      compiled.set(key, entry);
+    }
+    return entry;
+  };
+  const interpret = (request: ExecutorRequest, reason: InterpretedReason) => {
+    onInterpreted?.(reason);
+    return execute({
+      schema: request.schema,
+      document: request.document,
+      contextValue: request.context,
+      variableValues: request.request.variables,
+      operationName: request.operationName,
+    });
+  };
+  const executor: Executor = async (request) => {
+    if (interpreted()) return interpret(request, "tracing");
+    const query = compiledFor(request);
+    if (query === NOT_COMPILABLE) return interpret(request, "not_compilable");
+    const variables = request.request.variables ?? {};
+    // graphql-js' refusal of a variable (its message, and the node Apollo reads to call it BAD_USER_INPUT), not graphql-jit's.
+    const refused = request.operation && getVariableValues(compiledSchema, request.operation.variableDefinitions ?? [], variables).errors;
+    if (refused) return { errors: refused };
+    const result = await query.query(undefined, request.context, variables);
+    return result.errors ? { ...result, errors: result.errors.map(asGraphQLJsError) } : result;
+  };
+  return {
+    // Apollo waits for this call before it serves: the schema never changes, so it is the only one.
+    onSchemaLoadOrUpdate: (callback) => {
+      callback({ apiSchema: schema, coreSupergraphSdl: "" });
+      return () => {};
+    },
+    load: async () => ({ executor }),
+    stop: async () => {},
+  };
+}

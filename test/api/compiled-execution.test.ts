@@ -1,0 +1,239 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { execute, getOperationAST, parse, type ExecutionResult, type GraphQLError } from "graphql";
+import { unwrapResolverError } from "@apollo/server/errors";
+import { identifyCaller } from "../../src/auth/principal";
+import { compiledExecution, type InterpretedReason } from "../../src/graphql/compiled-execution";
+import { createContext, createServerState, type ServerState } from "../../src/graphql/context";
+import { buildApiSchema, schema } from "../../src/graphql/schema";
+import { TEST_SETTINGS } from "../support/api";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+import { bookGlobalId } from "../../src/graphql/global-ids";
+import { parseBookId } from "../../src/sales/book-ids";
+
+/**
+ * The same operations through graphql-jit (the adapter Apollo runs as its gateway executor) and through graphql-js'
+ * `execute`, each with a fresh request context, on one database: answers and errors must agree field by field.
+ */
+
+const STOREFRONT = join(__dirname, "..", "..", "examples", "storefront", "operations");
+/** The storefront's reads; RecordPurchase writes, so a second run would answer differently by design. */
+const storefrontOperations = readdirSync(STOREFRONT)
+  .filter((file) => file.endsWith(".graphql") && file !== "RecordPurchase.graphql")
+  .map((file) => readFileSync(join(STOREFRONT, file), "utf8"));
+
+interface Case {
+  name: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+const [ListBooks, ProductPage, BookBuyers, BrowseBooks] = ["ListBooks", "ProductPage", "BookBuyers", "BrowseBooks"].map((name) =>
+  storefrontOperations.find((text) => text.includes(`query ${name}(`))!,
+) as [string, string, string, string];
+
+// Relay's refetch query for the BookBuyers_book fragment of test/relay/fixtures, as relay-compiler writes it.
+const RELAY_REFETCH = `query BookBuyersPaginationQuery($count: Int = 2, $cursor: String, $id: ID!) {
+  node(id: $id) { __typename ...BookBuyers_book_1G22uz id }
+}
+fragment BookBuyers_book_1G22uz on Book {
+  title
+  customersPurchased(first: $count, after: $cursor) {
+    edges { node { databaseId id __typename } cursor }
+    pageInfo { endCursor hasNextPage }
+  }
+  id
+}`;
+
+const BOOK_NODE_ID = bookGlobalId(parseBookId("1"));
+
+const cases: Case[] = [
+  { name: "storefront ListBooks", query: ListBooks, variables: { first: 5, buyers: 3 } },
+  { name: "storefront ProductPage", query: ProductPage, variables: { id: "1", recentBuyers: 3, recommendations: 3 } },
+  {
+    name: "storefront ProductPage of a book it does not hold",
+    query: ProductPage,
+    variables: { id: "404", recentBuyers: 3, recommendations: 3 },
+  },
+  { name: "storefront BookBuyers of an outlier, second page", query: BookBuyers, variables: { id: "3", first: 20, after: null } },
+  { name: "storefront BrowseBooks by title", query: BrowseBooks, variables: { first: 3, orderBy: { field: "TITLE", direction: "DESC" } } },
+  { name: "storefront BrowseBooks search", query: BrowseBooks, variables: { first: 3, search: "Seeded" } },
+  { name: "README's listing", query: `{ books(first: 2) { totalCount edges { node { databaseId title purchaseCount } } } }` },
+  {
+    name: "caching.md's Shelf",
+    query: `query Shelf($first: Int) { books(first: $first) { totalCount edges { node { id title purchaseCount } } } }`,
+    variables: { first: 5 },
+  },
+  { name: "Relay refetch through node(id:)", query: RELAY_REFETCH, variables: { id: BOOK_NODE_ID, count: 2 } },
+  { name: "Relay refetch, default count", query: RELAY_REFETCH, variables: { id: BOOK_NODE_ID } },
+  {
+    name: "Federation _entities, books and customers, one missing",
+    query: `query ($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Book { id title purchaseCount } ... on Customer { id: databaseId booksPurchased(first: 2) { edges { node { databaseId } } } } } }`,
+    variables: {
+      r: [
+        { __typename: "Book", id: "2" },
+        { __typename: "Customer", id: "user01" },
+        { __typename: "Book", id: "404" },
+      ],
+    },
+  },
+  {
+    name: "Federation _entities, representation without id",
+    query: `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { title } } }`,
+    variables: { r: [{ __typename: "Book" }] },
+  },
+  { name: "Federation _service", query: `{ _service { sdl } }` },
+  { name: "__typename alone", query: `{ __typename }` },
+  {
+    name: "@skip and @include by variables and literals",
+    query: `query ($with: Boolean!, $without: Boolean!) { book(id: "1") { title @include(if: $with) author @skip(if: $with) year @include(if: $without) purchaseCount @skip(if: false) ... on Book @include(if: $with) { hasExtras } } }`,
+    variables: { with: true, without: false },
+  },
+  {
+    name: "aliases, fragments and variables",
+    query: `query Two($a: ID!, $b: ID!) { first: book(id: $a) { ...Facts } second: book(id: $b) { ...Facts name: title } } fragment Facts on Book { databaseId title count: purchaseCount }`,
+    variables: { a: "1", b: "2" },
+    operationName: "Two",
+  },
+  {
+    name: "one of two operations, chosen by name",
+    query: `query A { book(id: "1") { title } } query B { book(id: "2") { author } }`,
+    operationName: "B",
+  },
+  {
+    name: "null from a failed non-null field bubbles to its nullable parent",
+    query: `{ damaged: book(id: "damaged") { databaseId title author } fine: book(id: "1") { title } }`,
+  },
+  { name: "an error inside a list item", query: `{ books(first: 100) { edges { node { databaseId title } } } }` },
+  { name: "a resolver's refusal of an argument", query: `{ books(first: -1) { totalCount } }` },
+  { name: "a refusal in a nested field", query: `{ book(id: "1") { customersPurchased(first: -3) { totalCount } } }` },
+  { name: "a variable that is not an ID", query: `query ($id: ID!) { book(id: $id) { title } }`, variables: { id: { $gt: "" } } },
+  { name: "a missing required variable", query: `query ($id: ID!) { book(id: $id) { title } }`, variables: {} },
+  { name: "node(id:) of a malformed global id", query: `{ node(id: "not a global id") { id } }` },
+];
+
+/** What a client sees of an error, and what the error formatter reads: the original error's class and code. */
+function comparable(error: GraphQLError) {
+  const original = unwrapResolverError(error) as Error & { code?: unknown };
+  return {
+    message: error.message,
+    path: error.path,
+    locations: error.locations,
+    extensions: error.extensions,
+    original: original === error ? undefined : { name: original.constructor.name, message: original.message, code: original.code },
+  };
+}
+
+function comparableResult(result: ExecutionResult) {
+  return { data: result.data, errors: result.errors?.map(comparable) };
+}
+
+let database: TestDatabase;
+let server: ServerState;
+const interpreted: InterpretedReason[] = [];
+const gateway = compiledExecution({
+  schema,
+  compiledSchema: buildApiSchema(),
+  interpreted: () => false,
+  onInterpreted: (reason) => interpreted.push(reason),
+});
+let compiled: Awaited<ReturnType<typeof gateway.load>>["executor"];
+
+beforeAll(async () => {
+  database = await openTestDatabase();
+  server = createServerState(database.db, {});
+  await seedBook(database.db, "1", customers(5));
+  await seedBook(database.db, "2", customers(3, 3));
+  // An outlier: past the test threshold of 50, with extra sales.
+  await seedBook(database.db, "3", customers(70));
+  await database.db.collection("sales").insertOne({ _id: "damaged" as never, author: "no title stored" });
+  ({ executor: compiled } = await gateway.load({ apollo: {} }));
+});
+
+afterAll(async () => {
+  await server.purchases.stop();
+  await database.close();
+});
+
+function context() {
+  return createContext(database.db, TEST_SETTINGS, identifyCaller(undefined, undefined), server);
+}
+
+async function runCompiled({ query, variables, operationName }: Case): Promise<ExecutionResult> {
+  const document = parse(query);
+  const operation = getOperationAST(document, operationName);
+  const request = {
+    request: { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) },
+    document,
+    operation: operation ?? undefined,
+    operationName: operation?.name?.value ?? null,
+    queryHash: createHash("sha256").update(query).digest("hex"),
+    source: query,
+    schema,
+    context: context(),
+  };
+  // The executor reads only what Apollo's request context hands every executor; the rest is Apollo's bookkeeping.
+  return compiled!(request as unknown as Parameters<NonNullable<typeof compiled>>[0]);
+}
+
+async function runInterpreted({ query, variables, operationName }: Case): Promise<ExecutionResult> {
+  return execute({ schema, document: parse(query), contextValue: context(), variableValues: variables, operationName });
+}
+
+describe("compiled execution against graphql-js", () => {
+  it.each(cases.map((testCase) => [testCase.name, testCase] as const))("answers %s alike, errors included", async (_name, testCase) => {
+    const [fast, reference] = await Promise.all([runCompiled(testCase), runInterpreted(testCase)]);
+    expect(comparableResult(fast)).toEqual(comparableResult(reference));
+  });
+
+  it("compiled every operation of the set, none left to graphql-js", () => {
+    expect(interpreted).toEqual([]);
+  });
+
+  it("holds the answers the set is meant to probe: data, nulls from failed resolvers, and refusals", async () => {
+    const damaged = await runCompiled(cases.find((testCase) => testCase.name.startsWith("null from a failed"))!);
+    expect(damaged.data).toEqual({ damaged: null, fine: { title: "Seeded 1" } });
+    expect(damaged.errors?.map((error) => error.path)).toEqual([["damaged", "title"]]);
+    const variable = await runCompiled(cases.find((testCase) => testCase.name === "a variable that is not an ID")!);
+    expect(variable.errors?.[0]?.nodes?.[0]?.kind).toBe("VariableDefinition");
+  });
+
+  it("runs a compiled operation again with other variables", async () => {
+    const testCase = cases.find((candidate) => candidate.name.startsWith("storefront BookBuyers"))!;
+    const pageSizes = [];
+    for (const first of [20, 5]) {
+      const { data } = await runCompiled({ ...testCase, variables: { ...testCase.variables, first } });
+      pageSizes.push((data as { book: { customersPurchased: { edges: unknown[] } } }).book.customersPurchased.edges.length);
+    }
+    expect(pageSizes).toEqual([20, 5]);
+  });
+});
+
+describe("the fallback to graphql-js", () => {
+  it("runs every operation through graphql-js while it is asked to, and counts each", async () => {
+    const reasons: InterpretedReason[] = [];
+    const tracing = compiledExecution({
+      schema,
+      compiledSchema: buildApiSchema(),
+      interpreted: () => true,
+      onInterpreted: (reason) => reasons.push(reason),
+    });
+    const { executor } = await tracing.load({ apollo: {} });
+    const testCase = { name: "listing", query: ListBooks, variables: { first: 2, buyers: 1 } };
+    const document = parse(testCase.query);
+    const result = await executor!({
+      request: { query: testCase.query, variables: testCase.variables },
+      document,
+      operation: getOperationAST(document),
+      operationName: "ListBooks",
+      queryHash: "listing",
+      schema,
+      context: context(),
+    } as unknown as Parameters<NonNullable<typeof executor>>[0]);
+    expect(comparableResult(result)).toEqual(comparableResult(await runInterpreted(testCase)));
+    expect(reasons).toEqual(["tracing"]);
+  });
+});
