@@ -1,13 +1,13 @@
-import type { Environment } from "./environment";
-import type { OperationFigures } from "./figures";
-import type { HttpResults } from "./http";
-import type { ReadResults, WholeListFigures } from "./reads";
+import type { Environment } from "./kit/environment";
+import type { OperationFigures } from "./kit/figures";
+import type { HttpResults } from "./scenarios/http";
+import type { ReadResults, WholeListFigures } from "./scenarios/reads";
 import type { TargetCheck } from "./targets";
-import type { ThroughputResults } from "./throughput";
-import type { VersusBareResults } from "./versus-bare";
-import type { WriteResults } from "./writes";
-import type { HotBookFigures, ScaleResults } from "./catalog-scale";
-import type { ShardTargetingResults } from "./shard-targeting";
+import type { ThroughputResults } from "./scenarios/throughput";
+import type { VersusBareResults } from "./scenarios/versus-bare";
+import type { WriteResults } from "./scenarios/writes";
+import type { HotBookFigures, ScaleResults } from "./scenarios/catalog-scale";
+import type { ShardTargetingResults } from "./scenarios/shard-targeting";
 
 export interface Report {
   mode: "quick" | "full";

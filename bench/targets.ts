@@ -1,10 +1,11 @@
-import { BESIDE_AMPLIFIERS, CACHED_LISTING, ONE_ROUND_TRIP, OVERHEAD, type HttpResults, type HttpRow } from "./http";
-import type { ReadResults } from "./reads";
-import type { ThroughputResults } from "./throughput";
-import type { VersusBareResults } from "./versus-bare";
-import type { WriteResults } from "./writes";
-import { SCALE_SCENARIOS, type HotBookFigures, type ScaleResults, type ScaleRow } from "./catalog-scale";
-import type { ShardTargetingResults } from "./shard-targeting";
+import { BESIDE_AMPLIFIERS, type HttpResults, type HttpRow } from "./scenarios/http";
+import { CACHED_LISTING, ONE_ROUND_TRIP, OVERHEAD } from "./scenarios/shelf";
+import type { ReadResults } from "./scenarios/reads";
+import type { ThroughputResults } from "./scenarios/throughput";
+import type { VersusBareResults } from "./scenarios/versus-bare";
+import type { WriteResults } from "./scenarios/writes";
+import { SCALE_SCENARIOS, type HotBookFigures, type ScaleResults, type ScaleRow } from "./scenarios/catalog-scale";
+import type { ShardTargetingResults } from "./scenarios/shard-targeting";
 
 export interface TargetCheck {
   target: string;

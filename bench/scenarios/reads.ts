@@ -1,14 +1,14 @@
 import type { Db } from "mongodb";
-import type { OutlierSettings } from "../src/config";
-import { retrieveBuyersWindow } from "../src/sales/book-buyers";
-import { createSalesLoaders } from "../src/sales/loaders";
-import { readPageAsChapter, type PageOfCustomers } from "./baselines";
-import { customerId, customerIds, seedBook } from "./catalog";
-import { sampleRepeatedly, summarize, type OperationFigures, type Repetition } from "./figures";
-import type { CommandMonitor } from "./monitor";
-import type { Plan } from "./plan";
-import type { Progress } from "./progress";
-import { median, ratio, sum } from "./stats";
+import type { OutlierSettings } from "../../src/config";
+import { retrieveBuyersWindow } from "../../src/sales/book-buyers";
+import { createSalesLoaders } from "../../src/sales/loaders";
+import { readPageAsChapter, type PageOfCustomers } from "../kit/baselines";
+import { customerId, customerIds, seedBook } from "../kit/catalog";
+import { sampleRepeatedly, summarize, type OperationFigures, type Repetition } from "../kit/figures";
+import type { CommandMonitor } from "../kit/monitor";
+import type { Plan } from "../kit/plan";
+import type { Progress } from "../kit/progress";
+import { median, ratio, sum } from "../kit/stats";
 
 export const FIRST_PAGE = 20;
 export const WHOLE_LIST_PAGE = 100;

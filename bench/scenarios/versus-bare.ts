@@ -1,13 +1,13 @@
-import { readFileSync } from "node:fs";
 import { setTimeout } from "node:timers/promises";
-import type { Config } from "../src/config";
-import type { DatabaseConnection } from "../src/db/connection";
-import type { SelectedDatabase } from "../src/db/select-database";
-import { graphql, ONE_ROUND_TRIP, OVERHEAD, type Scenario } from "./http";
-import type { Plan } from "./plan";
-import type { Progress } from "./progress";
-import { ratio, sum } from "./stats";
-import { commandsSent, loadFromChild, scrapeCost, SETTLE_MS, startChild, withShelfApart, type Child } from "./throughput";
+import type { Config } from "../../src/config";
+import type { DatabaseConnection } from "../../src/db/connection";
+import type { SelectedDatabase } from "../../src/db/select-database";
+import { commandsSent, cpuMsOf, loadFromChild, scrapeCost, SETTLE_MS, startChild, type Child } from "../kit/children";
+import { graphql, type Scenario } from "../kit/http";
+import type { Plan } from "../kit/plan";
+import type { Progress } from "../kit/progress";
+import { ratio, sum } from "../kit/stats";
+import { ONE_ROUND_TRIP, OVERHEAD, withShelfApart } from "./shelf";
 
 /**
  * The production API against a bare Apollo Server 5 + Express + driver server (`bare-api-process.ts`),
@@ -61,9 +61,9 @@ export async function benchmarkVersusBare(
 ): Promise<VersusBareResults> {
   return withShelfApart(database, open, config, async (shelf) => {
     // The bare server has no response cache: ours answers from the database too, so both do the same work.
-    const ours = await startChild("bench/api-process.ts", [], { ...shelf.env, CATALOG_MAX_AGE_SECONDS: "0" });
+    const ours = await startChild("bench/processes/api-process.ts", [], { ...shelf.env, CATALOG_MAX_AGE_SECONDS: "0" });
     try {
-      const bare = await startChild("bench/bare-api-process.ts", [], shelf.env);
+      const bare = await startChild("bench/processes/bare-api-process.ts", [], shelf.env);
       try {
         const rows: VersusBareRow[] = [];
         for (const scenario of VERSUS_BARE_SCENARIOS) rows.push(await compare(ours, bare, scenario, plan, progress));
@@ -82,20 +82,6 @@ interface Load {
   seconds: number;
   failures: number;
   cpuMs: number;
-}
-
-// Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ), the same on every architecture it runs on.
-const TICKS_PER_SECOND = 100;
-
-/** CPU time the process has used so far, user and system, from /proc; NaN where there is none. */
-function cpuMsOf(pid: number): number {
-  try {
-    // The command name, in parentheses, may hold spaces: the fields are counted from after it.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** Warms both servers, then rounds of one load each, the first server of a round alternating so that drift in the machine falls on both. */

@@ -1,16 +1,17 @@
 import type { Db, Document } from "mongodb";
-import type { OutlierSettings } from "../src/config";
-import { customerCursor } from "../src/graphql/cursors";
-import { extraSalesCollection, salesCollection } from "../src/sales/documents";
-import { insertBooksWithPurchases, type BookWithPurchases } from "../src/maintenance/bulk";
-import { customerId, customerIds } from "./catalog";
-import { summarize, type OperationFigures } from "./figures";
-import { BOOK_BUYERS, BROWSE_BOOKS, graphql, LIST_BOOKS, load, post, RECORD_PURCHASE, withServer } from "./http";
-import { bookViolations } from "./invariants";
-import type { CommandMonitor } from "./monitor";
-import type { Plan } from "./plan";
-import type { Progress } from "./progress";
-import { percentile } from "./stats";
+import type { OutlierSettings } from "../../src/config";
+import { customerCursor } from "../../src/graphql/cursors";
+import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
+import { insertBooksWithPurchases, type BookWithPurchases } from "../../src/maintenance/bulk";
+import { customerId, customerIds } from "../kit/catalog";
+import { summarize, type OperationFigures } from "../kit/figures";
+import { graphql, load, post, withServer } from "../kit/http";
+import { BOOK_BUYERS, BROWSE_BOOKS, LIST_BOOKS, RECORD_PURCHASE } from "./shelf";
+import { bookViolations } from "../kit/invariants";
+import type { CommandMonitor } from "../kit/monitor";
+import type { Plan } from "../kit/plan";
+import type { Progress } from "../kit/progress";
+import { percentile } from "../kit/stats";
 
 // Every book but the outlier holds the same few purchases, so that the first books a listing shows are alike at every size.
 const SHELF_PURCHASES = 6;

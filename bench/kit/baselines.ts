@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { extraSalesCollection, salesCollection, type BookId } from "../src/sales/documents";
+import { extraSalesCollection, salesCollection, type BookId } from "../../src/sales/documents";
 
 /**
  * The two baselines of the seed chapter, written here and nowhere in the product:
