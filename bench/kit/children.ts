@@ -15,12 +15,14 @@ export interface Child {
   /** The first line the child printed: the address it serves. */
   firstLine: string;
   pid: number;
+  /** Sends the child a signal (the profiler's SIGUSR2). */
+  signal(name: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
-/** Starts `script` (a path from the repository's root) under tsx with `nodeOptions` (such as `--cpu-prof`), and waits for its first line. */
+/** Starts `script` (a path from the repository's root) under tsx, after `nodeOptions` (such as another `--import`), and waits for its first line. */
 export async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, nodeOptions: string[] = []): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, [...nodeOptions, "--import", "tsx", script, ...args], {
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", ...nodeOptions, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
@@ -37,7 +39,7 @@ export async function startChild(script: string, args: string[], env: NodeJS.Pro
   const [firstLine] = (await Promise.race([once(lines, "line"), exited])) as [string];
   lines.close();
   exited.catch(() => {});
-  return { firstLine, pid: child.pid ?? 0, stop };
+  return { firstLine, pid: child.pid ?? 0, signal: (name) => void child.kill(name), stop };
 }
 
 /** One load from autocannon in a process of its own (`processes/load-process.ts`); `authorization` is sent as the Authorization header. */

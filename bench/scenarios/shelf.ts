@@ -5,7 +5,7 @@ import type { Config, OutlierSettings } from "../../src/config";
 import type { DatabaseConnection } from "../../src/db/connection";
 import type { SelectedDatabase } from "../../src/db/select-database";
 import { customerIds, seedBook } from "../kit/catalog";
-import { startChild } from "../kit/children";
+import { startChild, type Child } from "../kit/children";
 import { graphql, type Scenario } from "../kit/http";
 
 /** The shelf of books the HTTP scenarios read, and the requests they send to it. */
@@ -64,8 +64,8 @@ export const shelfCustomers = (book: number) => customerIds(`shelf-${book}-`, SH
 export interface ShelfApart {
   description: string;
   env: NodeJS.ProcessEnv;
-  /** The database's process when the bench started it (the stand-in), so that its CPU can be read; else null. */
-  databasePid: number | null;
+  /** The database's process when the bench started it (the stand-in), so that its CPU can be read and it can be signalled; else null. */
+  standIn: Child | null;
 }
 
 /** Runs `run` with the shelf seeded in a database in a process apart from the bench's: the stand-in started for it, or the run's own. */
@@ -74,12 +74,12 @@ export async function withShelfApart<T>(
   open: (uri: string) => Promise<DatabaseConnection>,
   config: Config,
   run: (shelf: ShelfApart) => Promise<T>,
-  databaseNodeOptions: string[] = [],
+  standInProcess: { env?: NodeJS.ProcessEnv; nodeOptions?: string[] } = {},
 ): Promise<T> {
   // An external mongod or mongodb-memory-server's already runs apart; only the stand-in runs inside the bench.
   const standIn =
     database.kind === "offline-server"
-      ? await startChild("packages/offline-mongo/src/cli.ts", ["--port", "0"], {}, databaseNodeOptions)
+      ? await startChild("packages/offline-mongo/src/cli.ts", ["--port", "0"], standInProcess.env ?? {}, standInProcess.nodeOptions)
       : null;
   const uri = standIn ? (/mongodb:\/\/\S+/.exec(standIn.firstLine)?.[0] ?? "") : database.uri;
   const connection = await open(uri);
@@ -88,7 +88,7 @@ export async function withShelfApart<T>(
     return await run({
       description: standIn ? `the offline stand-in in a process of its own (${uri})` : database.description,
       env: { MONGODB_URI: uri, MONGODB_DB: connection.db.databaseName },
-      databasePid: standIn?.pid ?? null,
+      standIn,
     });
   } finally {
     await connection.close();
