@@ -28,7 +28,7 @@ export function renderReport(report: Report): string {
 /** Each section's tables, in the report's order. */
 export const SECTION_RENDERERS: { [Section in keyof Results]: (results: Results[Section]) => string } = {
   writes: (writes) => renderWrites(writes),
-  reads: (reads) => [renderPageReads(reads), renderWholeLists(reads)].join("\n\n"),
+  reads: (reads) => [renderWindowReads(reads), renderWholeLists(reads)].join("\n\n"),
   http: (http) => renderHttp(http),
   throughput: (throughput) => renderThroughput(throughput),
   versusBare: (versusBare) => renderVersusBare(versusBare),
@@ -107,12 +107,12 @@ function renderWrites({ rows }: WriteResults): string {
   );
 }
 
-function renderPageReads({ pages }: ReadResults): string {
+function renderWindowReads({ windows }: ReadResults): string {
   return part(
-    "Reads: one page of 20 buyers",
+    "Reads: one window of 20 buyers",
     "API: the GraphQL resolver's path (book through a DataLoader, then only the pages holding the window). " +
       "Chapter: the seed chapter's path (the book; beyond the embedded buyers, every extra_sales page, concatenated and sliced).",
-    table(pages, [
+    table(windows, [
       ["purchases", (row) => count(row.purchases)],
       ["window", (row) => `${row.window} @${count(row.start)}`],
       ["API median ms", (row) => ms(row.api.medianMs)],
@@ -132,7 +132,7 @@ function renderWholeLists({ wholeLists }: ReadResults): string {
   const seconds = (figures: WholeListFigures) =>
     `${ms(figures.totalMs / 1000)}${figures.measuredRequests < figures.requests ? ` (projected from ${figures.measuredRequests} requests)` : ""}`;
   return part(
-    "Reads: the whole list in pages of 100",
+    "Reads: the whole list in windows of 100",
     null,
     table(wholeLists, [
       ["purchases", (row) => count(row.purchases)],

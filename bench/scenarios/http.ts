@@ -49,7 +49,7 @@ export interface HttpResults {
 type Load = Plan["http"];
 
 export function httpSteps(plan: Load): number {
-  // Batched: overhead, one round trip, the listings, deep paging, one round trip beside amplifiers; unbatched: the listings; then the purchase mix.
+  // Batched: overhead, one round trip, the listings, deep windows, one round trip beside amplifiers; unbatched: the listings; then the purchase mix.
   return 2 * plan.listingSizes.length + 5;
 }
 
@@ -63,8 +63,8 @@ export async function benchmarkHttp(
   await seedShelfAndHotBook(db, settings);
   const rows: HttpRow[] = [];
   const listings = plan.listingSizes.map(listingScenario);
-  const deepPaging: Scenario = {
-    name: `deep paging through a ${HOT_PURCHASES.toLocaleString("en")}-purchase outlier (first: ${DEEP_WINDOW})`,
+  const deepWindows: Scenario = {
+    name: `deep windows of buyers of a ${HOT_PURCHASES.toLocaleString("en")}-purchase outlier (first: ${DEEP_WINDOW})`,
     body: (index) =>
       graphql(BOOK_BUYERS, {
         id: String(HOT_BOOK),
@@ -74,7 +74,7 @@ export async function benchmarkHttp(
   };
   for (const batching of [true, false]) {
     await withServer(db, settings, batching, async (url) => {
-      const scenarios = batching ? [OVERHEAD, ONE_ROUND_TRIP, ...listings, deepPaging] : listings;
+      const scenarios = batching ? [OVERHEAD, ONE_ROUND_TRIP, ...listings, deepWindows] : listings;
       for (const scenario of scenarios) {
         rows.push(await measureScenario(url, monitor, scenario, batching, plan));
         progress.step(`${scenario.name}${batching ? "" : " without batching"}`);

@@ -37,11 +37,11 @@ export const ONE_ROUND_TRIP: Scenario = {
 };
 
 /**
- * The catalog page's public fields, the issue's listing without buyers: within CATALOG_MAX_AGE_SECONDS
+ * The catalog listing's public fields, the issue's listing without buyers: within CATALOG_MAX_AGE_SECONDS
  * (5 s by default) the API answers it from its response cache, with no database command.
  */
 export const CACHED_LISTING: Scenario = {
-  name: "catalog page of 5 books, public fields only (from the response cache)",
+  name: "catalog listing of 5 books, public fields only (from the response cache)",
   body: () => graphql("query { books(first: 5) { totalCount edges { node { id title purchaseCount } } } }", {}),
 };
 
