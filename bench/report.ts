@@ -275,30 +275,37 @@ function renderScale({ rows, hotBooks, indexCost }: ScaleResults): string {
 export function renderTargets(targets: TargetCheck[]): string {
   const gating = targets.filter((check) => check.failsRun);
   const reported = targets.filter((check) => !check.failsRun);
+  // A section of `--only` may have targets of one kind only: a heading over an empty table would say nothing.
   return [
-    part(
-      "Targets that gate the run",
-      "Counts and invariants, exact on any backend and machine: a FAIL here fails the run.",
-      table(gating, [
-        ["target", (check) => check.target],
-        ["measured", (check) => check.measured],
-        ["result", (check) => (check.pass ? "PASS" : "FAIL")],
-      ]),
-    ),
-    part(
-      "Times, reported only",
-      "Times depend on the machine and what else it runs: each is compared with its goal here, and none fails the run. " +
-        "A goal not reached on a shared or busy machine says little; compare runs on one idle machine (BENCHMARKS.md).",
-      table(reported, [
-        ["goal", (check) => check.target],
-        ["measured", (check) => check.measured],
-        [
-          "reached",
-          (check) => (check.pass ? "yes" : check.measured === "not measured" ? "not measured in this run" : "no, on this machine"),
-        ],
-      ]),
-    ),
-  ].join("\n\n");
+    gating.length === 0
+      ? null
+      : part(
+          "Targets that gate the run",
+          "Counts and invariants, exact on any backend and machine: a FAIL here fails the run.",
+          table(gating, [
+            ["target", (check) => check.target],
+            ["measured", (check) => check.measured],
+            ["result", (check) => (check.pass ? "PASS" : "FAIL")],
+          ]),
+        ),
+    reported.length === 0
+      ? null
+      : part(
+          "Times, reported only",
+          "Times depend on the machine and what else it runs: each is compared with its goal here, and none fails the run. " +
+            "A goal not reached on a shared or busy machine says little; compare runs on one idle machine (BENCHMARKS.md).",
+          table(reported, [
+            ["goal", (check) => check.target],
+            ["measured", (check) => check.measured],
+            [
+              "reached",
+              (check) => (check.pass ? "yes" : check.measured === "not measured" ? "not measured in this run" : "no, on this machine"),
+            ],
+          ]),
+        ),
+  ]
+    .filter((rendered) => rendered !== null)
+    .join("\n\n");
 }
 
 // What each code means in this table, in words, so that a failed row reads as what happened.
