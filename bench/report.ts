@@ -1,43 +1,40 @@
-import type { Environment } from "./environment";
-import type { OperationFigures } from "./figures";
-import type { HttpResults } from "./http";
-import type { ReadResults, WholeListFigures } from "./reads";
-import type { TargetCheck } from "./targets";
-import type { ThroughputResults } from "./throughput";
-import type { VersusBareResults } from "./versus-bare";
-import type { WriteResults } from "./writes";
-import type { HotBookFigures, ScaleResults } from "./catalog-scale";
-import type { ShardTargetingResults } from "./shard-targeting";
+import type { Environment } from "./kit/environment";
+import type { OperationFigures } from "./kit/figures";
+import type { HttpResults } from "./scenarios/http";
+import type { ReadResults, WholeListFigures } from "./scenarios/reads";
+import type { Results, TargetCheck } from "./targets";
+import type { ThroughputResults } from "./scenarios/throughput";
+import type { VersusBareResults } from "./scenarios/versus-bare";
+import type { WriteResults } from "./scenarios/writes";
+import type { HotBookFigures, ScaleResults } from "./scenarios/catalog-scale";
+import type { ListingProfile, ProcessProfile, ProfileResults } from "./scenarios/profile";
+import type { ShardTargetingResults } from "./scenarios/shard-targeting";
 
-export interface Report {
+export interface Report extends Results {
   mode: "quick" | "full";
   startedAt: string;
   durationSeconds: number;
   environment: Environment;
-  writes: WriteResults;
-  reads: ReadResults;
-  http: HttpResults;
-  throughput: ThroughputResults;
-  versusBare: VersusBareResults;
-  scale: ScaleResults;
-  shardTargeting: ShardTargetingResults;
   targets: TargetCheck[];
 }
 
 export function renderReport(report: Report): string {
-  return [
-    renderEnvironment(report),
-    renderWrites(report.writes),
-    renderPageReads(report.reads),
-    renderWholeLists(report.reads),
-    renderHttp(report.http),
-    renderThroughput(report.throughput),
-    renderVersusBare(report.versusBare),
-    renderScale(report.scale),
-    renderShardTargeting(report.shardTargeting),
-    renderTargets(report.targets),
-  ].join("\n\n");
+  const sections = (Object.keys(SECTION_RENDERERS) as (keyof Results)[]).map((section) =>
+    (SECTION_RENDERERS[section] as (results: Results[typeof section]) => string)(report[section]),
+  );
+  return [renderEnvironment(report), ...sections, renderTargets(report.targets)].join("\n\n");
 }
+
+/** Each section's tables, in the report's order. */
+export const SECTION_RENDERERS: { [Section in keyof Results]: (results: Results[Section]) => string } = {
+  writes: (writes) => renderWrites(writes),
+  reads: (reads) => [renderWindowReads(reads), renderWholeLists(reads)].join("\n\n"),
+  http: (http) => renderHttp(http),
+  throughput: (throughput) => renderThroughput(throughput),
+  versusBare: (versusBare) => renderVersusBare(versusBare),
+  scale: (scale) => renderScale(scale),
+  shardTargeting: (shardTargeting) => renderShardTargeting(shardTargeting),
+};
 
 /** A titled part of the report: heading, optional explanation, body. */
 function part(title: string, explanation: string | null, body: string): string {
@@ -57,6 +54,8 @@ function table<Row>(rows: readonly Row[], columns: Column<Row>[]): string {
 
 const count = (value: number) => Math.round(value).toLocaleString("en");
 const ms = (value: number) => (value < 10 ? value.toFixed(3) : value < 100 ? value.toFixed(1) : count(value));
+const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+const cpu = (value: number) => (Number.isNaN(value) ? "n/a" : value.toFixed(2));
 const times = (value: number) => `${value < 10 ? value.toFixed(2) : count(value)}×`;
 
 function bytes(value: number): string {
@@ -108,12 +107,12 @@ function renderWrites({ rows }: WriteResults): string {
   );
 }
 
-function renderPageReads({ pages }: ReadResults): string {
+function renderWindowReads({ windows }: ReadResults): string {
   return part(
-    "Reads: one page of 20 buyers",
+    "Reads: one window of 20 buyers",
     "API: the GraphQL resolver's path (book through a DataLoader, then only the pages holding the window). " +
       "Chapter: the seed chapter's path (the book; beyond the embedded buyers, every extra_sales page, concatenated and sliced).",
-    table(pages, [
+    table(windows, [
       ["purchases", (row) => count(row.purchases)],
       ["window", (row) => `${row.window} @${count(row.start)}`],
       ["API median ms", (row) => ms(row.api.medianMs)],
@@ -133,7 +132,7 @@ function renderWholeLists({ wholeLists }: ReadResults): string {
   const seconds = (figures: WholeListFigures) =>
     `${ms(figures.totalMs / 1000)}${figures.measuredRequests < figures.requests ? ` (projected from ${figures.measuredRequests} requests)` : ""}`;
   return part(
-    "Reads: the whole list in pages of 100",
+    "Reads: the whole list in windows of 100",
     null,
     table(wholeLists, [
       ["purchases", (row) => count(row.purchases)],
@@ -188,14 +187,17 @@ export function renderVersusBare({ database, node, rounds, secondsPerLoad, rows 
   return part(
     "The API against a bare Apollo Server 5 + Express + driver server",
     `Each in a process of its own on Node ${node}, on the same database (${database}); ${rounds} rounds of ${secondsPerLoad} s of load on each, ` +
-      "alternating which goes first. Bare: one resolver per field, no limits, no access checks, no logs, no metrics (`bench/bare-api-process.ts`).",
+      "alternating which goes first; every request carries a token with `purchases:read`. Bare: one resolver per field, no limits, no access checks, " +
+      "no logs, no metrics, no DataLoader (`bench/processes/bare-api-process.ts`). CPU per request of each process, user and system: " +
+      "the API's, the bare server's, and the database's while each of them was loaded (n/a when the bench did not start the database).",
     table(rows, [
       ["request", (row) => `\`${row.scenario}\``],
       ["ours req/s", (row) => count(row.oursRequestsPerSecond)],
       ["bare req/s", (row) => count(row.bareRequestsPerSecond)],
       ["ours / bare", (row) => times(row.oursOverBare)],
       ["by round", (row) => row.roundRatios.map((value) => value.toFixed(2)).join(", ")],
-      ["CPU ms/request, ours / bare", (row) => `${row.oursCpuMsPerRequest.toFixed(2)} / ${row.bareCpuMsPerRequest.toFixed(2)}`],
+      ["CPU ms/request, ours / bare", (row) => `${cpu(row.oursCpuMsPerRequest)} / ${cpu(row.bareCpuMsPerRequest)}`],
+      ["database CPU ms/request, ours / bare", (row) => `${cpu(row.databaseCpuMsPerOurRequest)} / ${cpu(row.databaseCpuMsPerBareRequest)}`],
       ["our commands/request", (row) => row.oursCommandsPerRequest.toFixed(2)],
       ["failed", (row) => row.failures],
     ]),
@@ -273,30 +275,37 @@ function renderScale({ rows, hotBooks, indexCost }: ScaleResults): string {
 export function renderTargets(targets: TargetCheck[]): string {
   const gating = targets.filter((check) => check.failsRun);
   const reported = targets.filter((check) => !check.failsRun);
+  // A section of `--only` may have targets of one kind only: a heading over an empty table would say nothing.
   return [
-    part(
-      "Targets that gate the run",
-      "Counts and invariants, exact on any backend and machine: a FAIL here fails the run.",
-      table(gating, [
-        ["target", (check) => check.target],
-        ["measured", (check) => check.measured],
-        ["result", (check) => (check.pass ? "PASS" : "FAIL")],
-      ]),
-    ),
-    part(
-      "Times, reported only",
-      "Times depend on the machine and what else it runs: each is compared with its goal here, and none fails the run. " +
-        "A goal not reached on a shared or busy machine says little; compare runs on one idle machine (BENCHMARKS.md).",
-      table(reported, [
-        ["goal", (check) => check.target],
-        ["measured", (check) => check.measured],
-        [
-          "reached",
-          (check) => (check.pass ? "yes" : check.measured === "not measured" ? "not measured in this run" : "no, on this machine"),
-        ],
-      ]),
-    ),
-  ].join("\n\n");
+    gating.length === 0
+      ? null
+      : part(
+          "Targets that gate the run",
+          "Counts and invariants, exact on any backend and machine: a FAIL here fails the run.",
+          table(gating, [
+            ["target", (check) => check.target],
+            ["measured", (check) => check.measured],
+            ["result", (check) => (check.pass ? "PASS" : "FAIL")],
+          ]),
+        ),
+    reported.length === 0
+      ? null
+      : part(
+          "Times, reported only",
+          "Times depend on the machine and what else it runs: each is compared with its goal here, and none fails the run. " +
+            "A goal not reached on a shared or busy machine says little; compare runs on one idle machine (BENCHMARKS.md).",
+          table(reported, [
+            ["goal", (check) => check.target],
+            ["measured", (check) => check.measured],
+            [
+              "reached",
+              (check) => (check.pass ? "yes" : check.measured === "not measured" ? "not measured in this run" : "no, on this machine"),
+            ],
+          ]),
+        ),
+  ]
+    .filter((rendered) => rendered !== null)
+    .join("\n\n");
 }
 
 // What each code means in this table, in words, so that a failed row reads as what happened.
@@ -312,4 +321,74 @@ function failedWithCodes(row: HotBookFigures): string {
     ([code, times]) => `${count(times)} ${code}${FAILURE_WORDS[code] ? ` (${FAILURE_WORDS[code]})` : ""}`,
   );
   return `${count(row.failures)} of ${count(row.requests)} answered with an error: ${codes.join(", ")}`;
+}
+
+const TOP_LINES = 12;
+const TOP_PARTS = 10;
+
+/** The profiles of the storefront listings: per process, milliseconds per request and per book by part, then each profile's top lines. */
+export function renderProfiles({ database, node, folder, secondsPerLoad, rows }: ProfileResults): string {
+  const processes = [
+    { title: "API process", of: (row: ListingProfile) => row.api },
+    { title: "database process", of: (row: ListingProfile) => row.database },
+  ];
+  const intro = part(
+    "Where a storefront listing's CPU goes",
+    `On Node ${node}, the API in a process of its own on ${database}; one load of ${secondsPerLoad} s per listing, profiled in both ` +
+      `processes around that load only (profiles in \`${folder}\`). Shares are of the busy samples (all but idle); milliseconds are ` +
+      "those shares of the CPU per request measured during the same load, the profiler's cost included. On a busy machine the shares " +
+      "hold and the milliseconds do not.",
+    table(rows, [
+      ["listing", (row) => `${row.books} books`],
+      ["req/s", (row) => count(row.requestsPerSecond)],
+      ["API CPU ms/request", (row) => cpu(row.api.cpuMsPerRequest)],
+      ["database CPU ms/request", (row) => cpu(row.database?.cpuMsPerRequest ?? Number.NaN)],
+      ["API ms/book", (row) => cpu(row.api.cpuMsPerRequest / row.books)],
+      ["database ms/book", (row) => cpu((row.database?.cpuMsPerRequest ?? Number.NaN) / row.books)],
+      ["failed", (row) => row.failures],
+    ]),
+  );
+  return [
+    intro,
+    ...processes.flatMap(({ title, of }) => {
+      const profiled = rows.flatMap((row) => {
+        const profile = of(row);
+        return profile ? [{ books: row.books, profile }] : [];
+      });
+      return profiled.length === 0
+        ? []
+        : [renderParts(title, profiled), ...profiled.map(({ books, profile }) => renderTopLines(title, books, profile))];
+    }),
+  ].join("\n\n");
+}
+
+/** Milliseconds per request of each part at each listing size, and what one more book costs in it (from the smallest to the largest listing). */
+function renderParts(title: string, profiled: { books: number; profile: ProcessProfile }[]): string {
+  const msOf = (profile: ProcessProfile, name: string) =>
+    (profile.summary.parts.find((entry) => entry.part === name)?.share ?? 0) * profile.cpuMsPerRequest;
+  const [first, last] = [profiled[0]!, profiled.at(-1)!];
+  const names = last.profile.summary.parts.slice(0, TOP_PARTS).map((entry) => entry.part);
+  const perBook = (name: string) => (msOf(last.profile, name) - msOf(first.profile, name)) / (last.books - first.books);
+  return part(
+    `${title}: milliseconds per request by part`,
+    `The ${TOP_PARTS} largest parts of the ${last.books}-book listing's profile; "per book" is the growth from ${first.books} to ${last.books} books over the books added.`,
+    table(names, [
+      ["part", (name) => `\`${name}\``],
+      ...profiled.map(({ books, profile }): Column<string> => [`${books} books`, (name) => cpu(msOf(profile, name))]),
+      ["per book", (name) => cpu(perBook(name))],
+      [`share at ${last.books}`, (name) => percent(last.profile.summary.parts.find((entry) => entry.part === name)?.share ?? 0)],
+    ]),
+  );
+}
+
+function renderTopLines(title: string, books: number, { summary }: ProcessProfile): string {
+  return part(
+    `${title}, ${books}-book listing: top lines (self time)`,
+    null,
+    table(summary.lines.slice(0, TOP_LINES), [
+      ["function", (line) => `\`${line.name}\``],
+      ["part", (line) => line.part],
+      ["share", (line) => percent(line.share)],
+    ]),
+  );
 }

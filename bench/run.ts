@@ -2,25 +2,37 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../src/config";
-import { parseFlags, readToolConfig, runToolAsMain, ToolFailure, type ToolOutput } from "../src/cli/tool";
+import { parseFlags, readToolConfig, runToolAsMain, ToolFailure, UsageError, type ToolOutput } from "../src/cli/tool";
 import { connectToDatabase, type DatabaseConnection } from "../src/db/connection";
 import { selectDatabase, selectReplicaSet, type SelectedDatabase } from "../src/db/select-database";
-import { describeEnvironment } from "./environment";
-import { benchmarkHttp, httpSteps } from "./http";
-import { CommandMonitor } from "./monitor";
-import { FULL_PLAN, LARGEST_CATALOG, QUICK_PLAN, type Plan } from "./plan";
-import { benchmarkScale, scaleSteps } from "./catalog-scale";
-import { benchmarkShardTargeting } from "./shard-targeting";
-import { startProgress } from "./progress";
-import { benchmarkReads, readSteps } from "./reads";
-import { renderReport, renderTargets, renderVersusBare, type Report } from "./report";
-import { checkTargets, versusBareTargets } from "./targets";
-import { benchmarkThroughput, throughputSteps } from "./throughput";
-import { benchmarkVersusBare, versusBareSteps } from "./versus-bare";
-import { benchmarkWrites, writeSteps } from "./writes";
+import { describeEnvironment } from "./kit/environment";
+import { benchmarkHttp, httpSteps } from "./scenarios/http";
+import { CommandMonitor } from "./kit/monitor";
+import { FULL_PLAN, LARGEST_CATALOG, QUICK_PLAN, type Plan } from "./kit/plan";
+import { benchmarkScale, scaleSteps } from "./scenarios/catalog-scale";
+import { benchmarkShardTargeting } from "./scenarios/shard-targeting";
+import { startProgress } from "./kit/progress";
+import { benchmarkReads, readSteps } from "./scenarios/reads";
+import { renderProfiles, renderReport, renderTargets, SECTION_RENDERERS, type Report } from "./report";
+import { checkTargets, SECTION_TARGETS, type Results, type TargetCheck } from "./targets";
+import { benchmarkProfiles, profileSteps } from "./scenarios/profile";
+import { benchmarkThroughput, throughputSteps } from "./scenarios/throughput";
+import { benchmarkVersusBare, versusBareSteps } from "./scenarios/versus-bare";
+import { benchmarkWrites, writeSteps } from "./scenarios/writes";
 import { ensureSalesIndexes } from "../src/sales/indexes";
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --versus-bare-only]
+/** The sections `--only` names, in the order a run measures them, and where each one's results sit in the report. */
+const SECTION_NAMES = {
+  writes: "writes",
+  reads: "reads",
+  http: "http",
+  throughput: "throughput",
+  "versus-bare": "versusBare",
+  scale: "scale",
+  "shard-targeting": "shardTargeting",
+} as const satisfies Record<string, keyof Results>;
+
+const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --only <sections>] [-- --profile]
 
 Measures writes, reads and GraphQL over HTTP on the database the project selects
 (MONGODB_URI, else a throwaway one), keyed purchases of a hot book on a replica set
@@ -29,7 +41,11 @@ prints markdown tables and saves raw figures in bench/results/.
 
   --quick            fewer repetitions, shorter loads and no catalog of 1,000,002 books
   --largest-catalog  measure the catalog of 1,000,002 books in a quick run too (minutes more to seed)
-  --versus-bare-only only the API against a bare Apollo server (about 2 minutes, 1 with --quick)
+  --only <sections>  only these sections, comma-separated, each printed with its own targets:
+                     ${Object.keys(SECTION_NAMES).join(", ")}
+                     (versus-bare: the API against a bare Apollo server, about 4 minutes, 2 with --quick)
+  --profile          only CPU profiles of the API and the stand-in under the 5-, 20- and 50-book
+                     storefront listings, saved in bench/results/profiles/ (about 1 minute, less with --quick)
   --help             show this text`;
 
 /** A database of the run's own, with the indexes in place, watched by command monitoring; dropped when closed. */
@@ -45,12 +61,37 @@ async function openBenchDatabase(uri: string, name: string): Promise<DatabaseCon
   };
 }
 
+type SectionName = keyof typeof SECTION_NAMES;
+type Section = keyof Results;
+
+/** What every section is given: the run's database, a name for the databases it makes, the settings and the plan. */
+interface RunContext {
+  database: SelectedDatabase;
+  name: string;
+  config: Config;
+  plan: Plan;
+  env: NodeJS.ProcessEnv;
+  output: ToolOutput;
+}
+
+function parseSections(only: string): Section[] {
+  const named = only.split(",").map((name) => name.trim());
+  const unknown = named.filter((name) => !Object.hasOwn(SECTION_NAMES, name));
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--only: unknown section ${unknown.map((name) => `"${name}"`).join(", ")}; choose from ${Object.keys(SECTION_NAMES).join(", ")}`,
+    );
+  return (Object.keys(SECTION_NAMES) as SectionName[]).filter((name) => named.includes(name)).map((name) => SECTION_NAMES[name]);
+}
+
 async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutput): Promise<void> {
   const flags = parseFlags(args, {
     quick: { type: "boolean" },
     "largest-catalog": { type: "boolean" },
-    "versus-bare-only": { type: "boolean" },
+    only: { type: "string" },
+    profile: { type: "boolean" },
   });
+  const sections = flags.only === undefined ? null : parseSections(flags.only);
   const chosen = flags.quick ? QUICK_PLAN : FULL_PLAN;
   const plan =
     flags["largest-catalog"] && !chosen.scale.catalogSizes.includes(LARGEST_CATALOG)
@@ -63,29 +104,93 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
   const database = await selectDatabase(config.mongodbUri);
   output.err(`Database: ${database.description}`);
   // A random name: a run never touches data it did not write, and drops only what it made.
-  const name = `bench_${randomBytes(4).toString("hex")}`;
-  const versusBare = (progressName: string) =>
-    section(progressName, versusBareSteps(plan.versusBare), (progress) =>
-      benchmarkVersusBare(database, (uri) => openBenchDatabase(uri, `${name}_bare`), config, plan.versusBare, progress),
-    );
+  const context: RunContext = { database, name: `bench_${randomBytes(4).toString("hex")}`, config, plan, env, output };
   try {
-    if (flags["versus-bare-only"]) {
-      const results = await versusBare("versus bare");
-      output.out([renderVersusBare(results), renderTargets(versusBareTargets(results))].join("\n\n"));
-      return;
-    }
-    const { environment, writes, reads } = await benchmarkDomain(database, name, config, plan);
-    const web = await openBenchDatabase(database.uri, `${name}_http`);
-    const http = await section("http", httpSteps(plan.http), (progress) =>
-      benchmarkHttp(web.db, web.monitor, config, plan.http, progress),
-    ).finally(() => web.close());
-    const throughput = await section("throughput", throughputSteps(plan.http), (progress) =>
+    if (flags.profile) return await runProfiles(context, started);
+    if (sections) return await runSections(context, sections);
+    await runEverything(context, started);
+  } finally {
+    await database.stop();
+  }
+}
+
+/** Every section, the report with every target, and the raw figures saved; exact failures fail the run. */
+async function runEverything(context: RunContext, started: number): Promise<void> {
+  const { database, name, config, plan, output } = context;
+  const { db, close } = await openBenchDatabase(database.uri, name);
+  const environment = await describeEnvironment(database, db, config).finally(() => close());
+  const results: Results = {
+    writes: await SECTIONS.writes(context),
+    reads: await SECTIONS.reads(context),
+    http: await SECTIONS.http(context),
+    throughput: await SECTIONS.throughput(context),
+    versusBare: await SECTIONS.versusBare(context),
+    scale: await SECTIONS.scale(context),
+    shardTargeting: await SECTIONS.shardTargeting(context),
+  };
+  const report: Report = {
+    mode: plan.mode,
+    startedAt: new Date(started).toISOString(),
+    durationSeconds: (Date.now() - started) / 1000,
+    environment,
+    ...results,
+    targets: checkTargets(results),
+  };
+  output.out(renderReport(report));
+  output.err(`Raw figures: ${saveResults(report, `${report.startedAt.replace(/[:.]/g, "-")}.json`)}`);
+  failIfBroken(report.targets, violationsOf(report));
+}
+
+/** The chosen sections only, each rendered with the targets it can be checked against alone. */
+async function runSections(context: RunContext, sections: Section[]): Promise<void> {
+  const measured: Partial<Results> = {};
+  const [rendered, targets]: [string[], TargetCheck[]] = [[], []];
+  for (const section of sections) {
+    const results = await SECTIONS[section](context);
+    Object.assign(measured, { [section]: results });
+    const checks = (SECTION_TARGETS[section] as (results: Results[typeof section]) => TargetCheck[])(results);
+    rendered.push((SECTION_RENDERERS[section] as (results: Results[typeof section]) => string)(results), renderTargets(checks));
+    targets.push(...checks);
+  }
+  context.output.out(rendered.join("\n\n"));
+  failIfBroken(targets, violationsOf(measured));
+}
+
+async function runProfiles({ database, name, config, plan, output }: RunContext, started: number): Promise<void> {
+  const folder = join(RESULTS, "profiles", new Date(started).toISOString().replace(/[:.]/g, "-"));
+  const profiles = await section("profiles", profileSteps(plan.profile), (progress) =>
+    benchmarkProfiles(database, (uri) => openBenchDatabase(uri, `${name}_profile`), config, plan.profile, folder, progress),
+  );
+  output.out(renderProfiles(profiles));
+  output.err(`Profiles: ${folder}`);
+}
+
+/** Each section: its progress bar, the databases it makes (dropped after it), its measurement. */
+const SECTIONS = {
+  writes: ({ database, name, config, plan }: RunContext) =>
+    withBenchDatabase(database.uri, `${name}_writes`, ({ db, monitor }) =>
+      section("writes", writeSteps(plan.writes), (progress) => benchmarkWrites(db, monitor, config, plan.writes, progress)),
+    ),
+  reads: ({ database, name, config, plan }: RunContext) =>
+    withBenchDatabase(database.uri, `${name}_reads`, ({ db, monitor }) =>
+      section("reads", readSteps(plan.reads), (progress) => benchmarkReads(db, monitor, config, plan.reads, progress)),
+    ),
+  http: ({ database, name, config, plan }: RunContext) =>
+    withBenchDatabase(database.uri, `${name}_http`, ({ db, monitor }) =>
+      section("http", httpSteps(plan.http), (progress) => benchmarkHttp(db, monitor, config, plan.http, progress)),
+    ),
+  throughput: ({ database, name, config, plan }: RunContext) =>
+    section("throughput", throughputSteps(plan.http), (progress) =>
       benchmarkThroughput(database, (uri) => openBenchDatabase(uri, `${name}_apart`), config, plan.http, progress),
-    );
-    const versus = await versusBare("versus bare");
+    ),
+  versusBare: ({ database, name, config, plan }: RunContext) =>
+    section("versus bare", versusBareSteps(plan.versusBare), (progress) =>
+      benchmarkVersusBare(database, (uri) => openBenchDatabase(uri, `${name}_bare`), config, plan.versusBare, progress),
+    ),
+  scale: async ({ database, name, config, plan, env, output }: RunContext) => {
     const replicaSet = await selectReplicaSet(database, env.MONGODB_REPLICA_SET_URI);
     output.err(`Keyed purchases on a replica set: ${replicaSet.description}`);
-    const scale = await section("scale", scaleSteps(plan.scale), (progress) =>
+    return section("scale", scaleSteps(plan.scale), (progress) =>
       benchmarkScale(
         (suffix) => openBenchDatabase(database.uri, `${name}_${suffix}`),
         (suffix) => openBenchDatabase(replicaSet.uri, `${name}_${suffix}`),
@@ -94,43 +199,21 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
         progress,
       ),
     ).finally(() => replicaSet.stop());
-    // Counts on the stand-in routing as a mongos over simulated shards, whatever database the rest ran on.
-    const shardTargeting = await section("shard targeting", 1, () => benchmarkShardTargeting());
+  },
+  // Counts on the stand-in routing as a mongos over simulated shards, whatever database the rest ran on.
+  shardTargeting: (_context: RunContext) => section("shard targeting", 1, () => benchmarkShardTargeting()),
+} satisfies { [Name in Section]: (context: RunContext) => Promise<Results[Name]> };
 
-    const report: Report = {
-      mode: plan.mode,
-      startedAt: new Date(started).toISOString(),
-      durationSeconds: (Date.now() - started) / 1000,
-      environment,
-      writes,
-      reads,
-      http,
-      throughput,
-      versusBare: versus,
-      scale,
-      shardTargeting,
-      targets: checkTargets({ writes, reads, http, throughput, versusBare: versus, scale, shardTargeting }),
-    };
-    output.out(renderReport(report));
-    output.err(`Raw figures: ${saveResults(report)}`);
-    failIfBroken(report);
-  } finally {
-    await database.stop();
-  }
-}
-
-/** Writes and reads, on a database dropped before the HTTP part so that a 1,000,000-purchase book does not weigh on it. */
-async function benchmarkDomain(database: SelectedDatabase, name: string, config: Config, plan: Plan) {
-  const { db, monitor, close } = await openBenchDatabase(database.uri, name);
+async function withBenchDatabase<T>(
+  uri: string,
+  name: string,
+  run: (database: DatabaseConnection & { monitor: CommandMonitor }) => Promise<T>,
+) {
+  const database = await openBenchDatabase(uri, name);
   try {
-    const environment = await describeEnvironment(database, db, config);
-    const writes = await section("writes", writeSteps(plan.writes), (progress) =>
-      benchmarkWrites(db, monitor, config, plan.writes, progress),
-    );
-    const reads = await section("reads", readSteps(plan.reads), (progress) => benchmarkReads(db, monitor, config, plan.reads, progress));
-    return { environment, writes, reads };
+    return await run(database);
   } finally {
-    await close();
+    await database.close();
   }
 }
 
@@ -143,18 +226,18 @@ async function section<T>(name: string, steps: number, run: (progress: ReturnTyp
   }
 }
 
-function saveResults(report: Report): string {
-  const folder = join(__dirname, "results");
-  mkdirSync(folder, { recursive: true });
-  const file = join(folder, `${report.startedAt.replace(/[:.]/g, "-")}.json`);
+const RESULTS = join(__dirname, "results");
+
+function saveResults(report: Report, fileName: string): string {
+  mkdirSync(RESULTS, { recursive: true });
+  const file = join(RESULTS, fileName);
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   return file;
 }
 
 /** Only exact failures (broken invariants, wrong command or byte counts) fail the run; see BENCHMARKS.md. */
-function failIfBroken(report: Report): void {
-  const violations = [...report.writes.violations, ...report.reads.violations, ...report.http.violations, ...report.scale.violations];
-  const failed = report.targets.filter((check) => check.failsRun && !check.pass);
+function failIfBroken(targets: TargetCheck[], violations: string[]): void {
+  const failed = targets.filter((check) => check.failsRun && !check.pass);
   if (failed.length === 0) return;
   throw new ToolFailure(
     [
@@ -162,6 +245,10 @@ function failIfBroken(report: Report): void {
       ...violations.map((violation) => `INVARIANT BROKEN: ${violation}`),
     ].join("\n"),
   );
+}
+
+function violationsOf({ writes, reads, http, scale }: Partial<Results>): string[] {
+  return [writes, reads, http, scale].flatMap((section) => section?.violations ?? []);
 }
 
 runToolAsMain({ usage: USAGE, run: runBench });

@@ -1,10 +1,11 @@
-import { BESIDE_AMPLIFIERS, CACHED_LISTING, ONE_ROUND_TRIP, OVERHEAD, type HttpResults, type HttpRow } from "./http";
-import type { ReadResults } from "./reads";
-import type { ThroughputResults } from "./throughput";
-import type { VersusBareResults } from "./versus-bare";
-import type { WriteResults } from "./writes";
-import { SCALE_SCENARIOS, type HotBookFigures, type ScaleResults, type ScaleRow } from "./catalog-scale";
-import type { ShardTargetingResults } from "./shard-targeting";
+import { BESIDE_AMPLIFIERS, type HttpResults, type HttpRow } from "./scenarios/http";
+import { CACHED_LISTING, ONE_ROUND_TRIP, OVERHEAD } from "./scenarios/shelf";
+import type { ReadResults } from "./scenarios/reads";
+import type { ThroughputResults } from "./scenarios/throughput";
+import { STOREFRONT_LISTINGS, type VersusBareResults } from "./scenarios/versus-bare";
+import type { WriteResults } from "./scenarios/writes";
+import { SCALE_SCENARIOS, type HotBookFigures, type ScaleResults, type ScaleRow } from "./scenarios/catalog-scale";
+import type { ShardTargetingResults } from "./scenarios/shard-targeting";
 
 export interface TargetCheck {
   target: string;
@@ -17,7 +18,8 @@ export interface TargetCheck {
   failsRun: boolean;
 }
 
-interface Results {
+/** Every section's results, under the names the report's JSON has always used. */
+export interface Results {
   writes: WriteResults;
   reads: ReadResults;
   http: HttpResults;
@@ -27,25 +29,36 @@ interface Results {
   shardTargeting: ShardTargetingResults;
 }
 
-export function checkTargets(results: Results): TargetCheck[] {
-  return [
-    writeCostIsFlat(results.writes),
-    firstPageCostIsFlat(results.reads),
-    pagesCostAtMostTwoCommands(results.reads),
-    ...listingCommands(results.http),
-    listingThroughput(results.throughput.rows, "the database, the API and the load each in its own process, as in production"),
+/** The targets each section can be checked against alone, its own invariants included (`--only` prints these). */
+export const SECTION_TARGETS: { [Section in keyof Results]: (results: Results[Section]) => TargetCheck[] } = {
+  writes: (writes) => [writeCostIsFlat(writes), noInvariantBroke("writes", writes)],
+  reads: (reads) => [firstWindowCostIsFlat(reads), windowsCostAtMostTwoCommands(reads), noInvariantBroke("reads", reads)],
+  http: (http) => [
+    ...listingCommands(http),
     listingThroughput(
-      results.http.rows.filter((row) => row.batching),
+      http.rows.filter((row) => row.batching),
       "all three in the bench's process (the database's work counted against the API)",
     ),
-    cachedListingThroughput(results.throughput.rows),
-    besideAmplifiers(results.http.rows),
-    ...versusBareTargets(results.versusBare),
-    ...SCALE_SCENARIOS.flatMap((scenario) => scaleTargets(results.scale.rows.filter((row) => row.scenario === scenario))),
-    ...hotBookTargets(results.scale.hotBooks),
-    oneShardPaths(results.shardTargeting),
-    noInvariantBroke(results),
-  ];
+    besideAmplifiers(http.rows),
+    noInvariantBroke("http", http),
+  ],
+  throughput: ({ rows }) => [
+    listingThroughput(rows, "the database, the API and the load each in its own process, as in production"),
+    cachedListingThroughput(rows),
+  ],
+  versusBare: (versusBare) => versusBareTargets(versusBare),
+  scale: (scale) => [
+    ...SCALE_SCENARIOS.flatMap((scenario) => scaleTargets(scale.rows.filter((row) => row.scenario === scenario))),
+    ...hotBookTargets(scale.hotBooks),
+    noInvariantBroke("scale", scale),
+  ],
+  shardTargeting: (shardTargeting) => [oneShardPaths(shardTargeting)],
+};
+
+export function checkTargets(results: Results): TargetCheck[] {
+  return (Object.keys(SECTION_TARGETS) as (keyof Results)[]).flatMap((section) =>
+    (SECTION_TARGETS[section] as (results: Results[typeof section]) => TargetCheck[])(results[section]),
+  );
 }
 
 /** docs/operations/sharding.md's promise: the requests it names reach one shard, their transactions too. */
@@ -77,22 +90,22 @@ function writeCostIsFlat({ rows }: WriteResults): TargetCheck {
   };
 }
 
-function firstPageCostIsFlat({ pages }: ReadResults): TargetCheck {
-  const target = "First-page commands and bytes the same for a book of 50 and of 1,000,000 purchases";
-  const [small, large] = [50, 1_000_000].map((purchases) => pages.find((row) => row.purchases === purchases && row.start === 0)?.api);
+function firstWindowCostIsFlat({ windows }: ReadResults): TargetCheck {
+  const target = "First-window commands and bytes the same for a book of 50 and of 1,000,000 purchases";
+  const [small, large] = [50, 1_000_000].map((purchases) => windows.find((row) => row.purchases === purchases && row.start === 0)?.api);
   if (!small || !large) return { target, measured: "not measured", pass: false, failsRun: true };
   const describe = (figures: typeof small) => `${figures.commands} cmd, ${figures.bytesSent} B sent, ${figures.bytesReceived} B received`;
   const same = small.commands === large.commands && small.bytesSent === large.bytesSent && small.bytesReceived === large.bytesReceived;
   return { target, measured: `50: ${describe(small)}; 1,000,000: ${describe(large)}`, pass: same, failsRun: true };
 }
 
-function pagesCostAtMostTwoCommands({ pages, wholeLists }: ReadResults): TargetCheck {
-  const most = Math.max(...pages.map((row) => row.api.maxCommands), ...wholeLists.map((row) => row.api.maxCommands));
+function windowsCostAtMostTwoCommands({ windows, wholeLists }: ReadResults): TargetCheck {
+  const most = Math.max(...windows.map((row) => row.api.maxCommands), ...wholeLists.map((row) => row.api.maxCommands));
   const reads =
-    pages.reduce((total, row) => total + row.api.samples, 0) + wholeLists.reduce((total, row) => total + row.api.measuredRequests, 0);
+    windows.reduce((total, row) => total + row.api.samples, 0) + wholeLists.reduce((total, row) => total + row.api.measuredRequests, 0);
   return {
-    target: "Any page costs at most 2 database commands",
-    measured: `at most ${most} over ${reads.toLocaleString("en")} page reads`,
+    target: "Any window costs at most 2 database commands",
+    measured: `at most ${most} over ${reads.toLocaleString("en")} window reads`,
     pass: most <= 2,
     failsRun: true,
   };
@@ -107,13 +120,13 @@ function listingCommands({ rows }: HttpResults): TargetCheck[] {
   const show = (list: number[]) => list.map((count, index) => `${sizes[index]} books: ${count}`).join(", ");
   return [
     {
-      target: "Storefront listing: a constant number of commands per request, whatever the page size",
+      target: "Storefront listing: a constant number of commands per request, whatever the number of books listed",
       measured: show(batched),
       pass: batched.length > 1 && batched.every((count) => count === batched[0]),
       failsRun: true,
     },
     {
-      target: "With batching disabled, the listing's commands grow with the page size",
+      target: "With batching disabled, the listing's commands grow with the books listed",
       measured: show(unbatched),
       pass: unbatched.length > 1 && unbatched.every((count, index) => index === 0 || count > unbatched[index - 1]!),
       failsRun: true,
@@ -121,20 +134,40 @@ function listingCommands({ rows }: HttpResults): TargetCheck[] {
   ];
 }
 
-/** What the request path costs: the API at 0.9 or more of the bare server's throughput, request by request (a time: reported). */
+/**
+ * What the request path costs (times: reported, never fatal): the API at 1.0 or more of the bare server's
+ * throughput on the three small requests, 1.5 or more on the 20-book storefront listing, and the 50-book
+ * listing within 2.5 times the 20-book one in the API process's CPU per request (linear in books, not worse).
+ */
 export function versusBareTargets({ rows }: VersusBareResults): TargetCheck[] {
-  return rows.map((row) => ({
-    target: `\`${row.scenario}\`: the API at 0.9 or more of a bare Apollo server's throughput`,
-    measured: `${row.oursOverBare.toFixed(3)}× (${Math.round(row.oursRequestsPerSecond)} against ${Math.round(row.bareRequestsPerSecond)} req/s)`,
-    pass: row.oursOverBare >= 0.9,
-    failsRun: false,
-  }));
+  const [twenty, fifty] = STOREFRONT_LISTINGS.map((listing) => rows.find((row) => row.scenario === listing.name));
+  const throughput = rows
+    .filter((row) => row !== fifty)
+    .map((row) => {
+      const least = row === twenty ? 1.5 : 1.0;
+      return {
+        target: `\`${row.scenario}\`: the API at ${least.toFixed(1)} or more of a bare Apollo server's throughput`,
+        measured: `${row.oursOverBare.toFixed(3)}× (${Math.round(row.oursRequestsPerSecond)} against ${Math.round(row.bareRequestsPerSecond)} req/s)`,
+        pass: row.oursOverBare >= least,
+        failsRun: false,
+      };
+    });
+  if (!twenty || !fifty) return throughput;
+  const growth = fifty.oursCpuMsPerRequest / twenty.oursCpuMsPerRequest;
+  return [
+    ...throughput,
+    {
+      target: "the 50-book storefront listing at most 2.5 times the 20-book one in the API process's CPU per request",
+      measured: `${growth.toFixed(2)}× (${fifty.oursCpuMsPerRequest.toFixed(2)} against ${twenty.oursCpuMsPerRequest.toFixed(2)} ms)`,
+      pass: growth <= 2.5,
+      failsRun: false,
+    },
+  ];
 }
 
-function noInvariantBroke(results: Results): TargetCheck {
-  const violations = [...results.writes.violations, ...results.reads.violations, ...results.http.violations, ...results.scale.violations];
+function noInvariantBroke(section: string, { violations }: { violations: string[] }): TargetCheck {
   return {
-    target: "No invariant breaks: no lost or doubled purchase, no over-full array or page",
+    target: `No invariant breaks in ${section}: no lost or doubled purchase, no over-full array or page`,
     measured: violations.length === 0 ? "none broken" : `${violations.length} broken: ${violations.slice(0, 3).join("; ")}`,
     pass: violations.length === 0,
     failsRun: true,
@@ -166,7 +199,7 @@ function besideAmplifiers(rows: HttpRow[]): TargetCheck {
 }
 
 function cachedListingThroughput(rows: ThroughputResults["rows"]): TargetCheck {
-  const target = "Catalog page of 5 books from the response cache at 80 % or more of `{ __typename }`'s throughput, processes apart";
+  const target = "Catalog listing of 5 books from the response cache at 80 % or more of `{ __typename }`'s throughput, processes apart";
   const overhead = rows.find((row) => row.scenario === OVERHEAD.name);
   const cached = rows.find((row) => row.scenario === CACHED_LISTING.name);
   if (!overhead || !cached) return { target, measured: "not measured", pass: false, failsRun: false };

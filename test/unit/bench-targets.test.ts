@@ -1,5 +1,6 @@
 import { renderTargets } from "../../bench/report";
-import type { TargetCheck } from "../../bench/targets";
+import { versusBareTargets, type TargetCheck } from "../../bench/targets";
+import { STOREFRONT_LISTINGS, type VersusBareRow } from "../../bench/scenarios/versus-bare";
 
 const check = (target: string, pass: boolean, failsRun: boolean, measured = "measured"): TargetCheck => ({
   target,
@@ -29,5 +30,51 @@ describe("the bench's targets in its report", () => {
     expect(reported).toContain("| Listing at half of { __typename }'s throughput | 12 % | no, on this machine |");
     expect(reported).toContain("| Cached page at 80 % | measured | yes |");
     expect(reported).toContain("| Versus a bare server | not measured | not measured in this run |");
+  });
+});
+
+describe("the targets of one section (npm run bench -- --only)", () => {
+  it("leaves out the heading of a kind of target the section has none of", () => {
+    const rendered = renderTargets([check("Versus a bare server", true, false)]);
+    expect(rendered).not.toContain("Targets that gate the run");
+    expect(rendered).toContain("| Versus a bare server | measured | yes |");
+  });
+});
+
+describe("issue 39's targets against the bare server", () => {
+  const row = (scenario: string, oursOverBare: number, oursCpuMsPerRequest: number): VersusBareRow => ({
+    scenario,
+    oursRequestsPerSecond: 100 * oursOverBare,
+    bareRequestsPerSecond: 100,
+    oursOverBare,
+    roundRatios: [oursOverBare],
+    oursCpuMsPerRequest,
+    bareCpuMsPerRequest: 1,
+    databaseCpuMsPerOurRequest: Number.NaN,
+    databaseCpuMsPerBareRequest: Number.NaN,
+    oursCommandsPerRequest: 1,
+    failures: 0,
+  });
+  const [twenty, fifty] = STOREFRONT_LISTINGS.map((listing) => listing.name);
+  const targets = (fiftyCpu: number) =>
+    versusBareTargets({
+      database: "the stand-in",
+      node: "v24",
+      rounds: 1,
+      secondsPerLoad: 1,
+      rows: [row("{ __typename }", 1.2, 0.2), row(twenty!, 1.4, 10), row(fifty!, 9, fiftyCpu)],
+    });
+
+  it("asks 1.0 of the bare server's throughput of a small request and 1.5 of the 20-book listing's, never failing the run", () => {
+    expect(targets(20).map(({ pass, failsRun }) => [pass, failsRun])).toEqual([
+      [true, false],
+      [false, false],
+      [true, false],
+    ]);
+  });
+
+  it("bounds the 50-book listing's API CPU per request at 2.5 times the 20-book one's", () => {
+    expect(targets(25).at(-1)?.pass).toBe(true);
+    expect(targets(26).at(-1)).toMatchObject({ pass: false, measured: "2.60× (26.00 against 10.00 ms)" });
   });
 });

@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
-import type { OutlierSettings } from "../src/config";
-import { insertBooksWithPurchases } from "../src/maintenance/bulk";
-import type { BookId } from "../src/sales/documents";
+import type { OutlierSettings } from "../../src/config";
+import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
+import type { BookId } from "../../src/sales/documents";
 
 /**
  * Customer ids of one fixed length, so that byte counts compare books by their layout alone,

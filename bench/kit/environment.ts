@@ -1,7 +1,7 @@
 import os from "node:os";
 import type { Db } from "mongodb";
-import type { OutlierSettings } from "../src/config";
-import type { SelectedDatabase } from "../src/db/select-database";
+import type { OutlierSettings } from "../../src/config";
+import type { SelectedDatabase } from "../../src/db/select-database";
 
 export interface Environment {
   backend: SelectedDatabase["kind"];

@@ -1,21 +1,22 @@
 import type { Db, Document } from "mongodb";
-import type { OutlierSettings } from "../src/config";
-import { customerCursor } from "../src/graphql/cursors";
-import { extraSalesCollection, salesCollection } from "../src/sales/documents";
-import { insertBooksWithPurchases, type BookWithPurchases } from "../src/maintenance/bulk";
-import { customerId, customerIds } from "./catalog";
-import { summarize, type OperationFigures } from "./figures";
-import { BOOK_BUYERS, BROWSE_BOOKS, graphql, LIST_BOOKS, load, post, RECORD_PURCHASE, withServer } from "./http";
-import { bookViolations } from "./invariants";
-import type { CommandMonitor } from "./monitor";
-import type { Plan } from "./plan";
-import type { Progress } from "./progress";
-import { percentile } from "./stats";
+import type { OutlierSettings } from "../../src/config";
+import { customerCursor } from "../../src/graphql/cursors";
+import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
+import { insertBooksWithPurchases, type BookWithPurchases } from "../../src/maintenance/bulk";
+import { customerId, customerIds } from "../kit/catalog";
+import { summarize, type OperationFigures } from "../kit/figures";
+import { graphql, load, post, withServer } from "../kit/http";
+import { BOOK_BUYERS, BROWSE_BOOKS, LIST_BOOKS, RECORD_PURCHASE } from "./shelf";
+import { bookViolations } from "../kit/invariants";
+import type { CommandMonitor } from "../kit/monitor";
+import type { Plan } from "../kit/plan";
+import type { Progress } from "../kit/progress";
+import { percentile } from "../kit/stats";
 
 // Every book but the outlier holds the same few purchases, so that the first books a listing shows are alike at every size.
 const SHELF_PURCHASES = 6;
 const OUTLIER_PURCHASES = 100_000;
-const BUYERS_PAGE = 20;
+const BUYERS_WINDOW = 20;
 const DEEP_POSITION = 90_000;
 const LISTING = { first: 5, buyers: 5 };
 const SEED_STEPS = 10;
@@ -69,11 +70,11 @@ export interface ScaleResults {
 
 export const SCALE_SCENARIOS = [
   "storefront listing",
-  "bestsellers page",
-  "author page",
+  "bestsellers window",
+  "an author's books",
   "search",
-  "book page",
-  "deep buyers page",
+  "a book's first buyers",
+  "deep buyers window",
   "embedded purchase",
   "extra-sales purchase",
 ] as const;
@@ -182,7 +183,7 @@ function* catalog(books: number): Generator<BookWithPurchases> {
 /** Books 1 to SEARCHED_BOOKS hold this word in their title: the search finds as many at every catalog size. */
 const SEARCHED_WORD = "amulet";
 const SEARCHED_BOOKS = 10;
-/** Each author writes this many consecutive books, so that an author's page lists as many at every catalog size. */
+/** Each author writes this many consecutive books, so that an author's books are as many at every catalog size. */
 const BOOKS_PER_AUTHOR = 5;
 
 /** Titles and authors of one length, so that books differ in bytes only by their purchases. */
@@ -197,9 +198,9 @@ function requestBody(scenario: ScenarioName, books: number, index: number): stri
   switch (scenario) {
     case "storefront listing":
       return graphql(LIST_BOOKS, LISTING);
-    case "bestsellers page":
+    case "bestsellers window":
       return graphql(BROWSE_BOOKS, { first: LISTING.first, orderBy: { field: "PURCHASE_COUNT", direction: "DESC" } });
-    case "author page":
+    case "an author's books":
       return graphql(BROWSE_BOOKS, {
         first: LISTING.first,
         filter: { author: benchBook(1).author },
@@ -207,10 +208,10 @@ function requestBody(scenario: ScenarioName, books: number, index: number): stri
       });
     case "search":
       return graphql(BROWSE_BOOKS, { first: LISTING.first, search: SEARCHED_WORD });
-    case "book page":
-      return graphql(BOOK_BUYERS, { id: String(books), first: BUYERS_PAGE });
-    case "deep buyers page":
-      return graphql(BOOK_BUYERS, { id: String(books), first: BUYERS_PAGE, after: customerCursor(DEEP_POSITION - 1) });
+    case "a book's first buyers":
+      return graphql(BOOK_BUYERS, { id: String(books), first: BUYERS_WINDOW });
+    case "deep buyers window":
+      return graphql(BOOK_BUYERS, { id: String(books), first: BUYERS_WINDOW, after: customerCursor(DEEP_POSITION - 1) });
     case "embedded purchase":
       // Books 6 on are not listed; each takes one purchase, so none fills up.
       return graphql(RECORD_PURCHASE, { bookId: String(6 + index), customerId: customerId("buyer-", index) });

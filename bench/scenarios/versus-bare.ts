@@ -1,16 +1,17 @@
-import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { setTimeout } from "node:timers/promises";
-import type { Config } from "../src/config";
-import type { DatabaseConnection } from "../src/db/connection";
-import type { SelectedDatabase } from "../src/db/select-database";
-import { graphql, ONE_ROUND_TRIP, OVERHEAD, type Scenario } from "./http";
-import type { Plan } from "./plan";
-import type { Progress } from "./progress";
-import { ratio, sum } from "./stats";
-import { commandsSent, loadFromChild, scrapeCost, SETTLE_MS, startChild, withShelfApart, type Child } from "./throughput";
+import type { Config } from "../../src/config";
+import type { DatabaseConnection } from "../../src/db/connection";
+import type { SelectedDatabase } from "../../src/db/select-database";
+import { commandsSent, cpuMsOf, loadFromChild, scrapeCost, SETTLE_MS, startChild, type Child } from "../kit/children";
+import { graphql, type Scenario } from "../kit/http";
+import type { Plan } from "../kit/plan";
+import type { Progress } from "../kit/progress";
+import { ratio, sum } from "../kit/stats";
+import { listingScenario, ONE_ROUND_TRIP, OVERHEAD, withShelfApart } from "./shelf";
 
 /**
- * The production API against a bare Apollo Server 5 + Express + driver server (`bare-api-process.ts`),
+ * The production API against a bare Apollo Server 5 + Express + driver server (`processes/bare-api-process.ts`),
  * each in a process of its own on the same database process, measured alternately in rounds: what
  * the API's limits, access checks, logs, metrics and request context cost a request.
  */
@@ -26,6 +27,9 @@ export interface VersusBareRow {
   /** CPU time of each server's process (user and system, all its threads) over the requests it completed; NaN where /proc is not. */
   oursCpuMsPerRequest: number;
   bareCpuMsPerRequest: number;
+  /** CPU time of the database's process while each server was loaded, over that server's requests; NaN when the bench did not start it. */
+  databaseCpuMsPerOurRequest: number;
+  databaseCpuMsPerBareRequest: number;
   /** The API's commands during its measured loads (from its /metrics) over the requests it completed. */
   oursCommandsPerRequest: number;
   failures: number;
@@ -46,10 +50,25 @@ export const BARE_LISTING: Scenario = {
   body: () => graphql("{ books(first: 5) { totalCount edges { node { id title purchaseCount } } } }", {}),
 };
 
-export const VERSUS_BARE_SCENARIOS = [OVERHEAD, ONE_ROUND_TRIP, BARE_LISTING];
+/** The storefront listings with 5 buyers each, whose cost grows with the books: what a book costs on either server. */
+export const STOREFRONT_LISTINGS = [listingScenario(20), listingScenario(50)];
+
+export const VERSUS_BARE_SCENARIOS = [OVERHEAD, ONE_ROUND_TRIP, BARE_LISTING, ...STOREFRONT_LISTINGS];
 
 export function versusBareSteps(plan: Plan["versusBare"]): number {
   return VERSUS_BARE_SCENARIOS.length * plan.rounds;
+}
+
+/**
+ * The API as `npm start` runs it in production, with tokens: the listings' buyers need `purchases:read`.
+ * Every load sends the token to both servers (the bare one ignores it), so the requests are the same bytes.
+ */
+export function benchToken(): { apiTokens: string; authorization: string } {
+  const token = randomBytes(24).toString("hex");
+  return {
+    apiTokens: JSON.stringify([{ name: "bench", token, scopes: ["purchases:read"] }]),
+    authorization: `Bearer ${token}`,
+  };
 }
 
 export async function benchmarkVersusBare(
@@ -60,13 +79,19 @@ export async function benchmarkVersusBare(
   progress: Progress,
 ): Promise<VersusBareResults> {
   return withShelfApart(database, open, config, async (shelf) => {
+    const { apiTokens, authorization } = benchToken();
     // The bare server has no response cache: ours answers from the database too, so both do the same work.
-    const ours = await startChild("bench/api-process.ts", [], { ...shelf.env, CATALOG_MAX_AGE_SECONDS: "0" });
+    const ours = await startChild("bench/processes/api-process.ts", [], {
+      ...shelf.env,
+      CATALOG_MAX_AGE_SECONDS: "0",
+      API_TOKENS: apiTokens,
+    });
     try {
-      const bare = await startChild("bench/bare-api-process.ts", [], shelf.env);
+      const bare = await startChild("bench/processes/bare-api-process.ts", [], shelf.env);
       try {
+        const servers: Servers = { ours, bare, databasePid: shelf.standIn?.pid ?? null, authorization };
         const rows: VersusBareRow[] = [];
-        for (const scenario of VERSUS_BARE_SCENARIOS) rows.push(await compare(ours, bare, scenario, plan, progress));
+        for (const scenario of VERSUS_BARE_SCENARIOS) rows.push(await compare(servers, scenario, plan, progress));
         return { database: shelf.description, node: process.version, rounds: plan.rounds, secondsPerLoad: plan.seconds, rows };
       } finally {
         await bare.stop();
@@ -77,35 +102,35 @@ export async function benchmarkVersusBare(
   });
 }
 
+interface Servers {
+  ours: Child;
+  bare: Child;
+  databasePid: number | null;
+  authorization: string;
+}
+
 interface Load {
   requests: number;
   seconds: number;
   failures: number;
   cpuMs: number;
-}
-
-// Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ), the same on every architecture it runs on.
-const TICKS_PER_SECOND = 100;
-
-/** CPU time the process has used so far, user and system, from /proc; NaN where there is none. */
-function cpuMsOf(pid: number): number {
-  try {
-    // The command name, in parentheses, may hold spaces: the fields are counted from after it.
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return Number.NaN;
-  }
+  databaseCpuMs: number;
 }
 
 /** Warms both servers, then rounds of one load each, the first server of a round alternating so that drift in the machine falls on both. */
-async function compare(ours: Child, bare: Child, scenario: Scenario, plan: Plan["versusBare"], progress: Progress): Promise<VersusBareRow> {
+async function compare(servers: Servers, scenario: Scenario, plan: Plan["versusBare"], progress: Progress): Promise<VersusBareRow> {
+  const { ours, bare, databasePid, authorization } = servers;
   const body = scenario.body(0, {});
   const run = async (server: Child, seconds: number): Promise<Load> => {
-    const cpuBefore = cpuMsOf(server.pid);
-    const result = await loadFromChild(server.firstLine, body, plan.connections, seconds);
-    const cpuMs = cpuMsOf(server.pid) - cpuBefore;
-    return { requests: result.requests.total, seconds: result.duration, failures: result.non2xx + result.errors, cpuMs };
+    const [cpuBefore, databaseCpuBefore] = [cpuMsOf(server.pid), cpuMsOf(databasePid)];
+    const result = await loadFromChild(server.firstLine, body, plan.connections, seconds, authorization);
+    return {
+      requests: result.requests.total,
+      seconds: result.duration,
+      failures: result.non2xx + result.errors,
+      cpuMs: cpuMsOf(server.pid) - cpuBefore,
+      databaseCpuMs: cpuMsOf(databasePid) - databaseCpuBefore,
+    };
   };
   for (const server of [ours, bare]) await run(server, plan.warmupSeconds);
   await setTimeout(SETTLE_MS);
@@ -121,7 +146,7 @@ async function compare(ours: Child, bare: Child, scenario: Scenario, plan: Plan[
   const commands = (await commandsSent(ours.firstLine)) - commandsBefore - (await scrapeCost(ours.firstLine));
   const requests = (list: Load[]) => sum(list.map((load) => load.requests));
   const perSecond = (list: Load[]) => ratio(requests(list), sum(list.map((load) => load.seconds)));
-  const cpuPerRequest = (list: Load[]) => ratio(sum(list.map((load) => load.cpuMs)), requests(list));
+  const perRequest = (list: Load[], of: (load: Load) => number) => ratio(sum(list.map(of)), requests(list));
   const [oursRate, bareRate] = [perSecond(loads.ours), perSecond(loads.bare)];
   return {
     scenario: scenario.name,
@@ -129,8 +154,10 @@ async function compare(ours: Child, bare: Child, scenario: Scenario, plan: Plan[
     bareRequestsPerSecond: bareRate,
     oursOverBare: oursRate / bareRate,
     roundRatios: loads.ours.map((load, round) => ratio(load.requests, load.seconds) / perSecond([loads.bare[round]!])),
-    oursCpuMsPerRequest: cpuPerRequest(loads.ours),
-    bareCpuMsPerRequest: cpuPerRequest(loads.bare),
+    oursCpuMsPerRequest: perRequest(loads.ours, (load) => load.cpuMs),
+    bareCpuMsPerRequest: perRequest(loads.bare, (load) => load.cpuMs),
+    databaseCpuMsPerOurRequest: perRequest(loads.ours, (load) => load.databaseCpuMs),
+    databaseCpuMsPerBareRequest: perRequest(loads.bare, (load) => load.databaseCpuMs),
     oursCommandsPerRequest: ratio(commands, requests(loads.ours)),
     failures: sum([...loads.ours, ...loads.bare].map((load) => load.failures)),
   };

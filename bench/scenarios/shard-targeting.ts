@@ -1,11 +1,11 @@
 import { startOfflineServer } from "@bookstore/offline-mongo";
 import type { MongoClient } from "mongodb";
-import type { OutlierSettings } from "../src/config";
-import { connectToDatabase } from "../src/db/connection";
-import { customerCursor } from "../src/graphql/cursors";
-import { ensureSalesIndexes } from "../src/sales/indexes";
-import { SHARD_KEYS } from "../src/sales/shard-keys";
-import { graphql, post, withServer } from "./http";
+import type { OutlierSettings } from "../../src/config";
+import { connectToDatabase } from "../../src/db/connection";
+import { customerCursor } from "../../src/graphql/cursors";
+import { ensureSalesIndexes } from "../../src/sales/indexes";
+import { SHARD_KEYS } from "../../src/sales/shard-keys";
+import { graphql, post, withServer } from "../kit/http";
 
 /** The simulated shards: the 4. */
 export const SHARDS = 4;

@@ -1,16 +1,16 @@
 import { BSON, type Db } from "mongodb";
-import type { OutlierSettings } from "../src/config";
-import { extraSalesCollection, salesCollection } from "../src/sales/documents";
-import { KnownOutliers } from "../src/sales/known-outliers";
-import { recordPurchase } from "../src/sales/purchases";
-import { findUnboundedBook, pushUnbounded, seedUnboundedBook, type UnboundedBook } from "./baselines";
-import { customerId, customerIds, seedBook } from "./catalog";
-import { summarize, type OperationFigures } from "./figures";
-import { bookViolations } from "./invariants";
-import type { CommandMonitor, Measured } from "./monitor";
-import type { Plan } from "./plan";
-import type { Progress } from "./progress";
-import { ratio } from "./stats";
+import type { OutlierSettings } from "../../src/config";
+import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
+import { KnownOutliers } from "../../src/sales/known-outliers";
+import { recordPurchase } from "../../src/sales/purchases";
+import { findUnboundedBook, pushUnbounded, seedUnboundedBook, type UnboundedBook } from "../kit/baselines";
+import { customerId, customerIds, seedBook } from "../kit/catalog";
+import { summarize, type OperationFigures } from "../kit/figures";
+import { bookViolations } from "../kit/invariants";
+import type { CommandMonitor, Measured } from "../kit/monitor";
+import type { Plan } from "../kit/plan";
+import type { Progress } from "../kit/progress";
+import { ratio } from "../kit/stats";
 
 export interface WriteRow {
   existing: number;

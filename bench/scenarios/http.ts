@@ -1,36 +1,31 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import autocannon from "autocannon";
 import type { Db } from "mongodb";
-import pino from "pino";
-import { DEFAULT_PURCHASE_BATCH_MAX, type OutlierSettings } from "../src/config";
-import { customerCursor } from "../src/graphql/cursors";
-import { startHttpServer, type RunningServer } from "../src/graphql/server";
-import { customerId, customerIds, seedBook } from "./catalog";
-import { bookViolations } from "./invariants";
-import type { CommandMonitor } from "./monitor";
-import type { Plan } from "./plan";
-import type { Progress } from "./progress";
-import { ratio } from "./stats";
+import type autocannon from "autocannon";
+import type { OutlierSettings } from "../../src/config";
+import { customerCursor } from "../../src/graphql/cursors";
+import { customerId, customerIds, seedBook } from "../kit/catalog";
+import { graphql, load, post, withServer, type Scenario } from "../kit/http";
+import { bookViolations } from "../kit/invariants";
+import type { CommandMonitor } from "../kit/monitor";
+import type { Plan } from "../kit/plan";
+import type { Progress } from "../kit/progress";
+import { ratio } from "../kit/stats";
+import {
+  BOOK_BUYERS,
+  listingScenario,
+  ONE_ROUND_TRIP,
+  OVERHEAD,
+  RECORD_PURCHASE,
+  seedShelf,
+  SHELF_BOOKS,
+  SHELF_THRESHOLD,
+  shelfCustomers,
+} from "./shelf";
 
-const SHELF_BOOKS = 60;
-const SHELF_PURCHASES = 8;
-// Stored with this threshold, each shelf book's first 5 buyers span the embedded array and page 0,
-// so listing them needs the extra sales: the case batching exists for. With the default threshold
-// they would all be embedded and the listing would cost the same with or without batching.
-const SHELF_THRESHOLD = 3;
-const LISTING_BUYERS = 5;
 const HOT_BOOK = 1_000_000;
 const HOT_PURCHASES = 100_000;
-const DEEP_PAGE = 20;
+const DEEP_WINDOW = 20;
 // A prime stride scatters consecutive requests over the whole list instead of walking it in order.
 const DEEP_STRIDE = 7_919;
-
-const operation = (name: string) => readFileSync(join(__dirname, "..", "examples", "storefront", "operations", `${name}.graphql`), "utf8");
-export const LIST_BOOKS = operation("ListBooks");
-export const BOOK_BUYERS = operation("BookBuyers");
-export const RECORD_PURCHASE = operation("RecordPurchase");
-export const BROWSE_BOOKS = operation("BrowseBooks");
 
 export interface HttpRow {
   scenario: string;
@@ -51,16 +46,10 @@ export interface HttpResults {
   violations: string[];
 }
 
-export interface Scenario {
-  name: string;
-  /** The body of the request numbered `index`; `connection` is autocannon's per-connection context. */
-  body(index: number, connection: object): string;
-}
-
 type Load = Plan["http"];
 
 export function httpSteps(plan: Load): number {
-  // Batched: overhead, one round trip, the listings, deep paging, one round trip beside amplifiers; unbatched: the listings; then the purchase mix.
+  // Batched: overhead, one round trip, the listings, deep windows, one round trip beside amplifiers; unbatched: the listings; then the purchase mix.
   return 2 * plan.listingSizes.length + 5;
 }
 
@@ -74,18 +63,18 @@ export async function benchmarkHttp(
   await seedShelfAndHotBook(db, settings);
   const rows: HttpRow[] = [];
   const listings = plan.listingSizes.map(listingScenario);
-  const deepPaging: Scenario = {
-    name: `deep paging through a ${HOT_PURCHASES.toLocaleString("en")}-purchase outlier (first: ${DEEP_PAGE})`,
+  const deepWindows: Scenario = {
+    name: `deep windows of buyers of a ${HOT_PURCHASES.toLocaleString("en")}-purchase outlier (first: ${DEEP_WINDOW})`,
     body: (index) =>
       graphql(BOOK_BUYERS, {
         id: String(HOT_BOOK),
-        first: DEEP_PAGE,
-        after: customerCursor((((index + 1) * DEEP_STRIDE) % (HOT_PURCHASES / DEEP_PAGE)) * DEEP_PAGE),
+        first: DEEP_WINDOW,
+        after: customerCursor((((index + 1) * DEEP_STRIDE) % (HOT_PURCHASES / DEEP_WINDOW)) * DEEP_WINDOW),
       }),
   };
   for (const batching of [true, false]) {
     await withServer(db, settings, batching, async (url) => {
-      const scenarios = batching ? [OVERHEAD, ONE_ROUND_TRIP, ...listings, deepPaging] : listings;
+      const scenarios = batching ? [OVERHEAD, ONE_ROUND_TRIP, ...listings, deepWindows] : listings;
       for (const scenario of scenarios) {
         rows.push(await measureScenario(url, monitor, scenario, batching, plan));
         progress.step(`${scenario.name}${batching ? "" : " without batching"}`);
@@ -98,33 +87,6 @@ export async function benchmarkHttp(
   const mix = await withServer(db, settings, true, (url) => measurePurchaseMix(db, url, monitor, settings, plan));
   progress.step("recordPurchase mix");
   return { rows: [...rows, mix.row], violations: mix.violations };
-}
-
-export const OVERHEAD: Scenario = { name: "{ __typename } (server overhead)", body: () => graphql("{ __typename }", {}) };
-
-/**
- * The least a request that reads the database can cost: one book by id, one `find` on `_id`. Any
- * listing costs at least this, so its share of `{ __typename }` bounds what a listing can reach.
- */
-export const ONE_ROUND_TRIP: Scenario = {
-  name: 'book(id: "1") { title } (one round trip)',
-  body: () => graphql('query { book(id: "1") { title } }', {}),
-};
-
-/**
- * The catalog page's public fields, the issue's listing without buyers: within CATALOG_MAX_AGE_SECONDS
- * (5 s by default) the API answers it from its response cache, with no database command.
- */
-export const CACHED_LISTING: Scenario = {
-  name: "catalog page of 5 books, public fields only (from the response cache)",
-  body: () => graphql("query { books(first: 5) { totalCount edges { node { id title purchaseCount } } } }", {}),
-};
-
-export function listingScenario(books: number): Scenario {
-  return {
-    name: `storefront listing: books(first: ${books}) with ${LISTING_BUYERS} buyers each`,
-    body: () => graphql(LIST_BOOKS, { first: books, buyers: LISTING_BUYERS }),
-  };
 }
 
 const AMPLIFIED_REPRESENTATIONS = 180;
@@ -173,36 +135,7 @@ async function seedShelfAndHotBook(db: Db, settings: OutlierSettings): Promise<v
   await seedBook(db, HOT_BOOK, hotCustomers(), settings);
 }
 
-/** The books the listings show: each one's first buyers span the embedded array and page 0. */
-export async function seedShelf(db: Db, settings: OutlierSettings): Promise<void> {
-  const shelfSettings = { ...settings, outlierThreshold: SHELF_THRESHOLD };
-  for (let book = 1; book <= SHELF_BOOKS; book += 1) await seedBook(db, book, shelfCustomers(book), shelfSettings);
-}
-
-const shelfCustomers = (book: number) => customerIds(`shelf-${book}-`, SHELF_PURCHASES);
 const hotCustomers = () => customerIds("hot-", HOT_PURCHASES);
-
-export function graphql(query: string, variables: Record<string, unknown>): string {
-  return JSON.stringify({ query, variables });
-}
-
-export async function withServer<T>(
-  db: Db,
-  settings: OutlierSettings,
-  batchLoads: boolean,
-  run: (url: string) => Promise<T>,
-  purchaseBatching = true,
-): Promise<T> {
-  const batching = { purchaseBatching, purchaseBatchMax: DEFAULT_PURCHASE_BATCH_MAX };
-  const options = { db, settings, logger: pino({ level: "silent" }), production: true, batchLoads, purchaseBatching: batching };
-  const server: RunningServer = await startHttpServer(options, 0);
-  try {
-    // The load stays on the loopback interface.
-    return await run(server.url.replace("localhost", "127.0.0.1"));
-  } finally {
-    await server.stop();
-  }
-}
 
 async function measureScenario(url: string, monitor: CommandMonitor, scenario: Scenario, batching: boolean, plan: Load): Promise<HttpRow> {
   const commandsPerRequest = await probeCommands(url, monitor, scenario.body(0, {}));
@@ -235,27 +168,6 @@ async function probeCommands(url: string, monitor: CommandMonitor, body: string)
   const reply = measured.result as { errors?: unknown };
   if (reply.errors) throw new Error(`bench request failed: ${JSON.stringify(reply.errors)}`);
   return measured.commands;
-}
-
-export async function post(url: string, body: string): Promise<unknown> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
-  return response.json();
-}
-
-export function load(url: string, scenario: Scenario, options: Partial<autocannon.Options>, onResponse?: autocannon.Request["onResponse"]) {
-  let index = 0;
-  return autocannon({
-    url,
-    ...options,
-    requests: [
-      {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        setupRequest: (request, connection) => ({ ...request, body: scenario.body(index++, connection) }),
-        onResponse,
-      },
-    ],
-  });
 }
 
 /** The customers the mix sent and which of them the API acknowledged, by book. */

@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
-import type { OutlierSettings } from "../src/config";
-import { extraSalesCollection, salesCollection, type BookId, type ExtraSalesDocument, type BookDocument } from "../src/sales/documents";
-import { findBookViolations } from "../src/maintenance/reconcile/scan";
+import type { OutlierSettings } from "../../src/config";
+import { extraSalesCollection, salesCollection, type BookId, type ExtraSalesDocument, type BookDocument } from "../../src/sales/documents";
+import { findBookViolations } from "../../src/maintenance/reconcile/scan";
 
 /**
  * The outlier pattern's invariants for one book (reconcile's checks), plus exactly-once delivery of the purchases the

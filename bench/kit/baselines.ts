@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { extraSalesCollection, salesCollection, type BookId } from "../src/sales/documents";
+import { extraSalesCollection, salesCollection, type BookId } from "../../src/sales/documents";
 
 /**
  * The two baselines of the seed chapter, written here and nowhere in the product:
@@ -32,7 +32,7 @@ export async function findUnboundedBook(db: Db, id: BookId): Promise<UnboundedBo
 }
 
 /** A window of a book's buyers, whichever path read it. */
-export interface PageOfCustomers {
+export interface WindowOfCustomers {
   customers: string[];
   hasNextPage: boolean;
 }
@@ -41,7 +41,7 @@ export interface PageOfCustomers {
  * The chapter's read path over this project's documents: a window inside the embedded array reads
  * the book alone; any other window loads every extra_sales page of the book, concatenates, and slices.
  */
-export async function readPageAsChapter(db: Db, bookId: BookId, start: number, first: number): Promise<PageOfCustomers> {
+export async function readWindowAsChapter(db: Db, bookId: BookId, start: number, first: number): Promise<WindowOfCustomers> {
   const book = await salesCollection(db).findOne({ _id: bookId }, { projection: { customers_purchased: 1, has_extras: 1 } });
   const embedded = book?.customers_purchased ?? [];
   if (!book?.has_extras || start + first <= embedded.length) {
