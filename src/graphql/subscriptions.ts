@@ -23,12 +23,14 @@ import { WebSocketServer } from "ws";
 import { accessRefusal, operationScopes } from "./access";
 import { identifyCaller, type Principal } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
+import { trustedDocumentOf, type TrustedDocuments } from "../auth/trusted-documents";
 import type { ApiSettings, SubscriptionSettings } from "../config";
 import type { ErrorCode } from "../error-codes";
 import { ClientError } from "../errors";
 import { createContext, type GraphQLContext, type ServerState } from "./context";
 import { createErrorFormatter } from "./errors";
 import { inputProblem, operationTransportRule } from "./input-checks";
+import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
 import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
 import { schema } from "./schema";
@@ -40,6 +42,8 @@ export interface SubscriptionServerOptions {
   logger: Logger;
   production: boolean;
   apiTokens?: readonly ConfiguredToken[];
+  /** The only operations tokens marked `trustedDocumentsOnly` may subscribe with, by hash, as over HTTP. */
+  trustedDocuments?: TrustedDocuments;
   server: ServerState;
   metrics?: ServerMetrics;
   /** How long a new connection may take to send `connection_init`; graphql-ws's default, 3 s, unless given. */
@@ -117,7 +121,14 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         if (subscriptions >= limits.subscriptionsPerProcess) {
           return [refusal("TOO_MANY_SUBSCRIPTIONS", "This server holds as many subscriptions as it may: try again later.")];
         }
-        const checked = checkOperation(payload, connection.principal);
+        // As refuseDeepJson does for HTTP, before anything walks them.
+        if (nestsDeeperThan(payload.variables, MAX_JSON_DEPTH) || nestsDeeperThan(payload.extensions, MAX_JSON_DEPTH)) {
+          return [refusal("BAD_USER_INPUT", tooDeepJson(MAX_JSON_DEPTH))];
+        }
+        // graphql-ws requires `query` to be a string: a client naming its document by hash sends it empty.
+        const trusted = trustedDocumentOf(connection.principal, options.trustedDocuments, payload.query !== "", payload.extensions);
+        if (trusted && "refusal" in trusted) return [trusted.refusal];
+        const checked = checkOperation(trusted ? { ...payload, query: trusted.document } : payload, connection.principal);
         if ("errors" in checked) return checked.errors;
         const unavailable = await options.server.live.unavailable();
         if (unavailable) return [clientRefusal(unavailable)];
