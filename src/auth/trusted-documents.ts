@@ -64,6 +64,30 @@ function requestedHash(extensions: Record<string, unknown> | undefined): string 
 const NOTHING = "{ __typename }";
 
 /**
+ * For a token held to trusted documents, the manifest's document a request names by hash, or the refusal
+ * (DOCUMENT_NOT_TRUSTED) when it sent a document of its own (`sentDocument`), a hash the manifest lacks, or
+ * neither; undefined for every other caller, who sends what it likes. HTTP and WebSocket alike.
+ */
+export function trustedDocumentOf(
+  principal: Principal,
+  documents: TrustedDocuments | undefined,
+  sentDocument: boolean,
+  extensions: Record<string, unknown> | null | undefined,
+): { document: string } | { refusal: GraphQLError } | undefined {
+  if (principal.kind !== "token" || !principal.trustedDocumentsOnly) return undefined;
+  const hash = requestedHash(extensions ?? undefined);
+  const document = hash === undefined ? undefined : documents?.get(hash);
+  const refused = sentDocument ? "sent a document" : document === undefined ? unknownHash(hash) : undefined;
+  if (refused === undefined) return { document: document! };
+  return {
+    refusal: new GraphQLError(
+      `The token "${principal.name}" may run only its trusted documents, named by hash (extensions.persistedQuery.sha256Hash), and this request ${refused}`,
+      { extensions: { code: "DOCUMENT_NOT_TRUSTED", http: { status: statusOf("DOCUMENT_NOT_TRUSTED") } } },
+    ),
+  };
+}
+
+/**
  * A token marked for trusted documents runs only the manifest's operations, named by hash: the document is taken
  * from the manifest before Apollo parses anything. A request that sends a document of its own, or a hash the
  * manifest lacks, has its document replaced by one that reads nothing and is refused whole with
@@ -75,26 +99,20 @@ export function trustedDocumentsPlugin<TContext extends { principal: Principal }
 ): ApolloServerPlugin<TContext> {
   return {
     requestDidStart: async ({ contextValue, request }) => {
-      const { principal } = contextValue;
-      if (principal.kind !== "token" || !principal.trustedDocumentsOnly) return;
-      const hash = requestedHash(request.extensions);
-      const document = hash === undefined ? undefined : documents?.get(hash);
-      const refusal = request.query !== undefined ? "sent a document" : document === undefined ? unknownHash(hash) : undefined;
+      const trusted = trustedDocumentOf(contextValue.principal, documents, request.query !== undefined, request.extensions);
+      if (trusted === undefined) return;
       // Run as a plain document: Apollo would otherwise look the hash up as an automatic persisted query.
       const { persistedQuery: _hashed, ...extensions } = request.extensions ?? {};
       request.extensions = extensions;
-      if (refusal === undefined) {
-        request.query = document;
+      if ("document" in trusted) {
+        request.query = trusted.document;
         return;
       }
       request.query = NOTHING;
       request.operationName = undefined;
       return {
         didResolveOperation: async () => {
-          throw new GraphQLError(
-            `The token "${principal.name}" may run only its trusted documents, named by hash (extensions.persistedQuery.sha256Hash), and this request ${refusal}`,
-            { extensions: { code: "DOCUMENT_NOT_TRUSTED", http: { status: statusOf("DOCUMENT_NOT_TRUSTED") } } },
-          );
+          throw trusted.refusal;
         },
       };
     },

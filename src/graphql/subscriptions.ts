@@ -23,14 +23,17 @@ import { WebSocketServer } from "ws";
 import { accessRefusal, operationScopes } from "./access";
 import { identifyCaller, type Principal } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
+import { trustedDocumentOf, type TrustedDocuments } from "../auth/trusted-documents";
 import type { ApiSettings, SubscriptionSettings } from "../config";
 import type { ErrorCode } from "../error-codes";
 import { ClientError } from "../errors";
 import type { GraphQLContext, ServerState } from "./context";
 import { createErrorFormatter } from "./errors";
 import { inputProblem, operationTransportRule } from "./input-checks";
+import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
 import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
+import { inSubscriptionSpan } from "../observability/tracing";
 import { schema } from "./schema";
 
 export interface SubscriptionServerOptions {
@@ -39,6 +42,8 @@ export interface SubscriptionServerOptions {
   logger: Logger;
   production: boolean;
   apiTokens?: readonly ConfiguredToken[];
+  /** The only operations tokens marked `trustedDocumentsOnly` may subscribe with, by hash, as over HTTP. */
+  trustedDocuments?: TrustedDocuments;
   server: ServerState;
   metrics?: ServerMetrics;
   /** How long a new connection may take to send `connection_init`; graphql-ws's default, 3 s, unless given. */
@@ -77,6 +82,47 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
   let anonymousConnections = 0;
   let subscriptions = 0;
 
+  /** A subscription's checks and limits; what to run, or the errors to answer with. */
+  async function startSubscription(
+    connection: Connection,
+    operations: Readonly<Record<string, unknown>>,
+    id: string,
+    payload: SubscribePayload,
+  ): Promise<ExecutionArgs | readonly GraphQLError[]> {
+    // graphql-ws has already reserved this id among the connection's operations.
+    if (Object.keys(operations).length > limits.subscriptionsPerConnection) {
+      return [
+        refusal(
+          "TOO_MANY_SUBSCRIPTIONS",
+          `A connection holds at most ${limits.subscriptionsPerConnection} subscriptions: complete one first.`,
+        ),
+      ];
+    }
+    if (subscriptions >= limits.subscriptionsPerProcess) {
+      return [refusal("TOO_MANY_SUBSCRIPTIONS", "This server holds as many subscriptions as it may: try again later.")];
+    }
+    // As refuseDeepJson does for HTTP, before anything walks them.
+    if (nestsDeeperThan(payload.variables, MAX_JSON_DEPTH) || nestsDeeperThan(payload.extensions, MAX_JSON_DEPTH)) {
+      return [refusal("BAD_USER_INPUT", tooDeepJson(MAX_JSON_DEPTH))];
+    }
+    // graphql-ws requires `query` to be a string: a client naming its document by hash sends it empty.
+    const trusted = trustedDocumentOf(connection.principal, options.trustedDocuments, payload.query !== "", payload.extensions);
+    if (trusted && "refusal" in trusted) return [trusted.refusal];
+    const checked = checkOperation(trusted ? { ...payload, query: trusted.document } : payload, connection.principal);
+    if ("errors" in checked) return checked.errors;
+    const unavailable = await options.server.live.unavailable();
+    if (unavailable) return [clientRefusal(unavailable)];
+    subscriptions += 1;
+    return {
+      schema,
+      document: checked.document,
+      operationName: payload.operationName,
+      variableValues: payload.variables,
+      contextValue: contextFor(options, connection.principal),
+      rootValue: { id, connection, operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION } satisfies SubscriptionStart,
+    };
+  }
+
   const cleanup = useServer<Record<string, unknown>, { connection?: Connection }>(
     {
       connectionInitWaitTimeout: options.connectionInitWaitTimeoutMs,
@@ -102,34 +148,12 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         if (!connection.token) anonymousConnections -= 1;
         metrics?.countConnection(connection.token, -1);
       },
-      onSubscribe: async (ctx, id, payload) => {
-        const connection = ctx.extra.connection!;
-        // graphql-ws has already reserved this id among the connection's operations.
-        if (Object.keys(ctx.subscriptions).length > limits.subscriptionsPerConnection) {
-          return [
-            refusal(
-              "TOO_MANY_SUBSCRIPTIONS",
-              `A connection holds at most ${limits.subscriptionsPerConnection} subscriptions: complete one first.`,
-            ),
-          ];
-        }
-        if (subscriptions >= limits.subscriptionsPerProcess) {
-          return [refusal("TOO_MANY_SUBSCRIPTIONS", "This server holds as many subscriptions as it may: try again later.")];
-        }
-        const checked = checkOperation(payload, connection.principal);
-        if ("errors" in checked) return checked.errors;
-        const unavailable = await options.server.live.unavailable();
-        if (unavailable) return [clientRefusal(unavailable)];
-        subscriptions += 1;
-        return {
-          schema,
-          document: checked.document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue: contextFor(options, connection.principal),
-          rootValue: { id, connection, operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION } satisfies SubscriptionStart,
-        };
-      },
+      onSubscribe: (ctx, id, payload) =>
+        inSubscriptionSpan(
+          "graphql.subscribe",
+          { operationName: payload.operationName ?? undefined, connectionId: ctx.extra.connection!.id },
+          () => startSubscription(ctx.extra.connection!, ctx.subscriptions, id, payload),
+        ),
       subscribe: (args) =>
         eachEvent(args, () => contextFor(options, (args.rootValue as SubscriptionStart).connection.principal), {
           logger,
@@ -270,7 +294,11 @@ async function eachEvent(
         return { value: undefined, done: true };
       }
       delivered += 1;
-      return { value: await execute({ ...args, rootValue: event.value, contextValue: freshContext() }), done: false };
+      const span = { operationName: start.operationName, connectionId: start.connection.id };
+      const value = await inSubscriptionSpan("graphql.subscription.event", span, async () =>
+        execute({ ...args, rootValue: event.value, contextValue: freshContext() }),
+      );
+      return { value, done: false };
     },
     async return() {
       await end();

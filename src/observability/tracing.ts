@@ -97,6 +97,38 @@ export function withBookOnSpans<T>(bookId: string, work: () => T): T {
   return context.with(context.active().setValue(bookIdKey, bookId), work);
 }
 
+/** The span attributes naming a subscription: never its variables, which may hold customer ids. */
+export interface SubscriptionSpan {
+  /** Undefined while unknown: a subscribe message need not name its operation, and its document is not yet parsed. */
+  operationName: string | undefined;
+  /** The server's own id for the subscription's connection, the one its log lines carry (the subscription's id is the client's). */
+  connectionId: string;
+}
+
+/**
+ * Runs `work` (a subscription's checks, or the resolving of one of its events) in a span of its own, at the
+ * root of a trace of its own: a WebSocket message belongs to no HTTP request, and a subscription lasts longer
+ * than any trace should. The span names the operation and the connection, as the log lines do; the GraphQL
+ * instrumentation's spans (the document with its literals masked, no variables) and each database command's
+ * hang under it. Costs nothing with tracing off.
+ */
+export function inSubscriptionSpan<T>(
+  name: "graphql.subscribe" | "graphql.subscription.event",
+  { operationName, connectionId }: SubscriptionSpan,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (!active) return work();
+  const attributes = {
+    "graphql.operation.type": "subscription",
+    ...(operationName === undefined ? {} : { "graphql.operation.name": operationName }),
+    "bookstore.subscription.connection_id": connectionId,
+  };
+  const spanName = operationName === undefined ? name : `${name} ${operationName}`;
+  return active.trace
+    .getTracer(SERVICE_NAME)
+    .startActiveSpan(spanName, { root: true, attributes }, (span) => work().finally(() => span.end()));
+}
+
 async function loadInstrumentations() {
   const [{ HttpInstrumentation }, { ExpressInstrumentation, ExpressLayerType }, { GraphQLInstrumentation }, { MongoDBInstrumentation }] =
     await Promise.all([

@@ -1,7 +1,9 @@
+import { createHash } from "node:crypto";
 import { once } from "node:events";
 import { startOfflineServer } from "@bookstore/offline-mongo";
 import { MongoClient } from "mongodb";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "../../src/config";
+import { MAX_JSON_DEPTH } from "../../src/graphql/limits/http";
 import type { RunningServer } from "../../src/graphql/server";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
 import { openTestDatabase, type TestDatabase } from "../support/database";
@@ -9,11 +11,12 @@ import { customers, seedBook } from "../support/factories";
 import { startTestHttpServer } from "../support/http";
 import { scrapeMetrics } from "../support/metrics";
 import { messagesOf, rawSocket, subscribe, subscriptionClient } from "../support/subscriptions";
-import { configuredTokens, tokenSpec } from "../support/tokens";
+import { configuredTokens, tokenSpec, type TokenSpec } from "../support/tokens";
 
 const reader = tokenSpec("protocol-reader", ["purchases:read"]);
 const stranger = tokenSpec("protocol-stranger", ["purchases:read"]);
-const tokens = configuredTokens(reader);
+const storefront = { ...tokenSpec("protocol-storefront", ["purchases:read"]), trustedDocuments: true };
+const tokens = configuredTokens(reader, storefront);
 
 const BOOK_SALES = `subscription ($ids: [ID!]!) { bookSales(ids: $ids) { databaseId purchaseCount } }`;
 const SUBSCRIBE = { type: "subscribe", payload: { query: BOOK_SALES, variables: { ids: ["1"] } } };
@@ -29,10 +32,15 @@ afterAll(async () => {
   await database.close();
 });
 
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+/** The one document the storefront's token may subscribe with, as a persisted documents manifest names it. */
+const TRUSTED_DOCUMENTS = new Map([[sha256(BOOK_SALES), BOOK_SALES]]);
+
 /** The API on the replica set, with tokens configured and these subscription limits over the defaults. */
 async function serve(limits: Partial<SubscriptionSettings> = {}, connectionInitWaitTimeoutMs?: number): Promise<RunningServer> {
   const server = await startTestHttpServer(database.db, {
     apiTokens: tokens,
+    trustedDocuments: TRUSTED_DOCUMENTS,
     subscriptions: { ...DEFAULT_SUBSCRIPTION_SETTINGS, ...limits },
     connectionInitWaitTimeoutMs,
   });
@@ -162,6 +170,80 @@ describe("what a subscription is refused, before anything runs", () => {
     ],
   ])("%s", async (_case, query, variables, code) => {
     expect(await refusal(query, variables)).toEqual([code]);
+  });
+});
+
+describe("the rules of HTTP requests, for subscribe messages", () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await serve();
+  });
+
+  /** The codes and messages of the errors a subscription ends with, or its first value's data when it runs. */
+  async function outcome(
+    token: TokenSpec | undefined,
+    query: string,
+    variables: Record<string, unknown>,
+    extensions?: Record<string, unknown>,
+  ) {
+    const client = subscriptionClient(server.url, token);
+    const subscription = subscribe(client, query, variables, extensions);
+    const first = await Promise.race([subscription.next().then((value) => ({ data: value.data })), subscription.ended]);
+    await client.dispose();
+    if (!Array.isArray(first)) return first;
+    return (first as { message: string; extensions?: { code?: string } }[]).map((error) => [error.extensions?.code, error.message]);
+  }
+  /** An array nested `depth` levels around "x". */
+  const nested = (depth: number): unknown => Array.from({ length: depth }).reduce<unknown>((inner) => [inner], "x");
+  const byHash = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
+
+  it(`refuses variables or extensions nested deeper than ${MAX_JSON_DEPTH} levels with BAD_USER_INPUT, as HTTP does`, async () => {
+    // The variables object itself is the first of the levels.
+    expect(await outcome(reader, BOOK_SALES, { ids: ["1"], deep: nested(MAX_JSON_DEPTH - 1) })).toEqual({
+      data: { bookSales: { databaseId: "1", purchaseCount: 3 } },
+    });
+    const tooDeep = [["BAD_USER_INPUT", `Variables and extensions may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.`]];
+    expect(await outcome(reader, BOOK_SALES, { ids: ["1"], deep: nested(MAX_JSON_DEPTH) })).toEqual(tooDeep);
+    expect(await outcome(reader, BOOK_SALES, { ids: ["1"] }, { deep: nested(MAX_JSON_DEPTH) })).toEqual(tooDeep);
+  });
+
+  it("refuses 6,000 levels of variables with BAD_USER_INPUT and keeps the connection", async () => {
+    const { send: sendMessage, messages, socket } = await acknowledgedSocket(server);
+    // As text: the client's own JSON.stringify would run out of stack first.
+    const depth = 6_000;
+    sendMessage(
+      `{"id":"deep","type":"subscribe","payload":{"query":${JSON.stringify(BOOK_SALES)},"variables":{"ids":["1"],"deep":${"[".repeat(depth)}"x"${"]".repeat(depth)}}}}`,
+    );
+    await until(() => messages.some((message) => message.id === "deep"));
+    const answer = messages.find((message) => message.id === "deep") as { type: string; payload: { extensions?: { code: string } }[] };
+    expect([answer.type, answer.payload.map((entry) => entry.extensions?.code)]).toEqual(["error", ["BAD_USER_INPUT"]]);
+    sendMessage({ id: "after", ...SUBSCRIBE });
+    await until(() => messages.some((message) => message.type === "next" && message.id === "after"));
+    socket.close();
+  });
+
+  it("holds a token marked for trusted documents to the manifest's, named by hash, as HTTP does", async () => {
+    expect(await outcome(storefront, "", { ids: ["1"] }, byHash(sha256(BOOK_SALES)))).toEqual({
+      data: { bookSales: { databaseId: "1", purchaseCount: 3 } },
+    });
+    const refusals = await Promise.all([
+      outcome(storefront, BOOK_SALES, { ids: ["1"] }),
+      outcome(storefront, BOOK_SALES, { ids: ["1"] }, byHash(sha256(BOOK_SALES))),
+      outcome(storefront, "", { ids: ["1"] }, byHash(sha256("subscription { bestsellers { id } }"))),
+      outcome(storefront, "", { ids: ["1"] }),
+    ]);
+    expect(refusals).toEqual(
+      [
+        /this request sent a document$/,
+        /this request sent a document$/,
+        /this request named the hash \w+, which is not one of them/,
+        /this request sent no hash$/,
+      ].map((message) => [["DOCUMENT_NOT_TRUSTED", expect.stringMatching(message)]]),
+    );
+    // Every other token sends its documents as text.
+    expect(await outcome(reader, `subscription { bestsellers(top: 1) { databaseId } }`, {})).toEqual({
+      data: { bestsellers: [{ databaseId: "1" }] },
+    });
   });
 });
 

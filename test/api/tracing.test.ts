@@ -6,6 +6,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { BOOK_ID_ATTRIBUTE } from "../../src/observability/tracing";
 import { startApiProcess, type ApiProcess } from "../support/api-process";
 import { errorCodes, getUrl, send, type HttpAnswer } from "../support/http";
+import { openTestDatabase } from "../support/database";
+import { subscribe, subscriptionClient } from "../support/subscriptions";
 import { bearer, tokenSpec } from "../support/tokens";
 import type { FinishedSpan } from "../support/traced-api-process";
 
@@ -164,22 +166,32 @@ async function sendEverySecret(url: string): Promise<void> {
   await answered(buy(SECRETS.customerInPostVariables, SECRETS.conflictingPurchase), ["PURCHASE_ID_CONFLICT"]);
 }
 
+/** An OTLP/HTTP receiver on a free port, keeping every body it is sent. */
+async function startReceiver(): Promise<{ endpoint: string; exported(): Buffer; close(): void }> {
+  const received: Buffer[] = [];
+  const receiver = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      received.push(Buffer.concat(chunks));
+      response.writeHead(200, { "content-type": request.headers["content-type"] ?? "application/json" }).end();
+    });
+  });
+  receiver.listen(0, "127.0.0.1");
+  await once(receiver, "listening");
+  return {
+    endpoint: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+    exported: () => Buffer.concat(received),
+    close: () => receiver.close(),
+  };
+}
+
 describe.each(["http/protobuf", "http/json"])("every byte exported over OTLP %s", (protocol) => {
   it("holds no customer id, purchase id, token, variable or literal, whichever way a request sent them, errors included", async () => {
-    const received: Buffer[] = [];
-    const receiver = http.createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => {
-        received.push(Buffer.concat(chunks));
-        response.writeHead(200, { "content-type": request.headers["content-type"] ?? "application/json" }).end();
-      });
-    });
-    receiver.listen(0, "127.0.0.1");
-    await once(receiver, "listening");
+    const receiver = await startReceiver();
     try {
       api = await startApiProcess("src/cli/start.ts", {
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
         OTEL_BSP_SCHEDULE_DELAY: "100",
         API_TOKENS: JSON.stringify([SECRETS.token]),
@@ -188,7 +200,7 @@ describe.each(["http/protobuf", "http/json"])("every byte exported over OTLP %s"
       // Stopping exports what is still buffered.
       expect(await api.stop()).toBe(0);
       api = undefined;
-      const exported = Buffer.concat(received);
+      const exported = receiver.exported();
 
       // The paths were traced: the GET's query string (its values redacted) and the conflict's exception (its type kept).
       expect(exported.includes("url.query")).toBe(true);
@@ -198,6 +210,71 @@ describe.each(["http/protobuf", "http/json"])("every byte exported over OTLP %s"
       expect(Object.entries(secrets).filter(([, secret]) => exported.includes(secret))).toEqual([]);
     } finally {
       receiver.close();
+    }
+  });
+
+  it("holds, for subscriptions, each event delivered and no customer id, token, variable or literal", async () => {
+    const receiver = await startReceiver();
+    // Subscriptions need change streams: the process runs on the run's replica set.
+    const database = await openTestDatabase({ replicaSet: true });
+    const buyers = ["cust-live-buyer-1-a93e", "cust-live-buyer-2-4f0b", "cust-live-buyer-3-7d21"];
+    const hidden = { inVariables: "book-ws-variables-e5c8", inLiteral: "book-ws-literal-31fa" };
+    try {
+      api = await startApiProcess("src/cli/start.ts", {
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+        OTEL_BSP_SCHEDULE_DELAY: "100",
+        API_TOKENS: JSON.stringify([SECRETS.token]),
+        MONGODB_URI: process.env.TEST_REPLICA_SET_URI!,
+        MONGODB_DB: database.db.databaseName,
+      });
+      const headers = { "content-type": "application/json", authorization: bearer(SECRETS.token) };
+      const added = await send(
+        api.url,
+        { query: `mutation { addBook(input: {id: "${BOOK_ID}", title: "Traced", author: "A"}) { id } }` },
+        { headers },
+      );
+      expect(errorCodes(added)).toEqual([]);
+
+      const client = subscriptionClient(api.url, SECRETS.token);
+      const newBuyers = subscribe<{ newBuyers: { edge: { node: { databaseId: string } } } }>(
+        client,
+        `subscription LiveBuyers($bookId: ID!) { newBuyers(bookId: $bookId) { edge { node { databaseId } } } }`,
+        { bookId: BOOK_ID },
+      );
+      // Books that do not exist: refused NOT_FOUND, whose message quotes the id sent, by variable and as a literal.
+      const unknownBooks = [
+        subscribe(client, `subscription Hidden($ids: [ID!]!) { bookSales(ids: $ids) { purchaseCount } }`, { ids: [hidden.inVariables] }),
+        subscribe(client, `subscription { bookSales(ids: ["${hidden.inLiteral}"]) { purchaseCount } }`),
+      ];
+      for (const unknown of unknownBooks) expect((await unknown.next()).errors?.[0]?.extensions?.["code"]).toBe("NOT_FOUND");
+      await api.logged(/graphql subscription started/, (line) => line.operationName === "LiveBuyers");
+      for (const customerId of buyers) {
+        const bought = await send(api.url, { query: BUY, variables: { bookId: BOOK_ID, customerId } }, { headers });
+        expect(errorCodes(bought)).toEqual([]);
+      }
+      const delivered: string[] = [];
+      while (delivered.length < buyers.length) delivered.push((await newBuyers.next()).data!.newBuyers.edge.node.databaseId);
+      expect(delivered).toEqual(buyers);
+      await client.dispose();
+      expect(await api.stop()).toBe(0);
+      api = undefined;
+      const exported = receiver.exported().toString("latin1");
+
+      // The subscription's checks and each event it delivered are spans, named by the operation.
+      const spansNamed = (name: string) => exported.split(name).length - 1;
+      // The three subscriptions' checks (graphql-ws's client names no operation in its message), and each buyer delivered.
+      expect(spansNamed("graphql.subscribe")).toBe(3);
+      expect(spansNamed("graphql.subscription.event LiveBuyers")).toBe(buyers.length);
+      const secrets = {
+        ...hidden,
+        ...Object.fromEntries(buyers.map((buyer, index) => [`buyer${index}`, buyer])),
+        token: SECRETS.token.token,
+      };
+      expect(Object.entries(secrets).filter(([, secret]) => exported.includes(secret))).toEqual([]);
+    } finally {
+      receiver.close();
+      await database.close();
     }
   });
 });

@@ -40,18 +40,19 @@ export interface Subscription<T> {
   stop(): void;
 }
 
-/** Subscribes and buffers every value; each test reads them in order. */
+/** Subscribes and buffers every value; each test reads them in order. `extensions` go with the subscribe message, as a persisted document's hash does. */
 export function subscribe<T = Record<string, unknown>>(
   client: Client,
   query: string,
   variables: Record<string, unknown> = {},
+  extensions?: Record<string, unknown>,
 ): Subscription<T> {
   const values: ExecutionResult<T>[] = [];
   const waiting: ((value: ExecutionResult<T>) => void)[] = [];
   let finish: (error?: unknown) => void = () => {};
   const ended = new Promise<unknown>((resolve) => (finish = resolve));
   const stop = client.subscribe<T>(
-    { query, variables },
+    { query, variables, ...(extensions ? { extensions } : {}) },
     {
       next: (value) => {
         const waiter = waiting.shift();

@@ -53,8 +53,13 @@ export const refuseNonJsonPosts: RequestHandler = (request, response, next) => {
 /** Levels of arrays and objects a request's JSON may nest: an input of this schema needs a handful. */
 export const MAX_JSON_DEPTH = 32;
 
+/** What a request whose variables or extensions nest deeper than `maxDepth` is told, over HTTP and WebSocket alike. */
+export function tooDeepJson(maxDepth: number): string {
+  return `Variables and extensions may nest arrays and objects at most ${maxDepth} levels deep.`;
+}
+
 /** True when `value` nests arrays and objects more than `limit` deep; walked with a stack of its own, never recursively. */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
   const pending: [unknown, number][] = [[value, 0]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [item, depth] = next;
@@ -87,7 +92,7 @@ export function refuseDeepJson(maxDepth: number): RequestHandler {
     // A POST's body is the variables' and extensions' parent: one level more.
     const limit = request.method === "GET" ? maxDepth : maxDepth + 1;
     if (!sent.some((value) => nestsDeeperThan(value, limit))) return next();
-    refuse(response, "BAD_USER_INPUT", `Variables and extensions may nest arrays and objects at most ${maxDepth} levels deep.`);
+    refuse(response, "BAD_USER_INPUT", tooDeepJson(maxDepth));
   };
 }
 
