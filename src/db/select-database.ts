@@ -76,7 +76,7 @@ export async function selectReplicaSet(
     return { kind: "external", uri: replicaSetUri, description, stop: async () => {} };
   }
   if (await offersTransactionsAt(runDatabase.uri)) return { ...runDatabase, description: "the same deployment", stop: async () => {} };
-  return selectDatabase(undefined, { replicaSet: true, ...(sharding ? { sharding } : {}) });
+  return selectDatabase(undefined, { replicaSet: true, sharding });
 }
 
 async function offersTransactionsAt(uri: string): Promise<boolean> {
