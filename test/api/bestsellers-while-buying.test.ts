@@ -1,6 +1,6 @@
 import { graphql } from "../__generated__";
 import type { BestsellersPageQuery } from "../__generated__/graphql";
-import { openTestApi, TEST_SETTINGS, type TestApi } from "../support/api";
+import { TEST_SETTINGS, useTestApi } from "../support/api";
 import { customers, RECORD_PURCHASE } from "../support/factories";
 import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
 import { salesCollection } from "../../src/sales/documents";
@@ -16,9 +16,8 @@ const BESTSELLERS = graphql(`
 const BOOKS = 60;
 const BUYERS = 20;
 
-let api: TestApi;
+const api = useTestApi();
 beforeAll(async () => {
-  api = await openTestApi();
   // Few distinct counts, so that most books tie with others and purchases keep moving them past each other.
   const books = Array.from({ length: BOOKS }, (_, index) => ({
     book: { id: index + 1, title: `Book ${index + 1}`, author: "A" },
@@ -26,7 +25,6 @@ beforeAll(async () => {
   }));
   await insertBooksWithPurchases(api.db, books, TEST_SETTINGS);
 });
-afterAll(() => api.close());
 
 const storedCounts = async () =>
   new Map((await salesCollection(api.db).find({}).toArray()).map((book) => [String(book._id), book.purchase_count]));

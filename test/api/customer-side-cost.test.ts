@@ -1,6 +1,6 @@
 import type { CommandStartedEvent, Document } from "mongodb";
 import { graphql } from "../__generated__";
-import { openTestApi, type TestApi } from "../support/api";
+import { useTestApi } from "../support/api";
 import { customerCursor } from "../../src/graphql/cursors";
 import { customers, seedBook } from "../support/factories";
 
@@ -8,7 +8,7 @@ import { customers, seedBook } from "../support/factories";
  * What the customer-side fields cost as a book grows: the same commands, and the same documents
  * examined (from `explain` of the very commands the API sent), for a typical and an outlier book.
  */
-let api: TestApi;
+const api = useTestApi();
 let sent: CommandStartedEvent[] = [];
 const record = (event: CommandStartedEvent) => void (["find", "aggregate", "distinct"].includes(event.commandName) && sent.push(event));
 
@@ -16,12 +16,10 @@ const record = (event: CommandStartedEvent) => void (["find", "aggregate", "dist
 const SIZES = { typical: 50, outlier: 5000 } as const;
 
 beforeAll(async () => {
-  api = await openTestApi();
   for (const [id, purchases] of Object.entries(SIZES)) await seedBook(api.db, id, customers(purchases, 0, `${id}-`));
   await seedBook(api.db, "other", [...customers(50, 0, "typical-"), ...customers(50, 0, "outlier-")]);
   api.client.on("commandStarted", record);
 });
-afterAll(() => api.close());
 beforeEach(() => void (sent = []));
 
 /** Documents examined by one command, as mongod's explain reports them, including a `$unionWith`'s own pipeline. */

@@ -1,7 +1,7 @@
 import { BSON, type CommandSucceededEvent } from "mongodb";
 import { graphql } from "../__generated__";
 import type { BuyersBothWaysQueryVariables, CatalogBothWaysQueryVariables } from "../__generated__/graphql";
-import { openTestApi, type TestApi } from "../support/api";
+import { openTestApi, useTestApi, type TestApi } from "../support/api";
 import { customerCursor } from "../../src/graphql/cursors";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
 import { customers, readAllCustomers, seedBook } from "../support/factories";
@@ -19,19 +19,17 @@ const PAGE = graphql(`
   }
 `);
 
-let api: TestApi;
+const api = useTestApi();
 let replyBytes = 0;
 const countReplyBytes = (event: CommandSucceededEvent) => void (replyBytes += BSON.calculateObjectSize(event.reply as BSON.Document));
 
 beforeAll(async () => {
-  api = await openTestApi();
   api.client.on("commandSucceeded", countReplyBytes);
   await seedBook(api.db, "small", customers(3));
   await seedBook(api.db, "outlier", customers(5000));
   await seedBook(api.db, "two-pages", customers(1200));
   for (const purchases of [4, 5, 6, 9, 13, 14]) await seedBook(api.db, `edges-${purchases}`, customers(purchases), SMALL);
 });
-afterAll(() => api.close());
 beforeEach(() => {
   api.commands.reset();
   replyBytes = 0;

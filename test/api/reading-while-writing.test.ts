@@ -1,5 +1,5 @@
 import { recordPurchase } from "../../src/sales/purchases";
-import { openTestApi, type TestApi } from "../support/api";
+import { useTestApi } from "../support/api";
 import { customers, customersPage, invariantViolations, seedBook, storedPurchases } from "../support/factories";
 
 const settings = { outlierThreshold: 50, extraSalesPageSize: 100 };
@@ -7,9 +7,7 @@ const PAGE = 37;
 const WRITERS = 25;
 const PURCHASES_PER_WRITER = 40;
 
-let api: TestApi;
-beforeAll(async () => void (api = await openTestApi({ settings })));
-afterAll(() => api.close());
+const api = useTestApi({ settings });
 
 /**
  * Appends purchases from several concurrent writers, each recording its own buyers one after another.

@@ -2,7 +2,7 @@ import { parseBookId } from "../../src/sales/book-ids";
 import { claimsCollection, type ClaimDocument } from "../../src/sales/documents";
 import { graphql } from "../__generated__";
 import type { RecordKeyedPurchaseMutation } from "../__generated__/graphql";
-import { openTestApi, type ExecutionResult, type TestApi } from "../support/api";
+import { useTestApi, type ExecutionResult } from "../support/api";
 import { addBook, customers, invariantViolations, recordPurchases, storedPurchases } from "../support/factories";
 
 // Claims are looked up by one part of their compound _id: along the _id index, as mongod's notablescan requires.
@@ -23,9 +23,7 @@ const RECORD_KEYED_PURCHASE = graphql(`
 `);
 
 const settings = { outlierThreshold: 3, extraSalesPageSize: 4 };
-let api: TestApi;
-beforeAll(async () => void (api = await openTestApi({ settings })));
-afterAll(() => api.close());
+const api = useTestApi({ settings });
 
 function buy(bookId: string, customerId: string, purchaseId?: string): Promise<ExecutionResult<RecordKeyedPurchaseMutation>> {
   return api.execute(RECORD_KEYED_PURCHASE, { bookId, customerId, purchaseId });
