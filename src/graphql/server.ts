@@ -122,7 +122,7 @@ export function createApolloServer(
       // Before the cost and access checks, which leave to it the input they cannot weigh.
       inputCheckPlugin<GraphQLContext>(),
       // A heavy request waits at most half its time limit for its turn, leaving it the other half to run.
-      costLimitPlugin<GraphQLContext>({ laneWaitMs: requestTimeoutMs / 2 }, ({ share }, weight) => share.allow(weight)),
+      costLimitPlugin<GraphQLContext>({ laneWaitMs: requestTimeoutMs / 2 }, (context, weight) => context.weigh(weight)),
       accessPlugin<GraphQLContext>(),
       ...cachingPlugins<GraphQLContext>(caching),
       requestLogPlugin<GraphQLContext>(logger, metrics, (context) => context.purchases.writeSizes),

@@ -4,7 +4,7 @@ import { createBook, type NewBook } from "./books";
 import { browseCatalog, countCatalog, type CatalogBrowse, type CatalogQuery, type CatalogWindow } from "./catalog";
 import type { BookDocument, BookId } from "./documents";
 import { createSalesLoaders, type SalesLoaders } from "./loaders";
-import { createPoolShare, requestPoolShare, type PoolShare } from "./pool-share";
+import { createPoolShare, requestPoolShare, type PoolShare, type RequestWeight } from "./pool-share";
 import { countBooksPurchased, retrieveBooksPurchased, type PurchaseHistoryWindow } from "./purchase-history";
 import { retrieveAlsoBought, type RecommendedBookId } from "./recommendations";
 import { DEFAULT_LARGEST_BOOKS, SALES_STATS_COMMANDS, type RecentSalesStats, type SalesStats } from "./stats";
@@ -35,6 +35,8 @@ export interface RequestServices {
   loaders: SalesLoaders;
   catalog: CatalogService;
   customers: CustomerService;
+  /** Bounds the connection time the request's reads may hold by what it weighs (see `poolTimeFor`), once it is weighed. */
+  weigh(weight: RequestWeight): void;
 }
 
 export interface RequestServiceOptions {
@@ -47,7 +49,12 @@ export interface RequestServiceOptions {
 export function createRequestServices(db: Db, { settings, salesStats, batchLoads = true }: RequestServiceOptions): RequestServices {
   const share = createPoolShare(requestPoolShare(db));
   const loaders = createSalesLoaders(db, { batch: batchLoads, share });
-  return { loaders, catalog: catalogService(db, share, loaders, settings, salesStats), customers: customerService(db, share) };
+  return {
+    loaders,
+    catalog: catalogService(db, share, loaders, settings, salesStats),
+    customers: customerService(db, share),
+    weigh: (weight) => share.allow(weight),
+  };
 }
 
 function catalogService(
