@@ -133,14 +133,21 @@ function comparableResult(result: ExecutionResult) {
 
 let database: TestDatabase;
 let server: ServerState;
+type Executor = NonNullable<Awaited<ReturnType<ReturnType<typeof compiledExecution>["load"]>>["executor"]>;
+
+/** The adapter's executor, as Apollo loads it; `reasons` collects each operation it leaves to graphql-js. */
+async function loadExecutor(interpreted: boolean, reasons: InterpretedReason[]): Promise<Executor> {
+  const gateway = compiledExecution({
+    schema,
+    compiledSchema: buildApiSchema(),
+    interpreted: () => interpreted,
+    onInterpreted: (reason) => reasons.push(reason),
+  });
+  return (await gateway.load({ apollo: {} })).executor!;
+}
+
 const interpreted: InterpretedReason[] = [];
-const gateway = compiledExecution({
-  schema,
-  compiledSchema: buildApiSchema(),
-  interpreted: () => false,
-  onInterpreted: (reason) => interpreted.push(reason),
-});
-let compiled: Awaited<ReturnType<typeof gateway.load>>["executor"];
+let compiled: Executor;
 
 beforeAll(async () => {
   database = await openTestDatabase();
@@ -150,7 +157,7 @@ beforeAll(async () => {
   // An outlier: past the test threshold of 50, with extra sales.
   await seedBook(database.db, "3", customers(70));
   await database.db.collection("sales").insertOne({ _id: "damaged" as never, author: "no title stored" });
-  ({ executor: compiled } = await gateway.load({ apollo: {} }));
+  compiled = await loadExecutor(false, interpreted);
 });
 
 afterAll(async () => {
@@ -162,7 +169,8 @@ function context() {
   return createContext(database.db, TEST_SETTINGS, identifyCaller(undefined, undefined), server);
 }
 
-async function runCompiled({ query, variables, operationName }: Case): Promise<ExecutionResult> {
+async function runThroughAdapter(testCase: Case, executor: Executor = compiled): Promise<ExecutionResult> {
+  const { query, variables, operationName } = testCase;
   const document = parse(query);
   const operation = getOperationAST(document, operationName);
   const request = {
@@ -176,7 +184,7 @@ async function runCompiled({ query, variables, operationName }: Case): Promise<E
     context: context(),
   };
   // The executor reads only what Apollo's request context hands every executor; the rest is Apollo's bookkeeping.
-  return compiled!(request as unknown as Parameters<NonNullable<typeof compiled>>[0]);
+  return executor(request as unknown as Parameters<Executor>[0]);
 }
 
 async function runInterpreted({ query, variables, operationName }: Case): Promise<ExecutionResult> {
@@ -185,7 +193,7 @@ async function runInterpreted({ query, variables, operationName }: Case): Promis
 
 describe("compiled execution against graphql-js", () => {
   it.each(cases.map((testCase) => [testCase.name, testCase] as const))("answers %s alike, errors included", async (_name, testCase) => {
-    const [fast, reference] = await Promise.all([runCompiled(testCase), runInterpreted(testCase)]);
+    const [fast, reference] = await Promise.all([runThroughAdapter(testCase), runInterpreted(testCase)]);
     expect(comparableResult(fast)).toEqual(comparableResult(reference));
   });
 
@@ -194,10 +202,10 @@ describe("compiled execution against graphql-js", () => {
   });
 
   it("holds the answers the set is meant to probe: data, nulls from failed resolvers, and refusals", async () => {
-    const damaged = await runCompiled(cases.find((testCase) => testCase.name.startsWith("null from a failed"))!);
+    const damaged = await runThroughAdapter(cases.find((testCase) => testCase.name.startsWith("null from a failed"))!);
     expect(damaged.data).toEqual({ damaged: null, fine: { title: "Seeded 1" } });
     expect(damaged.errors?.map((error) => error.path)).toEqual([["damaged", "title"]]);
-    const variable = await runCompiled(cases.find((testCase) => testCase.name === "a variable that is not an ID")!);
+    const variable = await runThroughAdapter(cases.find((testCase) => testCase.name === "a variable that is not an ID")!);
     expect(variable.errors?.[0]?.nodes?.[0]?.kind).toBe("VariableDefinition");
   });
 
@@ -205,7 +213,7 @@ describe("compiled execution against graphql-js", () => {
     const testCase = cases.find((candidate) => candidate.name.startsWith("storefront BookBuyers"))!;
     const pageSizes = [];
     for (const first of [20, 5]) {
-      const { data } = await runCompiled({ ...testCase, variables: { ...testCase.variables, first } });
+      const { data } = await runThroughAdapter({ ...testCase, variables: { ...testCase.variables, first } });
       pageSizes.push((data as { book: { customersPurchased: { edges: unknown[] } } }).book.customersPurchased.edges.length);
     }
     expect(pageSizes).toEqual([20, 5]);
@@ -215,24 +223,8 @@ describe("compiled execution against graphql-js", () => {
 describe("the fallback to graphql-js", () => {
   it("runs every operation through graphql-js while it is asked to, and counts each", async () => {
     const reasons: InterpretedReason[] = [];
-    const tracing = compiledExecution({
-      schema,
-      compiledSchema: buildApiSchema(),
-      interpreted: () => true,
-      onInterpreted: (reason) => reasons.push(reason),
-    });
-    const { executor } = await tracing.load({ apollo: {} });
     const testCase = { name: "listing", query: ListBooks, variables: { first: 2, buyers: 1 } };
-    const document = parse(testCase.query);
-    const result = await executor!({
-      request: { query: testCase.query, variables: testCase.variables },
-      document,
-      operation: getOperationAST(document),
-      operationName: "ListBooks",
-      queryHash: "listing",
-      schema,
-      context: context(),
-    } as unknown as Parameters<NonNullable<typeof executor>>[0]);
+    const result = await runThroughAdapter(testCase, await loadExecutor(true, reasons));
     expect(comparableResult(result)).toEqual(comparableResult(await runInterpreted(testCase)));
     expect(reasons).toEqual(["tracing"]);
   });
