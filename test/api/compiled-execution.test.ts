@@ -5,7 +5,7 @@ import { execute, getOperationAST, parse, type ExecutionResult, type GraphQLErro
 import { unwrapResolverError } from "@apollo/server/errors";
 import { identifyCaller } from "../../src/auth/principal";
 import { compiledExecution, type InterpretedReason } from "../../src/graphql/compiled-execution";
-import { createContext, createServerState, type ServerState } from "../../src/graphql/context";
+import { createServerState, type ServerState } from "../../src/graphql/context";
 import { buildApiSchema, schema } from "../../src/graphql/schema";
 import { TEST_SETTINGS } from "../support/api";
 import { openTestDatabase, type TestDatabase } from "../support/database";
@@ -151,7 +151,7 @@ let compiled: Executor;
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  server = createServerState(database.db, {});
+  server = createServerState({ db: database.db });
   await seedBook(database.db, "1", customers(5));
   await seedBook(database.db, "2", customers(3, 3));
   // An outlier: past the test threshold of 50, with extra sales.
@@ -166,7 +166,7 @@ afterAll(async () => {
 });
 
 function context() {
-  return createContext(database.db, TEST_SETTINGS, identifyCaller(undefined, undefined), server);
+  return server.contextFor(TEST_SETTINGS, identifyCaller(undefined, undefined));
 }
 
 async function runThroughAdapter(testCase: Case, executor: Executor = compiled): Promise<ExecutionResult> {
