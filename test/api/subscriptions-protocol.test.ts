@@ -247,6 +247,30 @@ describe("the rules of HTTP requests, for subscribe messages", () => {
   });
 });
 
+describe("authentication, which a connection does once", () => {
+  it("outlives no token: a restart without it closes the connection with 1001, and the client's reconnect with it is refused 4403", async () => {
+    const before = await serve();
+    let restarted: () => void = () => {};
+    const restart = new Promise<void>((resolve) => (restarted = resolve));
+    // graphql-ws's client reconnects after a 1001 (going away), to the same URL, with connectionParams asked again.
+    const closes: number[] = [];
+    const client = subscriptionClient(before.url, reader, {
+      retryAttempts: 1,
+      retryWait: () => restart,
+      on: { closed: (event) => void closes.push((event as { code: number }).code) },
+    });
+    const sales = subscribe<{ bookSales: { purchaseCount: number } }>(client, BOOK_SALES, { ids: ["1"] });
+    expect((await sales.next()).data?.bookSales.purchaseCount).toBe(3);
+    await before.stop();
+    // The token rotated out: API_TOKENS is read at start-up, so a restart is how a token is removed.
+    servers.push(await startTestHttpServer(database.db, { apiTokens: configuredTokens(storefront) }, Number(new URL(before.url).port)));
+    restarted();
+    expect(((await sales.ended) as { code: number }).code).toBe(4403);
+    expect(closes).toEqual([1001, 4403]);
+    await client.dispose();
+  });
+});
+
 describe("the limits on subscriptions and connections", () => {
   it("refuses a connection's subscription past SUBSCRIPTIONS_PER_CONNECTION, and keeps the others", async () => {
     const server = await serve({ subscriptionsPerConnection: 2 });

@@ -187,15 +187,20 @@ async function startReceiver(): Promise<{ endpoint: string; exported(): Buffer; 
 }
 
 describe.each(["http/protobuf", "http/json"])("every byte exported over OTLP %s", (protocol) => {
+  /** `npm start` exporting to `endpoint` in this protocol within 100 ms of each span, with the secret token configured. */
+  const tracedApi = (endpoint: string, env: Record<string, string> = {}) =>
+    startApiProcess("src/cli/start.ts", {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+      API_TOKENS: JSON.stringify([SECRETS.token]),
+      ...env,
+    });
+
   it("holds no customer id, purchase id, token, variable or literal, whichever way a request sent them, errors included", async () => {
     const receiver = await startReceiver();
     try {
-      api = await startApiProcess("src/cli/start.ts", {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-        OTEL_BSP_SCHEDULE_DELAY: "100",
-        API_TOKENS: JSON.stringify([SECRETS.token]),
-      });
+      api = await tracedApi(receiver.endpoint);
       await sendEverySecret(api.url);
       // Stopping exports what is still buffered.
       expect(await api.stop()).toBe(0);
@@ -220,14 +225,7 @@ describe.each(["http/protobuf", "http/json"])("every byte exported over OTLP %s"
     const buyers = ["cust-live-buyer-1-a93e", "cust-live-buyer-2-4f0b", "cust-live-buyer-3-7d21"];
     const hidden = { inVariables: "book-ws-variables-e5c8", inLiteral: "book-ws-literal-31fa" };
     try {
-      api = await startApiProcess("src/cli/start.ts", {
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-        OTEL_BSP_SCHEDULE_DELAY: "100",
-        API_TOKENS: JSON.stringify([SECRETS.token]),
-        MONGODB_URI: process.env.TEST_REPLICA_SET_URI!,
-        MONGODB_DB: database.db.databaseName,
-      });
+      api = await tracedApi(receiver.endpoint, { MONGODB_URI: process.env.TEST_REPLICA_SET_URI!, MONGODB_DB: database.db.databaseName });
       const headers = { "content-type": "application/json", authorization: bearer(SECRETS.token) };
       const added = await send(
         api.url,

@@ -73,6 +73,6 @@ export async function freePort(): Promise<number> {
 }
 
 /** The API over HTTP on a free port: quiet, open, in development mode and with the test settings unless `options` says otherwise. */
-export function startTestHttpServer(db: Db, options: Partial<Omit<ServerOptions, "db">> = {}): Promise<RunningServer> {
-  return startHttpServer({ db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false, ...options }, 0);
+export function startTestHttpServer(db: Db, options: Partial<Omit<ServerOptions, "db">> = {}, port = 0): Promise<RunningServer> {
+  return startHttpServer({ db, settings: TEST_SETTINGS, logger: pino({ level: "silent" }), production: false, ...options }, port);
 }
