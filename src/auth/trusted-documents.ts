@@ -77,28 +77,40 @@ export function trustedDocumentsPlugin<TContext extends { principal: Principal }
     requestDidStart: async ({ contextValue, request }) => {
       const { principal } = contextValue;
       if (principal.kind !== "token" || !principal.trustedDocumentsOnly) return;
-      const hash = requestedHash(request.extensions);
-      const document = hash === undefined ? undefined : documents?.get(hash);
-      const refusal = request.query !== undefined ? "sent a document" : document === undefined ? unknownHash(hash) : undefined;
+      const trusted = request.query !== undefined ? { refusal: "sent a document" } : trustedDocument(documents, request.extensions);
       // Run as a plain document: Apollo would otherwise look the hash up as an automatic persisted query.
       const { persistedQuery: _hashed, ...extensions } = request.extensions ?? {};
       request.extensions = extensions;
-      if (refusal === undefined) {
-        request.query = document;
+      if ("document" in trusted) {
+        request.query = trusted.document;
         return;
       }
       request.query = NOTHING;
       request.operationName = undefined;
       return {
         didResolveOperation: async () => {
-          throw new GraphQLError(
-            `The token "${principal.name}" may run only its trusted documents, named by hash (extensions.persistedQuery.sha256Hash), and this request ${refusal}`,
-            { extensions: { code: "DOCUMENT_NOT_TRUSTED", http: { status: statusOf("DOCUMENT_NOT_TRUSTED") } } },
-          );
+          throw new GraphQLError(untrusted(principal.name, trusted.refusal), {
+            extensions: { code: "DOCUMENT_NOT_TRUSTED", http: { status: statusOf("DOCUMENT_NOT_TRUSTED") } },
+          });
         },
       };
     },
   };
+}
+
+/** The manifest's document a request names by hash, or why it names none. */
+export function trustedDocument(
+  documents: TrustedDocuments | undefined,
+  extensions: Record<string, unknown> | undefined,
+): { document: string } | { refusal: string } {
+  const hash = requestedHash(extensions);
+  const document = hash === undefined ? undefined : documents?.get(hash);
+  return document === undefined ? { refusal: unknownHash(hash) } : { document };
+}
+
+/** DOCUMENT_NOT_TRUSTED's message: which token, what it may run, and what this request did instead. */
+export function untrusted(tokenName: string, refusal: string): string {
+  return `The token "${tokenName}" may run only its trusted documents, named by hash (extensions.persistedQuery.sha256Hash), and this request ${refusal}`;
 }
 
 function unknownHash(hash: string | undefined): string {

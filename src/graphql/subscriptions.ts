@@ -23,6 +23,7 @@ import { WebSocketServer } from "ws";
 import { accessRefusal, operationScopes } from "./access";
 import { identifyCaller, type Principal } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
+import { trustedDocument, untrusted, type TrustedDocuments } from "../auth/trusted-documents";
 import type { ApiSettings, SubscriptionSettings } from "../config";
 import type { ErrorCode } from "../error-codes";
 import { ClientError } from "../errors";
@@ -40,6 +41,8 @@ export interface SubscriptionServerOptions {
   logger: Logger;
   production: boolean;
   apiTokens?: readonly ConfiguredToken[];
+  /** The only operations tokens marked `trustedDocumentsOnly` may run, by hash, over the WebSocket as over HTTP. */
+  trustedDocuments?: TrustedDocuments;
   server: ServerState;
   metrics?: ServerMetrics;
   /** How long a new connection may take to send `connection_init`; graphql-ws's default, 3 s, unless given. */
@@ -82,7 +85,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     {
       connectionInitWaitTimeout: options.connectionInitWaitTimeoutMs,
       onConnect: (ctx) => {
-        const authorization = authorizationOf(ctx.connectionParams);
+        // A proxy that holds the token for a page (the web storefront's) adds it to the upgrade request, as it does to each HTTP request.
+        const authorization = authorizationOf(ctx.connectionParams) ?? ctx.extra.request.headers.authorization;
         const principal = identifyCaller(options.apiTokens, authorization);
         // connection_init is the connection's one chance to authenticate: a token that names no one is refused there (4403),
         // so that the client learns of it before it subscribes, not from each subscription.
@@ -117,7 +121,9 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         if (subscriptions >= limits.subscriptionsPerProcess) {
           return [refusal("TOO_MANY_SUBSCRIPTIONS", "This server holds as many subscriptions as it may: try again later.")];
         }
-        const checked = checkOperation(payload, connection.principal);
+        const trusted = trustedPayload(options.trustedDocuments, connection.principal, payload);
+        if ("refusal" in trusted) return [trusted.refusal];
+        const checked = checkOperation(trusted.payload, connection.principal);
         if ("errors" in checked) return checked.errors;
         const unavailable = await options.server.live.unavailable();
         if (unavailable) return [clientRefusal(unavailable)];
@@ -170,6 +176,23 @@ const BODY_LIMIT_BYTES = Number.parseInt(REQUEST_LIMITS.maxBodySize, 10) * 1024;
 function authorizationOf(params: Readonly<Record<string, unknown>> | undefined): string | undefined {
   const value = params?.["authorization"] ?? params?.["Authorization"];
   return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * A token marked for trusted documents runs only the manifest's operations here too, named by hash in the payload's
+ * extensions as Apollo Client's PersistedQueryLink names them: the protocol requires a `query` alongside, which is
+ * never run; the manifest's document is.
+ */
+function trustedPayload(
+  documents: TrustedDocuments | undefined,
+  principal: Principal,
+  payload: SubscribePayload,
+): { payload: SubscribePayload } | { refusal: GraphQLError } {
+  if (principal.kind !== "token" || !principal.trustedDocumentsOnly) return { payload };
+  const trusted = trustedDocument(documents, payload.extensions ?? undefined);
+  return "document" in trusted
+    ? { payload: { ...payload, query: trusted.document } }
+    : { refusal: refusal("DOCUMENT_NOT_TRUSTED", untrusted(principal.name, trusted.refusal)) };
 }
 
 function contextFor(options: SubscriptionServerOptions, principal: Principal): GraphQLContext {

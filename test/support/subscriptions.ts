@@ -45,13 +45,14 @@ export function subscribe<T = Record<string, unknown>>(
   client: Client,
   query: string,
   variables: Record<string, unknown> = {},
+  extensions?: Record<string, unknown>,
 ): Subscription<T> {
   const values: ExecutionResult<T>[] = [];
   const waiting: ((value: ExecutionResult<T>) => void)[] = [];
   let finish: (error?: unknown) => void = () => {};
   const ended = new Promise<unknown>((resolve) => (finish = resolve));
   const stop = client.subscribe<T>(
-    { query, variables },
+    { query, variables, extensions },
     {
       next: (value) => {
         const waiter = waiting.shift();
