@@ -8,6 +8,7 @@ import type { VersusBareResults } from "./versus-bare";
 import type { WriteResults } from "./writes";
 import type { HotBookFigures, ScaleResults } from "./catalog-scale";
 import type { ShardTargetingResults } from "./shard-targeting";
+import { SUBSCRIBER_TARGETS, type SubscriberResults } from "./subscribers";
 
 export interface Report {
   mode: "quick" | "full";
@@ -21,6 +22,7 @@ export interface Report {
   versusBare: VersusBareResults;
   scale: ScaleResults;
   shardTargeting: ShardTargetingResults;
+  subscribers: SubscriberResults;
   targets: TargetCheck[];
 }
 
@@ -35,6 +37,7 @@ export function renderReport(report: Report): string {
     renderVersusBare(report.versusBare),
     renderScale(report.scale),
     renderShardTargeting(report.shardTargeting),
+    renderSubscribers(report.subscribers),
     renderTargets(report.targets),
   ].join("\n\n");
 }
@@ -198,6 +201,30 @@ export function renderVersusBare({ database, node, rounds, secondsPerLoad, rows 
       ["CPU ms/request, ours / bare", (row) => `${row.oursCpuMsPerRequest.toFixed(2)} / ${row.bareCpuMsPerRequest.toFixed(2)}`],
       ["our commands/request", (row) => row.oursCommandsPerRequest.toFixed(2)],
       ["failed", (row) => row.failures],
+    ]),
+  );
+}
+
+export function renderSubscribers({ database, plan, rows }: SubscriberResults): string {
+  const { p99Ms, idleBytes } = SUBSCRIBER_TARGETS;
+  return part(
+    "Live sales: subscribers of one hot book over WebSockets",
+    [
+      `One server process, its subscribers in load processes of their own (${count(plan.perLoadProcess)} each), ${count(plan.purchasesPerSecond)} purchases a second of the book for ${plan.seconds} s, written straight to the database (${database}).`,
+      "Latency from the purchase's write to the value's arrival. The bare baseline sends the same change feed's counts as plain WebSocket messages: no GraphQL, no protocol, no checks.",
+      `Issue 37's targets: p99 under ${count(p99Ms)} ms with 10,000 subscribers at 100 purchases a second; an idle subscriber under ${bytes(idleBytes)}.`,
+    ].join(" "),
+    table(rows, [
+      ["server", (row) => row.server],
+      ["subscribers", (row) => count(row.subscribers)],
+      ["purchases/s", (row) => count(row.purchasesPerSecond)],
+      ["p50 ms", (row) => ms(row.p50Ms)],
+      ["p99 ms", (row) => ms(row.p99Ms)],
+      ["delivered / expected", (row) => `${count(row.delivered)} / ${count(row.expected)}`],
+      ["at the final count", (row) => `${count(row.atFinalCount)} / ${count(row.subscribers)}`],
+      ["memory per idle subscriber", (row) => bytes(row.idleBytesPerSubscriber)],
+      ["CPU ms per purchase", (row) => ms(row.cpuMsPerPurchase)],
+      ["CPU µs per delivery", (row) => ms(row.cpuUsPerDelivery)],
     ]),
   );
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../src/config";
-import { parseFlags, readToolConfig, runToolAsMain, ToolFailure, type ToolOutput } from "../src/cli/tool";
+import { parseFlags, readToolConfig, runToolAsMain, ToolFailure, wholeNumberFlag, type ToolOutput } from "../src/cli/tool";
 import { connectToDatabase, type DatabaseConnection } from "../src/db/connection";
 import { selectDatabase, selectReplicaSet, type SelectedDatabase } from "../src/db/select-database";
 import { describeEnvironment } from "./environment";
@@ -13,14 +13,15 @@ import { benchmarkScale, scaleSteps } from "./catalog-scale";
 import { benchmarkShardTargeting } from "./shard-targeting";
 import { startProgress } from "./progress";
 import { benchmarkReads, readSteps } from "./reads";
-import { renderReport, renderTargets, renderVersusBare, type Report } from "./report";
+import { renderReport, renderSubscribers, renderTargets, renderVersusBare, type Report } from "./report";
+import { benchmarkSubscribers, SUBSCRIBER_PLANS, subscriberSteps } from "./subscribers";
 import { checkTargets, versusBareTargets } from "./targets";
 import { benchmarkThroughput, throughputSteps } from "./throughput";
 import { benchmarkVersusBare, versusBareSteps } from "./versus-bare";
 import { benchmarkWrites, writeSteps } from "./writes";
 import { ensureSalesIndexes } from "../src/sales/indexes";
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --versus-bare-only]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --versus-bare-only] [-- --subscribers-only [--subscribers N,…]]
 
 Measures writes, reads and GraphQL over HTTP on the database the project selects
 (MONGODB_URI, else a throwaway one), keyed purchases of a hot book on a replica set
@@ -30,6 +31,8 @@ prints markdown tables and saves raw figures in bench/results/.
   --quick            fewer repetitions, shorter loads and no catalog of 1,000,002 books
   --largest-catalog  measure the catalog of 1,000,002 books in a quick run too (minutes more to seed)
   --versus-bare-only only the API against a bare Apollo server (about 2 minutes, 1 with --quick)
+  --subscribers-only only live sales' subscribers against a bare WebSocket baseline
+  --subscribers N,…  the numbers of subscribers measured (default 1,000 and 10,000); e.g. 50 to try the section out
   --help             show this text`;
 
 /** A database of the run's own, with the indexes in place, watched by command monitoring; dropped when closed. */
@@ -50,6 +53,8 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
     quick: { type: "boolean" },
     "largest-catalog": { type: "boolean" },
     "versus-bare-only": { type: "boolean" },
+    "subscribers-only": { type: "boolean" },
+    subscribers: { type: "string" },
   });
   const chosen = flags.quick ? QUICK_PLAN : FULL_PLAN;
   const plan =
@@ -68,7 +73,23 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
     section(progressName, versusBareSteps(plan.versusBare), (progress) =>
       benchmarkVersusBare(database, (uri) => openBenchDatabase(uri, `${name}_bare`), config, plan.versusBare, progress),
     );
+  const subscriberPlan = {
+    ...SUBSCRIBER_PLANS[plan.mode],
+    ...(flags.subscribers && { subscriberCounts: flags.subscribers.split(",").map((value) => wholeNumberFlag(value, "subscribers", 0)) }),
+  };
+  // A replica set of its own: change streams need one, and the section may run alone.
+  const liveSales = async () => {
+    const replicaSet = await selectReplicaSet(database, env.MONGODB_REPLICA_SET_URI);
+    output.err(`Live sales' subscribers on a replica set: ${replicaSet.description}`);
+    return section("subscribers", subscriberSteps(subscriberPlan), (progress) =>
+      benchmarkSubscribers(replicaSet, (uri) => openBenchDatabase(uri, `${name}_live`), config, subscriberPlan, progress),
+    ).finally(() => replicaSet.stop());
+  };
   try {
+    if (flags["subscribers-only"]) {
+      output.out(renderSubscribers(await liveSales()));
+      return;
+    }
     if (flags["versus-bare-only"]) {
       const results = await versusBare("versus bare");
       output.out([renderVersusBare(results), renderTargets(versusBareTargets(results))].join("\n\n"));
@@ -96,6 +117,7 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
     ).finally(() => replicaSet.stop());
     // Counts on the stand-in routing as a mongos over simulated shards, whatever database the rest ran on.
     const shardTargeting = await section("shard targeting", 1, () => benchmarkShardTargeting());
+    const subscribers = await liveSales();
 
     const report: Report = {
       mode: plan.mode,
@@ -109,6 +131,7 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
       versusBare: versus,
       scale,
       shardTargeting,
+      subscribers,
       targets: checkTargets({ writes, reads, http, throughput, versusBare: versus, scale, shardTargeting }),
     };
     output.out(renderReport(report));
