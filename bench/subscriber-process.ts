@@ -91,17 +91,19 @@ function graphqlSubscriber(url: string, bookId: string, subscriber: Subscriber, 
   closers.push(() => void client.dispose());
   return new Promise((resolve, reject) => {
     let first = true;
+    // Before the first value a failure stops the process; after it, it is said here and shows as a subscriber short of the final count.
+    const fail = (error: Error) => (first ? reject(error) : process.stderr.write(`subscriber-process: ${error.message}\n`));
     client.subscribe<{ bookSales: { purchaseCount: number } }>(
       { query: BOOK_SALES, variables: { ids: [bookId] } },
       {
         next: (value) => {
-          if (!value.data) return reject(new Error(`the API refused a subscriber: ${JSON.stringify(value.errors)}`));
+          if (!value.data) return void fail(new Error(`the API refused a subscriber: ${JSON.stringify(value.errors)}`));
           receive(subscriber, value.data.bookSales.purchaseCount, first);
           if (first) resolve();
           first = false;
         },
-        error: (error) => reject(new Error(`a subscription ended with an error: ${JSON.stringify(error)}`)),
-        complete: () => reject(new Error("the API completed a subscription it should have kept open")),
+        error: (error) => void fail(new Error(`a subscription ended with an error: ${JSON.stringify(error)}`)),
+        complete: () => void fail(new Error("the API completed a subscription it should have kept open")),
       },
     );
   });
