@@ -135,6 +135,7 @@ async function driveBrowser(origin: string, apiUrl: string, restartApi: ApiResta
     page.on("pageerror", (error) => void uncaught.push(error.message));
     await loading(page, origin);
     await bestsellers(page, origin, apiUrl);
+    await liveShelf(page, origin, apiUrl);
     await search(page, origin);
     await authorPage(page);
     await woodenAmulet(page, origin, apiUrl);
@@ -180,6 +181,27 @@ async function bestsellers(page: Page, origin: string, apiUrl: string): Promise<
   await page.getByRole("button", { name: "← Previous" }).click();
   await page.locator(`[data-testid=shelf] li[data-book-id="${expected[0]}"]`).waitFor();
   assert.deepEqual(await shownBooks(page), expected.slice(0, 10));
+}
+
+async function liveShelf(page: Page, origin: string, apiUrl: string): Promise<void> {
+  step("the bestsellers' counts follow a purchase made elsewhere, with no reload and no request over HTTP");
+  await page.goto(`${origin}/#/`);
+  await page.locator("[data-testid=shelf] li").nth(9).waitFor();
+  await untilSubscriptions(apiUrl, "bookSales", 1);
+  const [top] = await shownBooks(page);
+  const sold = page.locator(`[data-testid=shelf] li[data-book-id="${top}"] .sold`);
+  const before = Number(((await sold.textContent()) ?? "").replace(/[^0-9]/g, ""));
+  const askedOverHttp: string[] = [];
+  const asked = (request: import("playwright-core").Request) =>
+    void (request.url().includes("/graphql") && askedOverHttp.push(request.url()));
+  page.on("request", asked);
+  try {
+    await buy(apiUrl, top!, "live-shelf-shopper");
+    await sold.filter({ hasText: `${(before + 1).toLocaleString("en")} sold` }).waitFor();
+  } finally {
+    page.off("request", asked);
+  }
+  assert.deepEqual(askedOverHttp, [], "the shelf asked the API nothing: the count came over its WebSocket");
 }
 
 async function search(page: Page, origin: string): Promise<void> {
@@ -248,7 +270,7 @@ async function liveAcrossPages(browser: Browser, origin: string, apiUrl: string)
   ] as const) {
     step(`two pages on The Wooden Amulet, watched at ${name} width: a Buy in one shows in the other as it happens`);
     // The shared page has left the book: no subscription of its own is counted below.
-    await untilSubscriptions(apiUrl, 0);
+    await untilSubscriptions(apiUrl, "newBuyers", 0);
     const [watcher, buyer] = [await browser.newPage({ viewport: watcherSize }), await browser.newPage({ viewport: buyerSize })];
     const errors: string[] = [];
     try {
@@ -260,7 +282,7 @@ async function liveAcrossPages(browser: Browser, origin: string, apiUrl: string)
         await page.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
       }
       // A new buyer is announced from the subscription's start on: both pages listen before the Buy.
-      await untilSubscriptions(apiUrl, 2);
+      await untilSubscriptions(apiUrl, "newBuyers", 2);
       const before = await agreed(watcher);
       const customer = `live-shopper-${name}`;
       const askedOverHttp: string[] = [];
@@ -288,13 +310,13 @@ async function liveAcrossPages(browser: Browser, origin: string, apiUrl: string)
   }
 }
 
-/** Resolves once the API holds `count` newBuyers subscriptions, as its /metrics counts them. */
-async function untilSubscriptions(apiUrl: string, count: number): Promise<void> {
+/** Resolves once the API holds `count` subscriptions of `field`, as its /metrics counts them. */
+async function untilSubscriptions(apiUrl: string, field: string, count: number): Promise<void> {
   const deadline = Date.now() + STEP_TIMEOUT_MS;
   for (;;) {
-    const held = (await scrapeMetrics({ url: apiUrl })).sample("bookstore_subscriptions", 'field="newBuyers"') ?? 0;
+    const held = (await scrapeMetrics({ url: apiUrl })).sample("bookstore_subscriptions", `field="${field}"`) ?? 0;
     if (held === count) return;
-    if (Date.now() > deadline) throw new Error(`the API holds ${held} newBuyers subscriptions, not ${count}`);
+    if (Date.now() > deadline) throw new Error(`the API holds ${held} ${field} subscriptions, not ${count}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -32,7 +32,19 @@ export function createStorefrontClient(): ApolloClient {
   // PERSISTED_QUERY_NOT_FOUND once per operation and the link sends the document with it, registering it.
   const http = new HttpLink({ uri: "/graphql" });
   // Lazy: the socket opens with the first subscription and closes after the last, so a page without one holds none.
-  const webSocket = new GraphQLWsLink(createClient({ url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/graphql` }));
-  const link = new PersistedQueryLink({ generateHash: trustedHash }).concat(split(isSubscription, webSocket, http));
-  return new ApolloClient({ link, cache: new InMemoryCache() });
+  const sockets = createClient({
+    url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/graphql`,
+    // While the API is away the page keeps trying, as its HTTP half does every few seconds (graphql-ws gives up after 5).
+    retryAttempts: Infinity,
+    retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, 500 * 2 ** retries) * (0.5 + Math.random() / 2))),
+    on: {
+      // Subscriptions start again from now: what was bought while the socket was down is read again.
+      connected: (_socket, _payload, wasRetry) => void (wasRetry && client.refetchObservableQueries()),
+    },
+  });
+  const link = new PersistedQueryLink({ generateHash: trustedHash }).concat(split(isSubscription, new GraphQLWsLink(sockets), http));
+  const client = new ApolloClient({ link, cache: new InMemoryCache() });
+  return client;
 }
+
+const RETRY_MAX_MS = 3_000;

@@ -94,3 +94,13 @@ export const BOOK_BUYERS_LIVE = graphql(`
     }
   }
 `);
+
+/** A shelf's counts, live: each book sent with its `id`, so the cache updates it wherever the page shows it. */
+export const SHELF_SALES = graphql(`
+  subscription StorefrontShelfSales($ids: [ID!]!) {
+    bookSales(ids: $ids) {
+      id
+      purchaseCount
+    }
+  }
+`);
