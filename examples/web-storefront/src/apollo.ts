@@ -36,7 +36,8 @@ export function createStorefrontClient(): ApolloClient {
     url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/graphql`,
     // While the API is away the page keeps trying, as its HTTP half does every few seconds (graphql-ws gives up after 5).
     retryAttempts: Infinity,
-    retryWait: (retries) => new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, 500 * 2 ** retries) * (0.5 + Math.random() / 2))),
+    retryWait: (retries) =>
+      new Promise((resolve) => setTimeout(resolve, Math.min(RETRY_MAX_MS, 500 * 2 ** retries) * (0.5 + Math.random() / 2))),
     on: {
       // Subscriptions start again from now: what was bought while the socket was down is read again.
       connected: (_socket, _payload, wasRetry) => void (wasRetry && client.refetchObservableQueries()),
