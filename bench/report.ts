@@ -9,6 +9,7 @@ import type { WriteResults } from "./scenarios/writes";
 import type { HotBookFigures, ScaleResults } from "./scenarios/catalog-scale";
 import type { ListingProfile, ProcessProfile, ProfileResults } from "./scenarios/profile";
 import type { ShardTargetingResults } from "./scenarios/shard-targeting";
+import { SUBSCRIBER_TARGETS, type SubscriberResults } from "./scenarios/subscribers";
 
 export interface Report extends Results {
   mode: "quick" | "full";
@@ -34,6 +35,7 @@ export const SECTION_RENDERERS: { [Section in keyof Results]: (results: Results[
   versusBare: (versusBare) => renderVersusBare(versusBare),
   scale: (scale) => renderScale(scale),
   shardTargeting: (shardTargeting) => renderShardTargeting(shardTargeting),
+  subscribers: (subscribers) => renderSubscribers(subscribers),
 };
 
 /** A titled part of the report: heading, optional explanation, body. */
@@ -200,6 +202,30 @@ export function renderVersusBare({ database, node, rounds, secondsPerLoad, rows 
       ["database CPU ms/request, ours / bare", (row) => `${cpu(row.databaseCpuMsPerOurRequest)} / ${cpu(row.databaseCpuMsPerBareRequest)}`],
       ["our commands/request", (row) => row.oursCommandsPerRequest.toFixed(2)],
       ["failed", (row) => row.failures],
+    ]),
+  );
+}
+
+function renderSubscribers({ database, plan, rows }: SubscriberResults): string {
+  const { p99Ms, idleBytes } = SUBSCRIBER_TARGETS;
+  return part(
+    "Live sales: subscribers of one hot book over WebSockets",
+    [
+      `One server process, its subscribers in load processes of their own (${count(plan.perLoadProcess)} each), ${count(plan.purchasesPerSecond)} purchases a second of the book for ${plan.seconds} s, written straight to the database (${database}).`,
+      "Latency from the purchase's write to the value's arrival. The bare baseline sends the same change feed's counts as plain WebSocket messages: no GraphQL, no protocol, no checks.",
+      `Issue 37's targets: p99 under ${count(p99Ms)} ms with 10,000 subscribers at 100 purchases a second; an idle subscriber under ${bytes(idleBytes)}.`,
+    ].join(" "),
+    table(rows, [
+      ["server", (row) => row.server],
+      ["subscribers", (row) => count(row.subscribers)],
+      ["purchases/s", (row) => count(row.purchasesPerSecond)],
+      ["p50 ms", (row) => ms(row.p50Ms)],
+      ["p99 ms", (row) => ms(row.p99Ms)],
+      ["delivered / expected", (row) => `${count(row.delivered)} / ${count(row.expected)}`],
+      ["at the final count", (row) => `${count(row.atFinalCount)} / ${count(row.subscribers)}`],
+      ["memory per idle subscriber", (row) => bytes(row.idleBytesPerSubscriber)],
+      ["CPU ms per purchase", (row) => ms(row.cpuMsPerPurchase)],
+      ["CPU µs per delivery", (row) => ms(row.cpuUsPerDelivery)],
     ]),
   );
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../src/config";
-import { parseFlags, readToolConfig, runToolAsMain, ToolFailure, UsageError, type ToolOutput } from "../src/cli/tool";
+import { parseFlags, readToolConfig, runToolAsMain, ToolFailure, UsageError, wholeNumberFlag, type ToolOutput } from "../src/cli/tool";
 import { connectToDatabase, type DatabaseConnection } from "../src/db/connection";
 import { selectDatabase, selectReplicaSet, type SelectedDatabase } from "../src/db/select-database";
 import { describeEnvironment } from "./kit/environment";
@@ -19,6 +19,7 @@ import { benchmarkProfiles, profileSteps } from "./scenarios/profile";
 import { benchmarkThroughput, throughputSteps } from "./scenarios/throughput";
 import { benchmarkVersusBare, versusBareSteps } from "./scenarios/versus-bare";
 import { benchmarkWrites, writeSteps } from "./scenarios/writes";
+import { benchmarkSubscribers, SUBSCRIBER_PLANS, subscriberSteps, type SubscriberPlan } from "./scenarios/subscribers";
 import { ensureSalesIndexes } from "../src/sales/indexes";
 
 /** The sections `--only` names, in the order a run measures them, and where each one's results sit in the report. */
@@ -30,9 +31,10 @@ const SECTION_NAMES = {
   "versus-bare": "versusBare",
   scale: "scale",
   "shard-targeting": "shardTargeting",
+  subscribers: "subscribers",
 } as const satisfies Record<string, keyof Results>;
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --only <sections>] [-- --profile]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --only <sections>] [-- --subscribers N,…] [-- --profile]
 
 Measures writes, reads and GraphQL over HTTP on the database the project selects
 (MONGODB_URI, else a throwaway one), keyed purchases of a hot book on a replica set
@@ -43,7 +45,9 @@ prints markdown tables and saves raw figures in bench/results/.
   --largest-catalog  measure the catalog of 1,000,002 books in a quick run too (minutes more to seed)
   --only <sections>  only these sections, comma-separated, each printed with its own targets:
                      ${Object.keys(SECTION_NAMES).join(", ")}
-                     (versus-bare: the API against a bare Apollo server, about 4 minutes, 2 with --quick)
+                     (versus-bare: the API against a bare Apollo server, about 4 minutes, 2 with --quick;
+                     subscribers: live sales' 1,000 and 10,000 subscribers against a bare WebSocket broadcast)
+  --subscribers N,…  the numbers of subscribers the subscribers section measures; e.g. 50 to try it out
   --profile          only CPU profiles of the API and the stand-in under the 5-, 20- and 50-book
                      storefront listings, saved in bench/results/profiles/ (about 1 minute, less with --quick)
   --help             show this text`;
@@ -70,6 +74,8 @@ interface RunContext {
   name: string;
   config: Config;
   plan: Plan;
+  /** Live sales' subscribers: the plan's mode, with `--subscribers` counts when given. */
+  subscriberPlan: SubscriberPlan;
   env: NodeJS.ProcessEnv;
   output: ToolOutput;
 }
@@ -90,6 +96,7 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
     "largest-catalog": { type: "boolean" },
     only: { type: "string" },
     profile: { type: "boolean" },
+    subscribers: { type: "string" },
   });
   const sections = flags.only === undefined ? null : parseSections(flags.only);
   const chosen = flags.quick ? QUICK_PLAN : FULL_PLAN;
@@ -104,7 +111,11 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
   const database = await selectDatabase(config.mongodbUri);
   output.err(`Database: ${database.description}`);
   // A random name: a run never touches data it did not write, and drops only what it made.
-  const context: RunContext = { database, name: `bench_${randomBytes(4).toString("hex")}`, config, plan, env, output };
+  const subscriberPlan = {
+    ...SUBSCRIBER_PLANS[plan.mode],
+    ...(flags.subscribers && { subscriberCounts: flags.subscribers.split(",").map((value) => wholeNumberFlag(value, "subscribers", 0)) }),
+  };
+  const context: RunContext = { database, name: `bench_${randomBytes(4).toString("hex")}`, config, plan, subscriberPlan, env, output };
   try {
     if (flags.profile) return await runProfiles(context, started);
     if (sections) return await runSections(context, sections);
@@ -127,6 +138,7 @@ async function runEverything(context: RunContext, started: number): Promise<void
     versusBare: await SECTIONS.versusBare(context),
     scale: await SECTIONS.scale(context),
     shardTargeting: await SECTIONS.shardTargeting(context),
+    subscribers: await SECTIONS.subscribers(context),
   };
   const report: Report = {
     mode: plan.mode,
@@ -202,6 +214,14 @@ const SECTIONS = {
   },
   // Counts on the stand-in routing as a mongos over simulated shards, whatever database the rest ran on.
   shardTargeting: (_context: RunContext) => section("shard targeting", 1, () => benchmarkShardTargeting()),
+  // A replica set of its own: change streams need one.
+  subscribers: async ({ database, name, config, subscriberPlan, env, output }: RunContext) => {
+    const replicaSet = await selectReplicaSet(database, env.MONGODB_REPLICA_SET_URI);
+    output.err(`Live sales' subscribers on a replica set: ${replicaSet.description}`);
+    return section("subscribers", subscriberSteps(subscriberPlan), (progress) =>
+      benchmarkSubscribers(replicaSet, (uri) => openBenchDatabase(uri, `${name}_live`), config, subscriberPlan, progress),
+    ).finally(() => replicaSet.stop());
+  },
 } satisfies { [Name in Section]: (context: RunContext) => Promise<Results[Name]> };
 
 async function withBenchDatabase<T>(

@@ -6,6 +6,7 @@ import { STOREFRONT_LISTINGS, type VersusBareResults } from "./scenarios/versus-
 import type { WriteResults } from "./scenarios/writes";
 import { SCALE_SCENARIOS, type HotBookFigures, type ScaleResults, type ScaleRow } from "./scenarios/catalog-scale";
 import type { ShardTargetingResults } from "./scenarios/shard-targeting";
+import { SUBSCRIBER_TARGETS, type SubscriberResults } from "./scenarios/subscribers";
 
 export interface TargetCheck {
   target: string;
@@ -27,6 +28,7 @@ export interface Results {
   versusBare: VersusBareResults;
   scale: ScaleResults;
   shardTargeting: ShardTargetingResults;
+  subscribers: SubscriberResults;
 }
 
 /** The targets each section can be checked against alone, its own invariants included (`--only` prints these). */
@@ -53,6 +55,7 @@ export const SECTION_TARGETS: { [Section in keyof Results]: (results: Results[Se
     noInvariantBroke("scale", scale),
   ],
   shardTargeting: (shardTargeting) => [oneShardPaths(shardTargeting)],
+  subscribers: (subscribers) => subscriberTargets(subscribers),
 };
 
 export function checkTargets(results: Results): TargetCheck[] {
@@ -74,6 +77,38 @@ function oneShardPaths({ shards, rows }: ShardTargetingResults): TargetCheck {
           .map((row) => `${row.request}: ${row.multiShardCommands} commands, ${row.multiShardTransactions} transactions on several shards`)
           .join("; ");
   return { target, measured, pass: broken.length === 0 && paths.length > 0, failsRun: true };
+}
+
+/**
+ * Issue 37's targets for the API's subscribers: every one ends at the book's final count (exact: conflation may skip
+ * values, never the last), p99 delivery under 1 s and an idle subscriber under 20 KB (times and memory: reported).
+ */
+function subscriberTargets({ rows }: SubscriberResults): TargetCheck[] {
+  const api = rows.filter((row) => row.server === "API");
+  const missed = api.filter((row) => row.atFinalCount !== row.subscribers);
+  const largest = api.reduce<SubscriberResults["rows"][number] | undefined>((most, row) => (most && most.subscribers > row.subscribers ? most : row), undefined);
+  const finalCount: TargetCheck = {
+    target: "Every subscriber of the API ends at the book's final count",
+    measured: api.map((row) => `${row.atFinalCount} of ${row.subscribers}`).join(", "),
+    pass: api.length > 0 && missed.length === 0,
+    failsRun: true,
+  };
+  if (!largest) return [finalCount];
+  return [
+    finalCount,
+    {
+      target: `p99 delivery under ${SUBSCRIBER_TARGETS.p99Ms} ms with ${largest.subscribers} subscribers`,
+      measured: `${Math.round(largest.p99Ms)} ms at ${Math.round(largest.purchasesPerSecond)} purchases/s`,
+      pass: largest.p99Ms < SUBSCRIBER_TARGETS.p99Ms,
+      failsRun: false,
+    },
+    {
+      target: `An idle subscriber holds under ${SUBSCRIBER_TARGETS.idleBytes / 1024} KB of the API process's memory`,
+      measured: `${Math.round(largest.idleBytesPerSubscriber / 1024)} KB with ${largest.subscribers} subscribers`,
+      pass: largest.idleBytesPerSubscriber < SUBSCRIBER_TARGETS.idleBytes,
+      failsRun: false,
+    },
+  ];
 }
 
 function writeCostIsFlat({ rows }: WriteResults): TargetCheck {

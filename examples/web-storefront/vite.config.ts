@@ -1,14 +1,30 @@
+import type { IncomingMessage } from "node:http";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type ProxyOptions } from "vite";
 
 // The page asks its own origin for /graphql and this proxy forwards to the API, so the browser needs no CORS and
-// never holds the token: STOREFRONT_TOKEN (empty while the API is open, as `npm start` without API_TOKENS) is added here.
+// never holds the token: STOREFRONT_TOKEN (empty while the API is open, as `npm start` without API_TOKENS) is added here,
+// to each HTTP request and to the upgrade request of each WebSocket (subscriptions), which the API reads as the connection's token.
 const apiUrl = new URL(process.env.API_URL ?? "http://localhost:4000/graphql");
 const token = process.env.STOREFRONT_TOKEN ?? "";
+
+/**
+ * A browser sends any site's WebSocket with no CORS check, so without this another site open in the same browser
+ * could subscribe with the storefront's token; only the page's own origin (or a client that is no browser, which
+ * could as well send HTTP) gets through. A refused upgrade is answered 404, as vite answers a bypassed one.
+ */
+function foreignWebSocket(request: IncomingMessage, response: unknown): false | undefined {
+  const origin = request.headers.origin;
+  if (response !== undefined || origin === undefined) return undefined;
+  return URL.canParse(origin) && new URL(origin).host === request.headers.host ? undefined : false;
+}
+
 const graphqlProxy: Record<string, ProxyOptions> = {
   "/graphql": {
     target: apiUrl.origin,
     changeOrigin: true,
+    ws: true,
+    bypass: foreignWebSocket,
     // The API's path, keeping the query string: a GET carries its operation there.
     rewrite: (path) => apiUrl.pathname + path.slice(path.indexOf("?") === -1 ? path.length : path.indexOf("?")),
     headers: token ? { authorization: `Bearer ${token}` } : {},

@@ -105,8 +105,10 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     if (nestsDeeperThan(payload.variables, MAX_JSON_DEPTH) || nestsDeeperThan(payload.extensions, MAX_JSON_DEPTH)) {
       return [refusal("BAD_USER_INPUT", tooDeepJson(MAX_JSON_DEPTH))];
     }
-    // graphql-ws requires `query` to be a string: a client naming its document by hash sends it empty.
-    const trusted = trustedDocumentOf(connection.principal, options.trustedDocuments, payload.query !== "", payload.extensions);
+    // graphql-ws requires `query` to be a string, and Apollo Client's GraphQLWsLink sends the full text beside the hash:
+    // with a hash, that text is never parsed (the manifest's document runs); without one, a text is a document of its own.
+    const sentDocument = payload.query !== "" && payload.extensions?.persistedQuery === undefined;
+    const trusted = trustedDocumentOf(connection.principal, options.trustedDocuments, sentDocument, payload.extensions);
     if (trusted && "refusal" in trusted) return [trusted.refusal];
     const checked = checkOperation(trusted ? { ...payload, query: trusted.document } : payload, connection.principal);
     if ("errors" in checked) return checked.errors;
@@ -127,7 +129,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     {
       connectionInitWaitTimeout: options.connectionInitWaitTimeoutMs,
       onConnect: (ctx) => {
-        const authorization = authorizationOf(ctx.connectionParams);
+        // A proxy that holds the token for a page (the web storefront's) adds it to the upgrade request, as it does to each HTTP request.
+        const authorization = authorizationOf(ctx.connectionParams) ?? ctx.extra.request.headers.authorization;
         const principal = identifyCaller(options.apiTokens, authorization);
         // connection_init is the connection's one chance to authenticate: a token that names no one is refused there (4403),
         // so that the client learns of it before it subscribes, not from each subscription.

@@ -3,11 +3,13 @@ import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import WebSocket from "ws";
 import { readTrustedDocuments } from "../../src/auth/trusted-documents";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
-import { errorCodes, freePort, getUrl, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { errorCodes, freePort, getUrl, postOperation, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { subscribe, subscriptionClient, webSocketUrl } from "../support/subscriptions";
 import { configuredTokens, tokenSpec } from "../support/tokens";
 
 /**
@@ -21,11 +23,14 @@ const MANIFEST = join(EXAMPLE, "src", "__generated__", "persisted-documents.json
 const storefront = { ...tokenSpec("storefront", ["purchases:read", "catalog:write"]), trustedDocuments: true };
 const staff = tokenSpec("staff", ["purchases:read", "catalog:write"]);
 
-/** The manifest's operations by name, with variables each can run with. */
-const trusted = Object.entries(JSON.parse(readFileSync(MANIFEST, "utf8")) as Record<string, string>).map(([key, document]) => ({
+/** The manifest's operations by name, with variables each can run with: the queries and mutation over HTTP, the subscription over the WebSocket. */
+const manifest = Object.entries(JSON.parse(readFileSync(MANIFEST, "utf8")) as Record<string, string>).map(([key, document]) => ({
   hash: key.replace(/^sha256:/, ""),
-  name: /^(?:query|mutation) (\w+)/.exec(document)![1]!,
+  type: /^(\w+) /.exec(document)![1]!,
+  name: /^(?:query|mutation|subscription) (\w+)/.exec(document)![1]!,
 }));
+const trusted = manifest.filter(({ type }) => type !== "subscription");
+const liveBuyers = manifest.find(({ name }) => name === "StorefrontBookBuyers")!;
 const VARIABLES: Record<string, Record<string, unknown>> = {
   StorefrontShelf: { first: 10, orderBy: { field: "PURCHASE_COUNT", direction: "DESC" } },
   StorefrontBookPage: { id: "1", buyers: 10 },
@@ -54,7 +59,8 @@ let database: TestDatabase;
 let api: RunningServer;
 let proxy: { url: string; child: ChildProcess };
 beforeAll(async () => {
-  database = await openTestDatabase();
+  // A replica set: the storefront's subscription needs change streams.
+  database = await openTestDatabase({ replicaSet: true });
   await seedBook(database.db, "1", customers(3));
   api = await startTestHttpServer(database.db, {
     apiTokens: configuredTokens(storefront, staff),
@@ -124,6 +130,62 @@ describe("the web storefront's token, through the example's proxy", () => {
     const unknown = await post(proxy.url, { variables: {}, extensions: byHash("0".repeat(64)) });
     const empty = await post(proxy.url, { variables: {} });
     for (const answer of [unknown, empty]) expect([answer.status, errorCodes(answer)]).toEqual([403, ["DOCUMENT_NOT_TRUSTED"]]);
+  });
+});
+
+describe("the web storefront's token over the proxy's WebSocket", () => {
+  const BUY = `mutation ($customerId: ID!) { recordPurchase(input: { bookId: "1", customerId: $customerId }) { storedIn } }`;
+  const NEW_BUYERS = `subscription ($bookId: ID!) { newBuyers(bookId: $bookId) { edge { node { databaseId } } } }`;
+
+  it("runs the storefront's subscription by its hash, authenticated by the token the proxy adds to the upgrade", async () => {
+    const client = subscriptionClient(proxy.url);
+    // newBuyers needs purchases:read, which only the proxy's token gives this connection: it sends no connectionParams of its own.
+    const buyers = subscribe<{ newBuyers: { edge: { node: { databaseId: string } } } }>(
+      client,
+      "",
+      { bookId: "1" },
+      byHash(liveBuyers.hash),
+    );
+    try {
+      // Bought until one is announced: the first purchase may land before the subscription listens.
+      let announced = false;
+      const first = buyers.next().finally(() => (announced = true));
+      for (let index = 0; !announced; index += 1) {
+        await postOperation(api.url, BUY, { customerId: `live-${index}` }, staff);
+        await sleep(200);
+      }
+      const event = await first;
+      expect(event.errors).toBeUndefined();
+      expect(event.data?.newBuyers.edge.node.databaseId).toMatch(/^live-\d+$/);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it.each([
+    ["a document of its own", NEW_BUYERS, undefined],
+    ["a hash the manifest lacks", NEW_BUYERS, byHash("0".repeat(64))],
+  ])("refuses a subscription with %s with DOCUMENT_NOT_TRUSTED", async (_name, query, extensions) => {
+    const client = subscriptionClient(proxy.url);
+    try {
+      const refused = await subscribe(client, query, { bookId: "1" }, extensions).ended;
+      expect((refused as { extensions?: { code?: string } }[]).map((error) => error.extensions?.code)).toEqual(["DOCUMENT_NOT_TRUSTED"]);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it("opens a WebSocket from the page's own origin and refuses one from another site's page", async () => {
+    const opened = async (origin: string) => {
+      const socket = new WebSocket(webSocketUrl(proxy.url), "graphql-transport-ws", { origin });
+      const outcome = await Promise.race([
+        once(socket, "open").then(() => "opened"),
+        once(socket, "unexpected-response").then(([, response]) => (response as { statusCode: number }).statusCode),
+      ]);
+      socket.terminate();
+      return outcome;
+    };
+    expect([await opened(new URL(proxy.url).origin), await opened("https://another-site.example")]).toEqual(["opened", 404]);
   });
 });
 

@@ -3,13 +3,14 @@ import { useCallback, useRef, useState } from "react";
 import { ErrorNotice, settle, Skeleton } from "./ErrorNotice";
 import { NO_SUCH_BOOK } from "./errors";
 import { authorHref, bookHref } from "./links";
+import { useLiveBuyers } from "./live";
 import { BOOK_PAGE, BUY } from "./operations";
 import { useWindows } from "./windows";
 
 const BUYERS_PER_WINDOW = 10;
 
 /**
- * A book: its count first, "Buy", what its buyers also bought, and its recent buyers a window at a time. This page is
+ * A book: its count first, live (each purchase, wherever it is made, shows here as it happens), "Buy", what its buyers also bought, and its recent buyers a window at a time. This page is
  * the shop floor's, for staff: it records a sale for a customer by id and lists the book's buyers by id, which a
  * page for shoppers must not show (docs/examples.md).
  */
@@ -20,6 +21,7 @@ export function BookPage({ id }: { id: string }) {
   const shownWindow = useRef(buyers.page);
   if (data) shownWindow.current = buyers.page;
   const retry = useCallback(() => settle(refetch()), [refetch]);
+  useLiveBuyers(variables, retry);
   const shown = data ?? previousData;
   if (error) return <ErrorNotice error={error} retry={retry} />;
   if (!shown) return <Skeleton rows={BUYERS_PER_WINDOW} label="The book: loading" />;

@@ -1,15 +1,15 @@
-import { useQuery } from "@apollo/client/react";
+import { useQuery, useSubscription } from "@apollo/client/react";
 import { useCallback, useRef } from "react";
 import type { BookFilter, BookOrder } from "./__generated__/graphql";
 import { ErrorNotice, settle, Skeleton } from "./ErrorNotice";
 import { bookHref, authorHref } from "./links";
-import { SHELF } from "./operations";
+import { SHELF, SHELF_SALES } from "./operations";
 import { useWindows } from "./windows";
 
 const BOOKS_PER_WINDOW = 10;
 const BESTSELLERS: BookOrder = { field: "PURCHASE_COUNT", direction: "DESC" };
 
-/** A window of books in bestseller order, searched or filtered, with "Previous" and "Next" between windows. */
+/** A window of books in bestseller order, searched or filtered, with "Previous" and "Next" between windows; its counts live. */
 export function Shelf({ search, filter, label }: { search?: string; filter?: BookFilter; label: string }) {
   const windows = useWindows();
   const variables = { first: BOOKS_PER_WINDOW, after: windows.cursor, orderBy: BESTSELLERS, filter, search };
@@ -20,6 +20,9 @@ export function Shelf({ search, filter, label }: { search?: string; filter?: Boo
   if (data) shownWindow.current = windows.page;
   const retry = useCallback(() => settle(refetch()), [refetch]);
   const shown = data ?? previousData;
+  // The window's counts follow each purchase as it happens; its order stays the one read, until the shopper pages.
+  const ids = shown?.books.edges.map(({ node }) => node.id) ?? [];
+  useSubscription(SHELF_SALES, { variables: { ids }, skip: ids.length === 0 });
   if (error) return <ErrorNotice error={error} retry={retry} />;
   if (!shown) return <Skeleton rows={BOOKS_PER_WINDOW} label={`${label}: loading`} />;
   const { edges, pageInfo, totalCount } = shown.books;

@@ -74,3 +74,33 @@ export const BUY = graphql(`
     }
   }
 `);
+
+/**
+ * The product page's live half, over the WebSocket: each new buyer of the book with the count once it is counted, so
+ * that the count and the newest buyers change together, as they do after a purchase made on this page.
+ */
+export const BOOK_BUYERS_LIVE = graphql(`
+  subscription StorefrontBookBuyers($bookId: ID!) {
+    newBuyers(bookId: $bookId) {
+      missedBefore
+      purchaseCount
+      edge {
+        cursor
+        node {
+          id
+          databaseId
+        }
+      }
+    }
+  }
+`);
+
+/** A shelf's counts, live: each book sent with its `id`, so the cache updates it wherever the page shows it. */
+export const SHELF_SALES = graphql(`
+  subscription StorefrontShelfSales($ids: [ID!]!) {
+    bookSales(ids: $ids) {
+      id
+      purchaseCount
+    }
+  }
+`);

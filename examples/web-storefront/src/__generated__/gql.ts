@@ -17,11 +17,15 @@ type Documents = {
     "\n  query StorefrontShelf($first: Int!, $after: String, $orderBy: BookOrder, $filter: BookFilter, $search: String) {\n    books(first: $first, after: $after, orderBy: $orderBy, filter: $filter, search: $search) {\n      totalCount\n      edges {\n        node {\n          id\n          databaseId\n          title\n          author\n          year\n          purchaseCount\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.StorefrontShelfDocument,
     "\n  query StorefrontBookPage($id: ID!, $buyers: Int!, $before: String) {\n    book(id: $id) {\n      id\n      databaseId\n      title\n      author\n      year\n      purchaseCount\n      customersPurchased(last: $buyers, before: $before) {\n        totalCount\n        edges {\n          cursor\n          node {\n            id\n            databaseId\n          }\n        }\n        pageInfo {\n          hasNextPage\n          hasPreviousPage\n          startCursor\n          endCursor\n        }\n      }\n      alsoBought(first: 5) {\n        sharedBuyers\n        book {\n          id\n          databaseId\n          title\n          author\n        }\n      }\n    }\n  }\n": typeof types.StorefrontBookPageDocument,
     "\n  mutation StorefrontBuy($bookId: ID!, $customerId: ID!, $purchaseId: ID!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book {\n        id\n      }\n    }\n  }\n": typeof types.StorefrontBuyDocument,
+    "\n  subscription StorefrontBookBuyers($bookId: ID!) {\n    newBuyers(bookId: $bookId) {\n      missedBefore\n      purchaseCount\n      edge {\n        cursor\n        node {\n          id\n          databaseId\n        }\n      }\n    }\n  }\n": typeof types.StorefrontBookBuyersDocument,
+    "\n  subscription StorefrontShelfSales($ids: [ID!]!) {\n    bookSales(ids: $ids) {\n      id\n      purchaseCount\n    }\n  }\n": typeof types.StorefrontShelfSalesDocument,
 };
 const documents: Documents = {
     "\n  query StorefrontShelf($first: Int!, $after: String, $orderBy: BookOrder, $filter: BookFilter, $search: String) {\n    books(first: $first, after: $after, orderBy: $orderBy, filter: $filter, search: $search) {\n      totalCount\n      edges {\n        node {\n          id\n          databaseId\n          title\n          author\n          year\n          purchaseCount\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.StorefrontShelfDocument,
     "\n  query StorefrontBookPage($id: ID!, $buyers: Int!, $before: String) {\n    book(id: $id) {\n      id\n      databaseId\n      title\n      author\n      year\n      purchaseCount\n      customersPurchased(last: $buyers, before: $before) {\n        totalCount\n        edges {\n          cursor\n          node {\n            id\n            databaseId\n          }\n        }\n        pageInfo {\n          hasNextPage\n          hasPreviousPage\n          startCursor\n          endCursor\n        }\n      }\n      alsoBought(first: 5) {\n        sharedBuyers\n        book {\n          id\n          databaseId\n          title\n          author\n        }\n      }\n    }\n  }\n": types.StorefrontBookPageDocument,
     "\n  mutation StorefrontBuy($bookId: ID!, $customerId: ID!, $purchaseId: ID!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book {\n        id\n      }\n    }\n  }\n": types.StorefrontBuyDocument,
+    "\n  subscription StorefrontBookBuyers($bookId: ID!) {\n    newBuyers(bookId: $bookId) {\n      missedBefore\n      purchaseCount\n      edge {\n        cursor\n        node {\n          id\n          databaseId\n        }\n      }\n    }\n  }\n": types.StorefrontBookBuyersDocument,
+    "\n  subscription StorefrontShelfSales($ids: [ID!]!) {\n    bookSales(ids: $ids) {\n      id\n      purchaseCount\n    }\n  }\n": types.StorefrontShelfSalesDocument,
 };
 
 /**
@@ -50,6 +54,14 @@ export function graphql(source: "\n  query StorefrontBookPage($id: ID!, $buyers:
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation StorefrontBuy($bookId: ID!, $customerId: ID!, $purchaseId: ID!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book {\n        id\n      }\n    }\n  }\n"): (typeof documents)["\n  mutation StorefrontBuy($bookId: ID!, $customerId: ID!, $purchaseId: ID!) {\n    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {\n      storedIn\n      replayed\n      book {\n        id\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription StorefrontBookBuyers($bookId: ID!) {\n    newBuyers(bookId: $bookId) {\n      missedBefore\n      purchaseCount\n      edge {\n        cursor\n        node {\n          id\n          databaseId\n        }\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription StorefrontBookBuyers($bookId: ID!) {\n    newBuyers(bookId: $bookId) {\n      missedBefore\n      purchaseCount\n      edge {\n        cursor\n        node {\n          id\n          databaseId\n        }\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription StorefrontShelfSales($ids: [ID!]!) {\n    bookSales(ids: $ids) {\n      id\n      purchaseCount\n    }\n  }\n"): (typeof documents)["\n  subscription StorefrontShelfSales($ids: [ID!]!) {\n    bookSales(ids: $ids) {\n      id\n      purchaseCount\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

@@ -1,0 +1,256 @@
+import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import type { Config } from "../../src/config";
+import type { DatabaseConnection } from "../../src/db/connection";
+import type { SelectedDatabase } from "../../src/db/select-database";
+import { KnownOutliers } from "../../src/sales/known-outliers";
+import { recordPurchase } from "../../src/sales/purchases";
+import { seedBook } from "../kit/catalog";
+import type { Progress } from "../kit/progress";
+import type { SubscriberReport } from "../processes/subscriber-process";
+import { ratio } from "../kit/stats";
+import { startChild, type Child } from "../kit/children";
+
+/**
+ * Live sales at scale: one API process, thousands of subscribers of one hot book over real WebSockets (load
+ * processes of their own), and purchases of the book recorded at a steady rate straight into the database, as
+ * any API process would record them. Each row is measured twice in the same run: on the API (GraphQL
+ * subscriptions over graphql-ws), and on a baseline that sends the same change feed's counts as bare
+ * WebSocket messages (bench/bare-subscriptions-process.ts), so that the difference is the cost of GraphQL.
+ */
+
+export interface SubscriberPlan {
+  subscriberCounts: number[];
+  purchasesPerSecond: number;
+  seconds: number;
+  /** Subscribers per load process: each process is one Node thread, and 10,000 sockets in one would measure it. */
+  perLoadProcess: number;
+}
+
+export const SUBSCRIBER_PLANS: Record<"quick" | "full", SubscriberPlan> = {
+  full: { subscriberCounts: [1_000, 10_000], purchasesPerSecond: 100, seconds: 10, perLoadProcess: 2_500 },
+  quick: { subscriberCounts: [1_000, 10_000], purchasesPerSecond: 100, seconds: 3, perLoadProcess: 2_500 },
+};
+
+/** Issue 37's: 10,000 subscribers on one process with p99 under 1 s at 100 purchases a second; an idle subscriber under 20 KB. */
+export const SUBSCRIBER_TARGETS = { p99Ms: 1_000, idleBytes: 20 * 1024 };
+
+export type SubscriberServer = "API" | "bare baseline";
+
+export interface SubscriberRow {
+  server: SubscriberServer;
+  subscribers: number;
+  purchases: number;
+  /** The rate reached: purchases are sent one after another, so a slow write lowers it. */
+  purchasesPerSecond: number;
+  /** From the purchase's write being sent to the value's arrival at a subscriber. */
+  p50Ms: number;
+  p99Ms: number;
+  /** Values received after each subscriber's first; every subscriber should get every purchase's count. */
+  delivered: number;
+  expected: number;
+  /** Subscribers whose last value was the book's final count: conflation may skip values, never the last. */
+  atFinalCount: number;
+  /** The server process's resident memory grown by connecting the subscribers, over their number. */
+  idleBytesPerSubscriber: number;
+  /** The server process's CPU time (user and system) from the first purchase until every subscriber had the last, per purchase. */
+  cpuMsPerPurchase: number;
+  /** The same CPU time per value delivered. */
+  cpuUsPerDelivery: number;
+}
+
+export interface SubscriberResults {
+  database: string;
+  plan: SubscriberPlan;
+  rows: SubscriberRow[];
+}
+
+const ROOT = join(__dirname, "..", "..");
+
+export function subscriberSteps(plan: SubscriberPlan): number {
+  return 2 * plan.subscriberCounts.length;
+}
+
+export async function benchmarkSubscribers(
+  replicaSet: SelectedDatabase,
+  open: (uri: string) => Promise<DatabaseConnection>,
+  config: Config,
+  plan: SubscriberPlan,
+  progress: Progress,
+): Promise<SubscriberResults> {
+  const connection = await open(replicaSet.uri);
+  const { db } = connection;
+  const rows: SubscriberRow[] = [];
+  const env = {
+    MONGODB_URI: replicaSet.uri,
+    MONGODB_DB: db.databaseName,
+    SUBSCRIPTIONS_PER_PROCESS: String(Math.max(...plan.subscriberCounts) + 1),
+    ANONYMOUS_CONNECTIONS_PER_PROCESS: String(Math.max(...plan.subscriberCounts) + 1),
+  };
+  try {
+    for (const subscribers of plan.subscriberCounts) {
+      // Alternating which goes first, as the other baselines do, so that drift does not fall on one side only.
+      const servers: SubscriberServer[] = rows.length % 4 === 0 ? ["API", "bare baseline"] : ["bare baseline", "API"];
+      for (const server of servers) {
+        const bookId = `live-${server === "API" ? "api" : "bare"}-${subscribers}`;
+        await seedBook(db, bookId, [], config);
+        const child =
+          server === "API"
+            ? await startChild("bench/processes/api-process.ts", [], env)
+            : await startChild("bench/processes/bare-subscriptions-process.ts", [bookId], env);
+        try {
+          // As an API process keeps one: after the first extra sale, the book's purchases go straight to its pages.
+          const knownOutliers = new KnownOutliers();
+          const purchase = (index: number) => recordPurchase(db, bookId, `live-buyer-${index}`, config, { knownOutliers });
+          const target: Target =
+            server === "API"
+              ? { url: child.firstLine.replace(/^http/, "ws"), protocol: "graphql" }
+              : { url: child.firstLine, protocol: "bare" };
+          rows.push({ server, subscribers, ...(await measure(child, target, bookId, subscribers, plan, purchase)) });
+        } finally {
+          await child.stop();
+        }
+        progress.step(`${subscribers.toLocaleString("en")} subscribers on the ${server}`);
+      }
+    }
+    return { database: replicaSet.description, plan, rows };
+  } finally {
+    await connection.close();
+  }
+}
+
+async function measure(
+  server: Child,
+  target: Target,
+  bookId: string,
+  subscribers: number,
+  plan: SubscriberPlan,
+  purchase: (index: number) => Promise<unknown>,
+): Promise<Omit<SubscriberRow, "server" | "subscribers">> {
+  const rssBefore = residentBytes(server.pid);
+  const loads: LoadProcess[] = [];
+  try {
+    for (let from = 0; from < subscribers; from += plan.perLoadProcess) {
+      loads.push(await startLoad(target, Math.min(plan.perLoadProcess, subscribers - from), bookId));
+    }
+    const idleBytesPerSubscriber = (residentBytes(server.pid) - rssBefore) / subscribers;
+    const cpuBefore = cpuMs(server.pid);
+    const purchases = Math.round(plan.purchasesPerSecond * plan.seconds);
+    const writtenAt: Record<string, number> = {};
+    const started = performance.now();
+    for (let index = 1; index <= purchases; index += 1) {
+      // Paced from the start, not from the last write: a slow write is caught up on, never spread over the rest.
+      const due = started + ((index - 1) * 1000) / plan.purchasesPerSecond;
+      if (performance.now() < due) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+      writtenAt[String(index)] = performance.timeOrigin + performance.now();
+      await purchase(index);
+    }
+    const purchasesPerSecond = purchases / ((performance.now() - started) / 1000);
+    const reports = await Promise.all(loads.map((load) => load.report({ final: purchases, writtenAt })));
+    const cpu = cpuMs(server.pid) - cpuBefore;
+    const delivered = reports.reduce((total, report) => total + report.delivered, 0);
+    const histogram = mergedHistogram(reports);
+    return {
+      purchases,
+      purchasesPerSecond,
+      p50Ms: histogramPercentile(histogram, 50),
+      p99Ms: histogramPercentile(histogram, 99),
+      delivered,
+      expected: purchases * subscribers,
+      atFinalCount: reports.reduce((total, report) => total + report.atFinal, 0),
+      idleBytesPerSubscriber,
+      cpuMsPerPurchase: ratio(cpu, purchases),
+      cpuUsPerDelivery: ratio(cpu * 1000, delivered),
+    };
+  } finally {
+    for (const load of loads) load.stop();
+  }
+}
+
+/** Where the subscribers connect, and how they speak: graphql-ws to the API, plain messages to the baseline. */
+interface Target {
+  url: string;
+  protocol: "graphql" | "bare";
+}
+
+interface LoadProcess {
+  report(writes: { final: number; writtenAt: Record<string, number> }): Promise<SubscriberReport>;
+  stop(): void;
+}
+
+/** A subscriber process, once every one of its subscribers holds its first value. */
+async function startLoad({ url, protocol }: Target, count: number, bookId: string): Promise<LoadProcess> {
+  const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
+    process.execPath,
+    ["--import", "tsx", "bench/processes/subscriber-process.ts", url, protocol, String(count), bookId],
+    { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
+  );
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const exited = once(child, "exit").then(([code]) => {
+    throw new Error(`a subscriber process exited with ${String(code)}: see its message above`);
+  });
+  exited.catch(() => {});
+  const next = async () => ((await Promise.race([lines.next(), exited])) as IteratorResult<string>).value as string;
+  const ready = await next();
+  if (ready !== "ready") throw new Error(`a subscriber process said "${ready}" instead of "ready"`);
+  return {
+    report: async (writes) => {
+      child.stdin.write(`${JSON.stringify(writes)}\n`);
+      return JSON.parse(await next()) as SubscriberReport;
+    },
+    stop: () => void (child.exitCode === null && child.kill("SIGTERM")),
+  };
+}
+
+/** Latencies from every load process, in 0.1 ms buckets. */
+function mergedHistogram(reports: SubscriberReport[]): Map<number, number> {
+  const merged = new Map<number, number>();
+  for (const report of reports) {
+    for (const [bucket, values] of Object.entries(report.latencyHistogram))
+      merged.set(Number(bucket), (merged.get(Number(bucket)) ?? 0) + values);
+  }
+  return merged;
+}
+
+/** Nearest-rank percentile of a histogram, in ms. */
+function histogramPercentile(histogram: Map<number, number>, p: number): number {
+  const total = [...histogram.values()].reduce((sum, values) => sum + values, 0);
+  if (total === 0) return Number.NaN;
+  const rank = Math.max(1, Math.ceil((p / 100) * total));
+  let seen = 0;
+  for (const bucket of [...histogram.keys()].sort((a, b) => a - b)) {
+    seen += histogram.get(bucket)!;
+    if (seen >= rank) return bucket / 10;
+  }
+  return Number.NaN;
+}
+
+// Linux's /proc: the figures of another process, without instrumenting it. The clock tick is 100 Hz on every Linux the bench runs on.
+const CLOCK_TICKS_PER_SECOND = 100;
+
+function procFile(pid: number, file: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, "utf8");
+  } catch (error) {
+    throw new Error(`cannot read /proc/${pid}/${file}: the subscriber benchmark measures the server's memory and CPU on Linux only`, {
+      cause: error,
+    });
+  }
+}
+
+function residentBytes(pid: number): number {
+  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(procFile(pid, "status"))?.[1];
+  if (kib === undefined) throw new Error(`/proc/${pid}/status has no VmRSS line`);
+  return Number(kib) * 1024;
+}
+
+function cpuMs(pid: number): number {
+  // Fields 14 and 15 (utime, stime), counted after the command name's closing parenthesis, which may hold spaces.
+  const stat = procFile(pid, "stat");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
