@@ -1,3 +1,4 @@
+import type { CommandStartedEvent, Document } from "mongodb";
 import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
 import type { ExtraSalesWindow } from "../../src/sales/book-buyers";
 import { parseBookId } from "../../src/sales/book-ids";
@@ -66,4 +67,30 @@ describe("extra-sales windows read in one batch", () => {
       { page: 2, length: 2, offset: 0, customers: customers(2, 11, "b2-") },
     ]);
   });
+
+  it("send each page the same expressions whatever the batch holds: only the literal tables of windows grow", async () => {
+    const windows = BOOK_IDS.flatMap(windowsOf).slice(0, WINDOWS_PER_READ);
+    const sent: Document[] = [];
+    const listener = (event: CommandStartedEvent) => void (event.commandName === "aggregate" && sent.push(event.command));
+    database.client.on("commandStarted", listener);
+    try {
+      await createSalesLoaders(database.db).extraSalesWindow.load(windows[0]!);
+      await createSalesLoaders(database.db).extraSalesWindow.loadMany(windows);
+    } finally {
+      database.client.off("commandStarted", listener);
+    }
+
+    const [one, fifty] = sent.map((command) => JSON.stringify(projectStage(command), (_key, value: unknown) => literalShape(value)));
+    expect(sent).toHaveLength(2);
+    expect(fifty).toEqual(one);
+  });
 });
+
+function projectStage(command: Document): unknown {
+  return (command.pipeline as Document[]).find((stage) => "$project" in stage);
+}
+
+/** A `$literal` table stands for its kind, not its length: the data of the batch, not work per page. */
+function literalShape(value: unknown): unknown {
+  return typeof value === "object" && value !== null && "$literal" in value ? { $literal: "table" } : value;
+}
