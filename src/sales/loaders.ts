@@ -25,10 +25,9 @@ export interface SalesLoaders {
 export const KEYS_PER_READ = 100;
 
 /**
- * Windows of buyers one aggregation reads at most. Its `$project` computes one field per window on every
- * page it matches, so its work grows with the square of its windows: 6,000 windows in one aggregation
- * held a connection for seconds. In batches of 50, it grows with the windows, each batch a command of the
- * request's share.
+ * Windows of buyers one aggregation reads at most. Each page it reads finds its own windows by key, so its
+ * work grows with the windows it holds, not with the square of them; in batches of 50, one command holds a
+ * connection of the request's share for a bounded time.
  */
 export const WINDOWS_PER_READ = 50;
 
@@ -90,41 +89,94 @@ async function loadBooks(db: Db, ids: readonly BookId[]): Promise<(BookDocument 
 
 /**
  * One aggregation for every extra-sales window asked for in this tick. Its `$match` names each book with
- * its pages, so the `(book_id, page)` index serves each branch; its `$project` computes one field per
- * window (`w0`, `w1`, ...) holding only that window's `$slice` of the page, and only on the pages it
- * covers, so a deep window ships the entries it returns rather than the whole page.
+ * its pages, so the `(book_id, page)` index serves each branch. Its `$project` finds the page's own windows
+ * by key in literal tables (`windowTables`), so a page's work does not grow with the windows of the batch
+ * (mongod 7.0's `$getField` takes only a constant name, hence `$indexOfArray` over the keys), and computes
+ * each window's `$slice` only: a deep window ships the entries it returns rather than the whole page.
  */
 async function loadExtraSalesWindows(db: Db, windows: readonly ExtraSalesWindow[]): Promise<PageSlice[][]> {
   const branches = windows.map((window) => ({ book_id: window.bookId, page: "page" in window ? window.page : { $gte: window.fromPage } }));
-  const fields = Object.fromEntries(windows.map((window, index) => [`w${index}`, windowSlice(window)]));
+  const tables = windowTables(windows);
   const documents = await extraSalesCollection(db)
-    .aggregate<{ page: number; length: number } & Record<string, unknown>>([
+    .aggregate<{ page: number; length: number; slices: { w: number; customers: string[] }[] }>([
       { $match: { $or: branches } },
       { $sort: { page: 1 } },
-      { $project: { _id: 0, page: 1, length: { $size: "$customers_purchased_extra" }, ...fields } },
+      {
+        $project: {
+          _id: 0,
+          page: 1,
+          length: { $size: "$customers_purchased_extra" },
+          slices: { $concatArrays: [pageWindowSlices(tables), tailWindowSlices(tables)] },
+        },
+      },
     ])
     .toArray();
-  return windows.map((window, index) =>
-    documents.flatMap((document) => {
-      const customers = document[`w${index}`] as string[] | undefined;
-      if (customers === undefined) return [];
-      const offset = "page" in window ? window.skip : document.length - customers.length;
-      return [{ page: document.page, length: document.length, offset, customers }];
-    }),
-  );
+  const answers = windows.map((): PageSlice[] => []);
+  for (const { page, length, slices } of documents) {
+    for (const { w, customers } of slices) {
+      const window = windows[w]!;
+      const offset = "page" in window ? window.skip : length - customers.length;
+      answers[w]!.push({ page, length, offset, customers });
+    }
+  }
+  return answers;
 }
 
-/** The window's entries on a page it covers; `$$REMOVE` (no field at all) on every other page. */
-function windowSlice(window: ExtraSalesWindow): Document {
-  // $literal: a string book id starting with "$" would otherwise be read as a field path.
-  const sameBook = { $eq: ["$book_id", { $literal: window.bookId }] };
-  const covered =
-    "page" in window ? { $and: [sameBook, { $eq: ["$page", window.page] }] } : { $and: [sameBook, { $gte: ["$page", window.fromPage] }] };
-  const slice =
-    "page" in window
-      ? ["$customers_purchased_extra", window.skip, window.limit]
-      : ["$customers_purchased_extra", window.tail === 0 ? 0 : -window.tail];
-  return { $cond: [covered, { $slice: slice }, "$$REMOVE"] };
+interface PageWindowSpec {
+  w: number;
+  skip: number;
+  limit: number;
+}
+
+interface TailWindowSpec {
+  w: number;
+  fromPage: number;
+  last: number;
+}
+
+/**
+ * The batch's windows grouped by what a page finds them by: a window of one page by `[book_id, page]`, a
+ * tail window by `book_id` (it covers every page from `fromPage` on). Each table of groups ends with an
+ * empty group, which `$arrayElemAt` picks for the `-1` of a key not found. Ids sit inside `$literal`, so
+ * a string id starting with "$" stays a value.
+ */
+function windowTables(windows: readonly ExtraSalesWindow[]) {
+  const pages = new Map<string, { key: [BookId, number]; specs: PageWindowSpec[] }>();
+  const tails = new Map<string, { key: BookId; specs: TailWindowSpec[] }>();
+  windows.forEach((window, w) => {
+    if ("page" in window) {
+      const key = `${bookIdKey(window.bookId)}#${window.page}`;
+      const group = pages.get(key) ?? pages.set(key, { key: [window.bookId, window.page], specs: [] }).get(key)!;
+      group.specs.push({ w, skip: window.skip, limit: window.limit });
+    } else {
+      const key = bookIdKey(window.bookId);
+      const group = tails.get(key) ?? tails.set(key, { key: window.bookId, specs: [] }).get(key)!;
+      // A tail of 0 is an empty slice: 0, not -0 (a double on the wire).
+      group.specs.push({ w, fromPage: window.fromPage, last: window.tail === 0 ? 0 : -window.tail });
+    }
+  });
+  const table = <K, S>(groups: Iterable<{ key: K; specs: S[] }>) => {
+    const list = [...groups];
+    return { keys: { $literal: list.map(({ key }) => key) }, groups: { $literal: [...list.map(({ specs }) => specs), []] } };
+  };
+  return { pages: table(pages.values()), tails: table(tails.values()) };
+}
+
+type WindowTables = ReturnType<typeof windowTables>;
+
+/** The slices of this page's own single-page windows. */
+function pageWindowSlices({ pages }: WindowTables): Document {
+  const group = { $arrayElemAt: [pages.groups, { $indexOfArray: [pages.keys, ["$book_id", "$page"]] }] };
+  return {
+    $map: { input: group, as: "s", in: { w: "$$s.w", customers: { $slice: ["$customers_purchased_extra", "$$s.skip", "$$s.limit"] } } },
+  };
+}
+
+/** The slices of this book's tail windows that reach this page. */
+function tailWindowSlices({ tails }: WindowTables): Document {
+  const group = { $arrayElemAt: [tails.groups, { $indexOfArray: [tails.keys, "$book_id"] }] };
+  const reaching = { $filter: { input: group, as: "s", cond: { $gte: ["$page", "$$s.fromPage"] } } };
+  return { $map: { input: reaching, as: "s", in: { w: "$$s.w", customers: { $slice: ["$customers_purchased_extra", "$$s.last"] } } } };
 }
 
 /** The books with these ids that exist, in the order given, read through the batching loader. */
