@@ -86,7 +86,10 @@ function oneShardPaths({ shards, rows }: ShardTargetingResults): TargetCheck {
 function subscriberTargets({ rows }: SubscriberResults): TargetCheck[] {
   const api = rows.filter((row) => row.server === "API");
   const missed = api.filter((row) => row.atFinalCount !== row.subscribers);
-  const largest = api.reduce<SubscriberResults["rows"][number] | undefined>((most, row) => (most && most.subscribers > row.subscribers ? most : row), undefined);
+  const largest = api.reduce<SubscriberResults["rows"][number] | undefined>(
+    (most, row) => (most && most.subscribers > row.subscribers ? most : row),
+    undefined,
+  );
   const finalCount: TargetCheck = {
     target: "Every subscriber of the API ends at the book's final count",
     measured: api.map((row) => `${row.atFinalCount} of ${row.subscribers}`).join(", "),

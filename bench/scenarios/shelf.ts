@@ -79,7 +79,12 @@ export async function withShelfApart<T>(
   // An external mongod or mongodb-memory-server's already runs apart; only the stand-in runs inside the bench.
   const standIn =
     database.kind === "offline-server"
-      ? await startChild(require.resolve("@bookstore/offline-mongo/cli"), ["--port", "0"], standInProcess.env ?? {}, standInProcess.nodeOptions)
+      ? await startChild(
+          require.resolve("@bookstore/offline-mongo/cli"),
+          ["--port", "0"],
+          standInProcess.env ?? {},
+          standInProcess.nodeOptions,
+        )
       : null;
   const uri = standIn ? (/mongodb:\/\/\S+/.exec(standIn.firstLine)?.[0] ?? "") : database.uri;
   const connection = await open(uri);

@@ -233,11 +233,9 @@ describe("the rules of HTTP requests, for subscribe messages", () => {
       outcome(storefront, "", { ids: ["1"] }),
     ]);
     expect(refusals).toEqual(
-      [
-        /this request sent a document$/,
-        /this request named the hash \w+, which is not one of them/,
-        /this request sent no hash$/,
-      ].map((message) => [["DOCUMENT_NOT_TRUSTED", expect.stringMatching(message)]]),
+      [/this request sent a document$/, /this request named the hash \w+, which is not one of them/, /this request sent no hash$/].map(
+        (message) => [["DOCUMENT_NOT_TRUSTED", expect.stringMatching(message)]],
+      ),
     );
     // Every other token sends its documents as text.
     expect(await outcome(reader, `subscription { bestsellers(top: 1) { databaseId } }`, {})).toEqual({
