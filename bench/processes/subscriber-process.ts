@@ -78,7 +78,8 @@ async function main(): Promise<void> {
     atFinal: subscribers.filter((subscriber) => subscriber.last === final).length,
     latencyHistogram,
   };
-  process.stdout.write(`${JSON.stringify(report)}\n`);
+  // A pipe's writes are asynchronous: exiting before this one is flushed would cut the report short.
+  await new Promise((resolve) => process.stdout.write(`${JSON.stringify(report)}\n`, resolve));
   for (const close of closers) close();
   process.exit(0);
 }

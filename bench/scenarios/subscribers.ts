@@ -145,7 +145,7 @@ async function measure(
     for (let index = 1; index <= purchases; index += 1) {
       // Paced from the start, not from the last write: a slow write is caught up on, never spread over the rest.
       const due = started + ((index - 1) * 1000) / plan.purchasesPerSecond;
-      if (performance.now() < due) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+      if (performance.now() < due) await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
       writtenAt[String(index)] = performance.timeOrigin + performance.now();
       await purchase(index);
     }
