@@ -1,4 +1,4 @@
-import type { CommandStartedEvent, Document } from "mongodb";
+import type { Document } from "mongodb";
 import { graphql } from "../__generated__";
 import { useTestApi } from "../support/api";
 import { customerCursor } from "../../src/graphql/cursors";
@@ -9,8 +9,7 @@ import { customers, seedBook } from "../support/factories";
  * examined (from `explain` of the very commands the API sent), for a typical and an outlier book.
  */
 const api = useTestApi();
-let sent: CommandStartedEvent[] = [];
-const record = (event: CommandStartedEvent) => void (["find", "aggregate", "distinct"].includes(event.commandName) && sent.push(event));
+const READS = ["find", "aggregate", "distinct"];
 
 /** The two books compared, by id: each one's sampled (embedded) buyers bought the same one other book. */
 const SIZES = { typical: 50, outlier: 5000 } as const;
@@ -18,9 +17,7 @@ const SIZES = { typical: 50, outlier: 5000 } as const;
 beforeAll(async () => {
   for (const [id, purchases] of Object.entries(SIZES)) await seedBook(api.db, id, customers(purchases, 0, `${id}-`));
   await seedBook(api.db, "other", [...customers(50, 0, "typical-"), ...customers(50, 0, "outlier-")]);
-  api.client.on("commandStarted", record);
 });
-beforeEach(() => void (sent = []));
 
 /** Documents examined by one command, as mongod's explain reports them, including a `$unionWith`'s own pipeline. */
 async function docsExamined(command: Document): Promise<number> {
@@ -35,9 +32,7 @@ async function docsExamined(command: Document): Promise<number> {
 
 /** The commands one operation sent, with the documents each examined. */
 async function costOf(run: () => Promise<unknown>): Promise<[string, string, number][]> {
-  sent = [];
-  await run();
-  const commands = [...sent];
+  const commands = (await api.monitor.record(run)).filter((command) => READS.includes(command.commandName));
   return Promise.all(
     commands.map(
       async (event) =>

@@ -1,12 +1,12 @@
 import { performance } from "node:perf_hooks";
 import { MongoClient, type Document } from "mongodb";
 import { REQUEST_LIMITS } from "../../src/graphql/limits/operation";
-import { currentRequestContext } from "../../src/observability/request-context";
 import { loadCatalog } from "../../src/maintenance/demo-catalog";
 import { formatBookId } from "../../src/sales/book-ids";
 import { salesCollection } from "../../src/sales/documents";
 import type { RunningServer } from "../../src/graphql/server";
 import { TEST_SETTINGS } from "../support/api";
+import { CommandMonitor } from "../support/command-monitor";
 import { examinedBy, openTestDatabase, type TestDatabase } from "../support/database";
 import { errorCodes, send, startTestHttpServer } from "../support/http";
 import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
@@ -50,9 +50,8 @@ beforeAll(async () => {
       .toArray()
   ).map(({ _id }) => formatBookId(_id));
   client = await MongoClient.connect(process.env.TEST_MONGODB_URI!, { monitorCommands: true });
-  client.on("commandStarted", ({ command, commandName }) => {
-    const requestId = currentRequestContext()?.requestId;
-    if (requestId?.startsWith("attack-") && READS.includes(commandName)) sentBy.set(requestId, [...(sentBy.get(requestId) ?? []), command]);
+  new CommandMonitor(client, { log: true }).onStarted(({ command, commandName, request }) => {
+    if (request?.startsWith("attack-") && READS.includes(commandName)) sentBy.set(request, [...(sentBy.get(request) ?? []), command]);
   });
   // The default time limit: a victim answered REQUEST_TIMEOUT is a victim that got an error.
   server = await startTestHttpServer(client.db(database.db.databaseName), { apiTokens: configuredTokens(reader) });

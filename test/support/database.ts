@@ -9,6 +9,8 @@ export interface TestDatabase {
   client: MongoClient;
   /** Commands sent since the last reset, as observed by the driver's command monitoring. */
   commands: CommandLog;
+  /** The monitor behind `commands`, for what a name does not say: the commands as sent, bytes on the wire. */
+  monitor: CommandMonitor;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function openTestDatabase({
     db,
     client,
     commands,
+    monitor,
     close: async () => {
       await db.dropDatabase();
       await client.close();
