@@ -63,17 +63,21 @@ export function compiledExecution({ schema, compiledSchema, interpreted, onInter
     }
     return entry;
   };
-  const interpret = (request: ExecutorRequest, reason: InterpretedReason) => {
-    onInterpreted?.(reason);
+  const interpret = (request: ExecutorRequest, reason?: InterpretedReason) => {
+    if (reason) onInterpreted?.(reason);
     return execute({
       schema: request.schema,
       document: request.document,
       contextValue: request.context,
       variableValues: request.request.variables,
-      operationName: request.operationName,
+      // The name the client sent: `request.operationName` is the one Apollo resolved, null when it resolved none.
+      operationName: request.request.operationName,
     });
   };
   const executor: Executor = async (request) => {
+    // No operation resolved (a name the document lacks, several without a name): graphql-js words the refusal, which
+    // Apollo answers OPERATION_RESOLUTION_FAILURE; it runs nothing.
+    if (!request.operation) return interpret(request);
     if (interpreted()) return interpret(request, "tracing");
     const query = compiledFor(request);
     if (query === NOT_COMPILABLE) return interpret(request, "not_compilable");
