@@ -7,17 +7,20 @@ import {
   execute,
   getOperationAST,
   GraphQLError,
+  Kind,
   parse,
   specifiedRules,
   validate,
   type DocumentNode,
   type ExecutionArgs,
+  type FragmentDefinitionNode,
   type ExecutionResult,
   type GraphQLFormattedError,
   type OperationDefinitionNode,
 } from "graphql";
 import type { SubscribePayload } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
+import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
 import { WebSocketServer } from "ws";
 import { accessRefusal, operationScopes } from "./access";
@@ -34,7 +37,9 @@ import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
 import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
 import { inSubscriptionSpan } from "../observability/tracing";
+import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
 import { schema } from "./schema";
+import { SharedExecutions } from "./shared-executions";
 
 export interface SubscriptionServerOptions {
   settings: ApiSettings;
@@ -110,20 +115,37 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     const sentDocument = payload.query !== "" && payload.extensions?.persistedQuery === undefined;
     const trusted = trustedDocumentOf(connection.principal, options.trustedDocuments, sentDocument, payload.extensions);
     if (trusted && "refusal" in trusted) return [trusted.refusal];
-    const checked = checkOperation(trusted ? { ...payload, query: trusted.document } : payload, connection.principal);
+    const query = trusted ? trusted.document : payload.query;
+    const checked = checkOperation({ ...payload, query }, connection.principal);
     if ("errors" in checked) return checked.errors;
     const unavailable = await options.server.live.unavailable();
     if (unavailable) return [clientRefusal(unavailable)];
     subscriptions += 1;
+    const field = rootFieldName(checked.document, checked.operation);
+    const start: SubscriptionStart = {
+      id,
+      connection,
+      operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION,
+      // The same text, operation and variables resolve to the same values for everyone allowed to subscribe.
+      shared: CONFLATED_FIELDS.has(field)
+        ? { key: JSON.stringify([query, payload.operationName ?? null, payload.variables ?? {}]), field: field as LiveField }
+        : undefined,
+    };
+    // No context yet: one is built for each value resolved, and none is held while the subscriber waits.
     return {
       schema,
       document: checked.document,
       operationName: payload.operationName,
       variableValues: payload.variables,
-      contextValue: contextFor(options, connection.principal),
-      rootValue: { id, connection, operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION } satisfies SubscriptionStart,
+      contextValue: undefined,
+      rootValue: start,
     };
   }
+
+  const shared = new SharedExecutions({
+    freshContext: () => options.server.contextFor(options.settings, ANYONE),
+    live: options.server.live,
+  });
 
   const cleanup = useServer<Record<string, unknown>, { connection?: Connection }>(
     {
@@ -142,6 +164,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         }
         if (!token) anonymousConnections += 1;
         ctx.extra.connection = { id: randomUUID(), principal, token };
+        // The upgrade request (headers, socket state) is needed no more: held for each connection's life, it would be most of what an idle one costs.
+        (ctx.extra as { request?: unknown }).request = undefined;
         metrics?.countConnection(token, 1);
         return true;
       },
@@ -157,11 +181,14 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
           { operationName: payload.operationName ?? undefined, connectionId: ctx.extra.connection!.id },
           () => startSubscription(ctx.extra.connection!, ctx.subscriptions, id, payload),
         ),
-      subscribe: (args) =>
-        eachEvent(args, () => contextFor(options, (args.rootValue as SubscriptionStart).connection.principal), {
-          logger,
-          onEnd: () => (subscriptions -= 1),
-        }),
+      subscribe: async (args) => {
+        const start = args.rootValue as SubscriptionStart;
+        const { rootValue: _start, ...operation } = args;
+        const values = start.shared
+          ? await shared.join(start.shared.key, operation, start.shared.field, start.operationName)
+          : await ownExecution(args, () => contextFor(options, start.connection.principal));
+        return logged(values, start, { logger, onEnd: () => (subscriptions -= 1) });
+      },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => format(error)),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(format) } : undefined),
     },
@@ -187,6 +214,33 @@ interface SubscriptionStart {
   id: string;
   connection: Connection;
   operationName: string;
+  /** For a conflated field: the shared execution it joins (by its operation's text, name and variables), and the field. */
+  shared: { key: string; field: LiveField } | undefined;
+}
+
+/**
+ * The principal a shared execution's contexts carry: its subscribers' access was checked when each subscribed,
+ * and no resolver reads who asks.
+ */
+const ANYONE: Principal = { kind: "anonymous" };
+
+/** The operation's one root field (a subscription selects exactly one), through its fragments. */
+function rootFieldName(document: DocumentNode, operation: OperationDefinitionNode): string {
+  let selections = operation.selectionSet.selections;
+  for (;;) {
+    const first = selections[0];
+    if (!first) return "";
+    if (first.kind === Kind.FIELD) return first.name.value;
+    if (first.kind === Kind.INLINE_FRAGMENT) selections = first.selectionSet.selections;
+    else {
+      const fragment = document.definitions.find(
+        (definition): definition is FragmentDefinitionNode =>
+          definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === first.name.value,
+      );
+      if (!fragment) return "";
+      selections = fragment.selectionSet.selections;
+    }
+  }
 }
 
 // express.json's limit on an HTTP body (100kb): a WebSocket message carries the same operation and variables.
@@ -210,6 +264,9 @@ function clientRefusal(error: ClientError): GraphQLError {
   return new GraphQLError(error.message, { originalError: error, extensions: { code: error.code, ...error.extensions() } });
 }
 
+/** How many distinct subscription texts stay parsed and validated. */
+const VALID_DOCUMENTS = 1_000;
+
 /**
  * The checks every HTTP operation passes, for a subscription: parsed within the token limit, validated
  * with the same rules (and refused unless it is a subscription), then its input, cost and scopes. The
@@ -217,18 +274,23 @@ function clientRefusal(error: ClientError): GraphQLError {
  */
 function operationChecker(production: boolean) {
   const rules = [...specifiedRules, ...armorProtection(production).validationRules, operationTransportRule("websocket")];
+  // Thousands of storefront pages send the same few texts: parsed and validated once each, one document is held for all.
+  const valid = new LRUCache<string, DocumentNode>({ max: VALID_DOCUMENTS });
   return (
     payload: SubscribePayload,
     principal: Principal,
   ): { document: DocumentNode; operation: OperationDefinitionNode } | { errors: GraphQLError[] } => {
-    let document: DocumentNode;
-    try {
-      document = parse(payload.query, parseOptions);
-    } catch (error) {
-      return { errors: [coded(error as GraphQLError, "GRAPHQL_PARSE_FAILED")] };
+    let document = valid.get(payload.query);
+    if (!document) {
+      try {
+        document = parse(payload.query, parseOptions);
+      } catch (error) {
+        return { errors: [coded(error as GraphQLError, "GRAPHQL_PARSE_FAILED")] };
+      }
+      const invalid = validate(schema, document, rules);
+      if (invalid.length > 0) return { errors: invalid.map((error) => coded(error, "GRAPHQL_VALIDATION_FAILED", production)) };
+      valid.set(payload.query, document);
     }
-    const invalid = validate(schema, document, rules);
-    if (invalid.length > 0) return { errors: invalid.map((error) => coded(error, "GRAPHQL_VALIDATION_FAILED", production)) };
     const operation = getOperationAST(document, payload.operationName);
     if (!operation) {
       return { errors: [refusal("OPERATION_RESOLUTION_FAILURE", "No operation to run: name one of the document's operations.")] };
@@ -260,48 +322,71 @@ function formatterFor({ logger, production }: SubscriptionServerOptions): (error
 }
 
 /**
- * graphql-js's `subscribe`, with a fresh context for each event, and the subscription's start and end in
- * the request log. Ending the iterator (the client completed, or the connection closed) ends the source at
- * once, even while it waits for an event: an async generator would wait for that event first.
+ * graphql-js's `subscribe` for one subscriber (a field whose values differ between subscribers, as `newBuyers`'
+ * missed counts do), with a fresh context for each event. Ending the iterator (the client completed, or the
+ * connection closed) ends the source at once, even while it waits for an event: an async generator would wait
+ * for that event first.
  */
-async function eachEvent(
+async function ownExecution(
   args: ExecutionArgs,
   freshContext: () => GraphQLContext,
-  { logger, onEnd }: { logger: Logger; onEnd: () => void },
 ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const start = args.rootValue as SubscriptionStart;
-  const source = await createSourceEventStream(args);
-  if (!(Symbol.asyncIterator in source)) {
-    onEnd();
-    return source;
-  }
+  const source = await createSourceEventStream({ ...args, contextValue: freshContext() });
+  if (!(Symbol.asyncIterator in source)) return source;
   const iterator = source[Symbol.asyncIterator]();
+  const span = { operationName: start.operationName, connectionId: start.connection.id };
+  const events: AsyncIterableIterator<ExecutionResult> = {
+    async next() {
+      const event = await iterator.next();
+      if (event.done) return { value: undefined, done: true };
+      const value = await inSubscriptionSpan("graphql.subscription.event", span, async () =>
+        execute({ ...args, rootValue: event.value, contextValue: freshContext() }),
+      );
+      return { value, done: false };
+    },
+    async return() {
+      await iterator.return?.();
+      return { value: undefined, done: true };
+    },
+    [Symbol.asyncIterator]: () => events,
+  };
+  return events;
+}
+
+/** The subscriber's values, with its start and end in the request log; `onEnd` once it ends, or at once when it was refused. */
+function logged(
+  values: AsyncIterableIterator<ExecutionResult> | ExecutionResult,
+  start: SubscriptionStart,
+  { logger, onEnd }: { logger: Logger; onEnd: () => void },
+): AsyncIterableIterator<ExecutionResult> | ExecutionResult {
+  if (!(Symbol.asyncIterator in values)) {
+    onEnd();
+    return values;
+  }
   const started = performance.now();
-  const logged = { subscriptionId: start.id, connectionId: start.connection.id, operationName: start.operationName };
-  logger.info({ ...logged, operationType: "subscription" }, "graphql subscription started");
+  const line = {
+    subscriptionId: start.id,
+    connectionId: start.connection.id,
+    operationName: start.operationName,
+    operationType: "subscription",
+  };
+  logger.info(line, "graphql subscription started");
   let delivered = 0;
   let ended = false;
   const end = async () => {
     if (ended) return;
     ended = true;
     onEnd();
-    await iterator.return?.();
-    const durationMs = Math.round(performance.now() - started);
-    logger.info({ ...logged, operationType: "subscription", durationMs, events: delivered }, "graphql subscription ended");
+    await values.return?.();
+    logger.info({ ...line, durationMs: Math.round(performance.now() - started), events: delivered }, "graphql subscription ended");
   };
   const events: AsyncIterableIterator<ExecutionResult> = {
     async next() {
-      const event = await iterator.next();
-      if (event.done) {
-        await end();
-        return { value: undefined, done: true };
-      }
-      delivered += 1;
-      const span = { operationName: start.operationName, connectionId: start.connection.id };
-      const value = await inSubscriptionSpan("graphql.subscription.event", span, async () =>
-        execute({ ...args, rootValue: event.value, contextValue: freshContext() }),
-      );
-      return { value, done: false };
+      const next = await values.next();
+      if (next.done) await end();
+      else delivered += 1;
+      return next;
     },
     async return() {
       await end();

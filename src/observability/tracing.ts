@@ -102,7 +102,9 @@ export interface SubscriptionSpan {
   /** Undefined while unknown: a subscribe message need not name its operation, and its document is not yet parsed. */
   operationName: string | undefined;
   /** The server's own id for the subscription's connection, the one its log lines carry (the subscription's id is the client's). */
-  connectionId: string;
+  connectionId?: string;
+  /** For a value resolved once for every subscriber of one operation (a shared execution): how many there are. */
+  subscribers?: number;
 }
 
 /**
@@ -114,14 +116,15 @@ export interface SubscriptionSpan {
  */
 export function inSubscriptionSpan<T>(
   name: "graphql.subscribe" | "graphql.subscription.event",
-  { operationName, connectionId }: SubscriptionSpan,
+  { operationName, connectionId, subscribers }: SubscriptionSpan,
   work: () => Promise<T>,
 ): Promise<T> {
   if (!active) return work();
   const attributes = {
     "graphql.operation.type": "subscription",
     ...(operationName === undefined ? {} : { "graphql.operation.name": operationName }),
-    "bookstore.subscription.connection_id": connectionId,
+    ...(connectionId === undefined ? {} : { "bookstore.subscription.connection_id": connectionId }),
+    ...(subscribers === undefined ? {} : { "bookstore.subscription.subscribers": subscribers }),
   };
   const spanName = operationName === undefined ? name : `${name} ${operationName}`;
   return active.trace

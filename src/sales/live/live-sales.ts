@@ -18,8 +18,20 @@ export type LiveField = "bookSales" | "bestsellers" | "newBuyers";
 /** A value for a subscriber, with when the write it shows was applied (none for a value read at the subscription's start). */
 export interface LiveEvent<T> {
   value: T;
+  /** What a later value replaces when a subscriber has not taken this one yet: the book's `bookIdKey`, or the list's. */
+  key: string;
   writtenAt?: Date | undefined;
 }
+
+/**
+ * The values of a conflated field (`bookSales`, `bestsellers`) for every subscriber of one operation at once: a
+ * shared execution (src/graphql/shared-executions.ts) resolves each once, sets `audience`, and observes each of
+ * its subscribers through `LiveSales.observe`.
+ */
+export type SharedFeed<T> = LatestByKey<LiveEvent<T>>;
+
+/** The fields whose subscribers get the latest value only, so that subscribers of one operation can share each value's resolving. */
+export const CONFLATED_FIELDS: ReadonlySet<string> = new Set<LiveField>(["bookSales", "bestsellers"]);
 
 /** One new buyer of a book, with how many buyers just before it the subscriber did not get. */
 export interface NewBuyerEvent {
@@ -60,6 +72,9 @@ const MAX_CATCH_UP = 1_000;
 const CATCH_UP_RETRY_MS = 1_000;
 
 type BookListener = (change: FiguresChange) => void;
+
+/** A bestseller list's one key: each list replaces the last. */
+const LIST = "list";
 
 /**
  * Live sales for one process: one change stream (`ChangeFeed`) fanned out in memory by book to every
@@ -110,7 +125,7 @@ export class LiveSales {
   }
 
   /** The books named, as they stand, then again after each change of their figures; the latest only, per book. */
-  async bookSales(ids: readonly BookId[]): Promise<SubscriberQueue<LiveEvent<BookWithoutBuyers>>> {
+  async bookSales(ids: readonly BookId[]): Promise<SharedFeed<BookWithoutBuyers>> {
     const keys = new Map(ids.map((id) => [bookIdKey(id), id]));
     if (keys.size > MAX_LIVE_BOOKS) throw new InvalidInputError(`ids takes at most ${MAX_LIVE_BOOKS} books, got ${keys.size}.`, "ids");
     await this.started();
@@ -118,7 +133,7 @@ export class LiveSales {
     const early = new Map<string, FiguresChange>();
     const queue = new LatestByKey<LiveEvent<BookWithoutBuyers>>(
       () => keys.forEach((id) => this.unlisten(id, listener)),
-      () => this.observers.onConflated("bookSales", 1),
+      (count) => this.observers.onConflated("bookSales", count),
     );
     const listener: BookListener = (change) => {
       const key = bookIdKey(change.bookId);
@@ -128,7 +143,7 @@ export class LiveSales {
       const changed = withFigures(book, change);
       if (changed === book) return;
       current.set(key, changed);
-      queue.put(key, { value: changed, writtenAt: change.writtenAt });
+      queue.put(key, { value: changed, key, writtenAt: change.writtenAt });
     };
     keys.forEach((id) => this.listen(id, listener));
     try {
@@ -138,17 +153,17 @@ export class LiveSales {
         const changed = early.get(key);
         const start = changed ? withFigures(book, changed) : book;
         current.set(key, start);
-        queue.put(key, { value: start });
+        queue.put(key, { value: start, key });
       }
     } catch (error) {
       void queue.return();
       throw error;
     }
-    return this.observed("bookSales", queue);
+    return queue;
   }
 
   /** The `top` books with the most purchases, as they stand, then again whenever a purchase changes the list. */
-  async bestsellerList(top: number): Promise<SubscriberQueue<LiveEvent<BookWithoutBuyers[]>>> {
+  async bestsellerList(top: number): Promise<SharedFeed<BookWithoutBuyers[]>> {
     checkWindowSize(top, "top");
     await this.started();
     let list = this.bestsellers.get(top);
@@ -162,16 +177,16 @@ export class LiveSales {
         watched.subscribers.delete(queue);
         if (watched.subscribers.size === 0) this.bestsellers.delete(top);
       },
-      () => this.observers.onConflated("bestsellers", 1),
+      (count) => this.observers.onConflated("bestsellers", count),
     );
     watched.subscribers.add(queue);
     try {
-      queue.put("list", { value: await watched.current() });
+      queue.put(LIST, { value: await watched.current(), key: LIST });
     } catch (error) {
       void queue.return();
       throw error;
     }
-    return this.observed("bestsellers", queue);
+    return queue;
   }
 
   /** Each buyer of the book from now on, in purchase order, each once, or counted as missed. */
@@ -206,7 +221,7 @@ export class LiveSales {
       void queue.return();
       throw error;
     }
-    return this.observed("newBuyers", queue);
+    return this.observe("newBuyers", queue);
   }
 
   async stop(): Promise<void> {
@@ -284,8 +299,13 @@ export class LiveSales {
     return window.buyers;
   }
 
-  /** The queue, reporting each value it hands on to /metrics, with its lag from the write. */
-  private observed<T extends { writtenAt?: Date | undefined }>(field: LiveField, queue: SubscriberQueue<T>): SubscriberQueue<T> {
+  /** Counts, for /metrics, values replaced by a later one before a subscriber took them. */
+  conflated(field: LiveField, count: number): void {
+    this.observers.onConflated(field, count);
+  }
+
+  /** The queue, reporting each value it hands on to /metrics, with its lag from the write: one subscriber's. */
+  observe<T extends { writtenAt?: Date | undefined }>(field: LiveField, queue: SubscriberQueue<T>): SubscriberQueue<T> {
     const { observers } = this;
     observers.onSubscription(field, 1);
     let open = true;
@@ -389,7 +409,7 @@ class BestsellerList {
       const [before, after] = await Promise.all([this.current(), this.read()]);
       this.books = Promise.resolve(after);
       if (sameList(before, after)) return;
-      for (const subscriber of this.subscribers) subscriber.put("list", { value: after, writtenAt: change?.writtenAt });
+      for (const subscriber of this.subscribers) subscriber.put(LIST, { value: after, key: LIST, writtenAt: change?.writtenAt });
     } catch (error) {
       this.logger.warn(
         { err: error, top: this.top },
