@@ -1,0 +1,139 @@
+import type { RunningServer } from "../../src/graphql/server";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+import { postOperation, startTestHttpServer } from "../support/http";
+import { scrapeMetrics } from "../support/metrics";
+import { subscribe, subscriptionClient, type Subscription } from "../support/subscriptions";
+import { configuredTokens, tokenSpec } from "../support/tokens";
+
+/**
+ * Subscribers of one conflated operation (same text, operation name and variables) share its execution: each
+ * change is resolved once for all of them (counted in the database commands its resolvers send), and each
+ * still gets every value it would have got alone. Different variables, or a field one of them may not read,
+ * are never merged.
+ */
+const reader = tokenSpec("shared-reader", ["purchases:read"]);
+const writer = tokenSpec("shared-writer", ["catalog:write"]);
+const SETTINGS = { outlierThreshold: 3, extraSalesPageSize: 4 };
+
+// The newest buyer is read from the database for each value: the resolver work a shared execution does once.
+const WITH_BUYERS = `subscription WithBuyers($ids: [ID!]!) {
+  bookSales(ids: $ids) { databaseId purchaseCount customersPurchased(last: 1) { edges { node { databaseId } } } }
+}`;
+const RECORD = `mutation ($bookId: ID!, $customerId: ID!) { recordPurchase(input: { bookId: $bookId, customerId: $customerId }) { book { purchaseCount } } }`;
+
+interface Sales {
+  bookSales: { databaseId: string; purchaseCount: number; customersPurchased?: { edges: { node: { databaseId: string } }[] } };
+}
+
+let database: TestDatabase;
+let server: RunningServer;
+beforeAll(async () => {
+  database = await openTestDatabase({ replicaSet: true });
+  server = await startTestHttpServer(database.db, { settings: SETTINGS, apiTokens: configuredTokens(reader, writer) });
+});
+afterAll(async () => {
+  await server.stop();
+  await database.close();
+});
+
+async function buy(bookId: string, customerId: string): Promise<void> {
+  const answer = await postOperation(server.url, RECORD, { bookId, customerId }, writer);
+  expect(answer.json?.errors).toBeUndefined();
+}
+
+/** What a subscriber shows of a value: the book, its count and its newest buyer. */
+function shown(value: Awaited<ReturnType<Subscription<Sales>["next"]>>) {
+  const sales = value.data?.bookSales;
+  return { book: sales?.databaseId, count: sales?.purchaseCount, newest: sales?.customersPurchased?.edges[0]?.node.databaseId };
+}
+
+/** The `find`s a purchase and its delivery to `subscriptions` send, once each shows the purchase's count. */
+async function findsForOnePurchase(bookId: string, customerId: string, count: number, subscriptions: Subscription<Sales>[]) {
+  database.commands.reset();
+  await buy(bookId, customerId);
+  const values = await Promise.all(subscriptions.map((subscription) => subscription.until((value) => shown(value).count === count)));
+  return { finds: database.commands.names().filter((name) => name === "find").length, values: values.map(shown) };
+}
+
+it("resolves each change once for two subscribers of the same operation, and both get the same values", async () => {
+  await seedBook(database.db, "shared", customers(1), SETTINGS);
+  const [firstClient, secondClient] = [subscriptionClient(server.url, reader), subscriptionClient(server.url, reader)];
+  const first = subscribe<Sales>(firstClient, WITH_BUYERS, { ids: ["shared"] });
+  expect(shown(await first.next())).toEqual({ book: "shared", count: 1, newest: customers(1)[0] });
+  const alone = await findsForOnePurchase("shared", "alone", 2, [first]);
+
+  const second = subscribe<Sales>(secondClient, WITH_BUYERS, { ids: ["shared"] });
+  // A subscriber that joins starts from the latest value, as one that subscribes alone starts from the book as it stands.
+  expect(shown(await second.next())).toEqual({ book: "shared", count: 2, newest: "alone" });
+  const together = await findsForOnePurchase("shared", "together", 3, [first, second]);
+
+  expect(alone.values).toEqual([{ book: "shared", count: 2, newest: "alone" }]);
+  expect(together.values).toEqual([
+    { book: "shared", count: 3, newest: "together" },
+    { book: "shared", count: 3, newest: "together" },
+  ]);
+  // The resolvers' reads are part of the purchase's finds: a second subscriber of the operation adds none.
+  expect(alone.finds).toBeGreaterThan(0);
+  expect(together.finds).toBe(alone.finds);
+  first.stop();
+  second.stop();
+  await Promise.all([firstClient.dispose(), secondClient.dispose()]);
+});
+
+it("does not merge subscribers whose variables differ: each gets its own books, resolved for each", async () => {
+  await seedBook(database.db, "apart-1", customers(1), SETTINGS);
+  await seedBook(database.db, "apart-2", [], SETTINGS);
+  const [oneClient, bothClient] = [subscriptionClient(server.url, reader), subscriptionClient(server.url, reader)];
+  const one = subscribe<Sales>(oneClient, WITH_BUYERS, { ids: ["apart-1"] });
+  expect(shown(await one.next())).toMatchObject({ book: "apart-1", count: 1 });
+  const alone = await findsForOnePurchase("apart-1", "apart-alone", 2, [one]);
+
+  const both = subscribe<Sales>(bothClient, WITH_BUYERS, { ids: ["apart-1", "apart-2"] });
+  expect([await both.next(), await both.next()].map(shown)).toEqual([
+    { book: "apart-1", count: 2, newest: "apart-alone" },
+    { book: "apart-2", count: 0, newest: undefined },
+  ]);
+  const apart = await findsForOnePurchase("apart-1", "apart-both", 3, [one, both]);
+
+  expect(apart.values).toEqual([
+    { book: "apart-1", count: 3, newest: "apart-both" },
+    { book: "apart-1", count: 3, newest: "apart-both" },
+  ]);
+  // One execution each: the resolvers' reads are sent twice.
+  expect(apart.finds).toBeGreaterThan(alone.finds);
+  one.stop();
+  both.stop();
+  await Promise.all([oneClient.dispose(), bothClient.dispose()]);
+});
+
+it("refuses a field to a subscriber who may not read it even while others share its operation, and counts every subscriber", async () => {
+  await seedBook(database.db, "guarded", customers(1), SETTINGS);
+  const open = async () => (await scrapeMetrics(server)).sample("bookstore_subscriptions", 'field="bookSales"') ?? 0;
+  const openBefore = await open();
+  const readerClient = subscriptionClient(server.url, reader);
+  const allowed = subscribe<Sales>(readerClient, WITH_BUYERS, { ids: ["guarded"] });
+  expect(shown(await allowed.next())).toMatchObject({ book: "guarded", newest: customers(1)[0] });
+
+  const anonymousClient = subscriptionClient(server.url);
+  const refused = subscribe<Sales>(anonymousClient, WITH_BUYERS, { ids: ["guarded"] });
+  const errors = (await refused.ended) as { extensions?: { code?: string } }[];
+  expect(errors.map((error) => error.extensions?.code)).toEqual(["UNAUTHENTICATED"]);
+  // The public part of the same book is its own operation, shared with no one who reads more.
+  const publicSales = subscribe<Sales>(
+    anonymousClient,
+    `subscription ($ids: [ID!]!) { bookSales(ids: $ids) { databaseId purchaseCount } }`,
+    {
+      ids: ["guarded"],
+    },
+  );
+  expect(shown(await publicSales.next())).toEqual({ book: "guarded", count: 1, newest: undefined });
+
+  await buy("guarded", "guarded-buyer");
+  expect(shown(await allowed.until((value) => shown(value).count === 2))).toMatchObject({ newest: "guarded-buyer" });
+  expect(shown(await publicSales.until((value) => shown(value).count === 2))).toEqual({ book: "guarded", count: 2, newest: undefined });
+  expect((await open()) - openBefore).toBe(2);
+  allowed.stop();
+  publicSales.stop();
+  await Promise.all([readerClient.dispose(), anonymousClient.dispose()]);
+});
