@@ -10,6 +10,7 @@ import type { HotBookFigures, ScaleResults } from "./scenarios/catalog-scale";
 import type { ListingProfile, ProcessProfile, ProfileResults } from "./scenarios/profile";
 import type { ShardTargetingResults } from "./scenarios/shard-targeting";
 import { SUBSCRIBER_TARGETS, type SubscriberResults } from "./scenarios/subscribers";
+import { SHELF_BOOKS, SUBSCRIBER_MIX, SUBSCRIBER_PERIOD } from "./scenarios/subscriber-mix";
 
 export interface Report extends Results {
   mode: "quick" | "full";
@@ -209,23 +210,27 @@ export function renderVersusBare({ database, node, rounds, secondsPerLoad, rows 
 function renderSubscribers({ database, plan, rows }: SubscriberResults): string {
   const { p99Ms, idleBytes } = SUBSCRIBER_TARGETS;
   return part(
-    "Live sales: subscribers of one hot book over WebSockets",
+    "Live sales: subscribers of a hot book and 100 quiet ones over WebSockets",
     [
-      `One server process, its subscribers in load processes of their own (${count(plan.perLoadProcess)} each), ${count(plan.purchasesPerSecond)} purchases a second of the book for ${plan.seconds} s, written straight to the database (${database}).`,
-      "Latency from the purchase's write to the value's arrival. The bare baseline sends the same change feed's counts as plain WebSocket messages: no GraphQL, no protocol, no checks.",
+      `One server process, its subscribers in load processes of their own (${count(plan.perLoadProcess)} each): ${SUBSCRIBER_MIX.hotPage} in ${SUBSCRIBER_PERIOD} on the hot book's page, ${SUBSCRIBER_MIX.quietPage} on a quiet book's page, ${SUBSCRIBER_MIX.shelf} on a shelf of ${SHELF_BOOKS} books (the hot one and quiet ones).`,
+      `${count(plan.purchasesPerSecond)} purchases a second of the hot book and ${count(plan.quietPurchasesPerSecond)} a second over the ${count(plan.quietBooks)} quiet books in turn, for ${plan.seconds} s, written straight to the database (${database}).`,
+      "Latency from the purchase's write to the value's arrival; conflated: values replaced by a later count before they were sent. The bare baseline sends the same change feed's counts as plain WebSocket messages: no GraphQL, no protocol, no checks.",
+      `Memory per idle subscriber: held after full garbage collections (heap in use and external memory, the target's measure), and resident memory grown (RSS, allocator slack included).`,
       `Issue 37's targets: p99 under ${count(p99Ms)} ms with 10,000 subscribers at 100 purchases a second; an idle subscriber under ${bytes(idleBytes)}.`,
     ].join(" "),
     table(rows, [
       ["server", (row) => row.server],
       ["subscribers", (row) => count(row.subscribers)],
-      ["purchases/s", (row) => count(row.purchasesPerSecond)],
+      ["hot purchases/s", (row) => count(row.purchasesPerSecond)],
       ["p50 ms", (row) => ms(row.p50Ms)],
       ["p99 ms", (row) => ms(row.p99Ms)],
       ["delivered / expected", (row) => `${count(row.delivered)} / ${count(row.expected)}`],
-      ["at the final count", (row) => `${count(row.atFinalCount)} / ${count(row.subscribers)}`],
-      ["memory per idle subscriber", (row) => bytes(row.idleBytesPerSubscriber)],
+      ["conflated", (row) => count(row.conflated)],
+      ["at the final counts", (row) => `${count(row.atFinalCount)} / ${count(row.subscribers)}`],
+      ["held per idle subscriber", (row) => bytes(row.retainedBytesPerSubscriber)],
+      ["RSS per idle subscriber", (row) => bytes(row.idleBytesPerSubscriber)],
+      ["CPU ms per 1,000 events", (row) => ms(row.cpuMsPerThousandEvents)],
       ["CPU ms per purchase", (row) => ms(row.cpuMsPerPurchase)],
-      ["CPU µs per delivery", (row) => ms(row.cpuUsPerDelivery)],
     ]),
   );
 }

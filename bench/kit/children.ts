@@ -17,15 +17,26 @@ export interface Child {
   pid: number;
   /** Sends the child a signal (the profiler's SIGUSR2). */
   signal(name: NodeJS.Signals): void;
+  /** Sends a message over the IPC channel (started with `ipc`) and resolves with the child's next message. */
+  ask(message: string): Promise<unknown>;
   stop(): Promise<void>;
 }
 
-/** Starts `script` (a path from the repository's root) under tsx, after `nodeOptions` (such as another `--import`), and waits for its first line. */
-export async function startChild(script: string, args: string[], env: NodeJS.ProcessEnv, nodeOptions: string[] = []): Promise<Child> {
+/**
+ * Starts `script` (a path from the repository's root) under tsx, after `nodeOptions` (such as another `--import`), and waits
+ * for its first line; with `ipc`, a channel to it is open for `ask`.
+ */
+export async function startChild(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nodeOptions: string[] = [],
+  { ipc = false } = {},
+): Promise<Child> {
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", ...nodeOptions, script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "inherit", ...(ipc ? ["ipc" as const] : [])],
   });
   const stop = async () => {
     if (child.exitCode !== null) return;
@@ -39,7 +50,13 @@ export async function startChild(script: string, args: string[], env: NodeJS.Pro
   const [firstLine] = (await Promise.race([once(lines, "line"), exited])) as [string];
   lines.close();
   exited.catch(() => {});
-  return { firstLine, pid: child.pid ?? 0, signal: (name) => void child.kill(name), stop };
+  const ask = async (message: string) => {
+    if (!child.send) throw new Error(`${script} was started without an IPC channel`);
+    const answer = once(child, "message");
+    child.send(message);
+    return ((await answer) as [unknown])[0];
+  };
+  return { firstLine, pid: child.pid ?? 0, signal: (name) => void child.kill(name), ask, stop };
 }
 
 /** One load from autocannon in a process of its own (`processes/load-process.ts`); `authorization` is sent as the Authorization header. */

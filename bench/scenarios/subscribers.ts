@@ -11,29 +11,38 @@ import { KnownOutliers } from "../../src/sales/known-outliers";
 import { recordPurchase } from "../../src/sales/purchases";
 import { seedBook } from "../kit/catalog";
 import type { Progress } from "../kit/progress";
-import type { SubscriberReport } from "../processes/subscriber-process";
+import type { HeapFigures } from "../processes/heap-probe";
+import type { SubscriberReport, SubscriberWrites } from "../processes/subscriber-process";
 import { ratio } from "../kit/stats";
 import { startChild, type Child } from "../kit/children";
+import { expectedValues, finalCounts, purchaseSchedule, valueKey, type MixBooks } from "./subscriber-mix";
 
 /**
- * Live sales at scale: one API process, thousands of subscribers of one hot book over real WebSockets (load
- * processes of their own), and purchases of the book recorded at a steady rate straight into the database, as
- * any API process would record them. Each row is measured twice in the same run: on the API (GraphQL
- * subscriptions over graphql-ws), and on a baseline that sends the same change feed's counts as bare
- * WebSocket messages (bench/bare-subscriptions-process.ts), so that the difference is the cost of GraphQL.
+ * Live sales at scale: one API process, thousands of subscribers over real WebSockets (load processes of their
+ * own), and purchases recorded at a steady rate straight into the database, as any API process would record them:
+ * one hot book taking 100 a second, 100 quiet books taking one now and then, and the subscribers spread over the
+ * hot book's page, the quiet books' pages and bestseller shelves naming several books (`subscriber-mix.ts`). Each
+ * row is measured twice in the same run: on the API (GraphQL subscriptions over graphql-ws), and on a baseline that
+ * sends the same change feed's counts as bare WebSocket messages (bench/processes/bare-subscriptions-process.ts),
+ * so that the difference is the cost of GraphQL.
  */
 
 export interface SubscriberPlan {
   subscriberCounts: number[];
+  /** The hot book's purchases a second. */
   purchasesPerSecond: number;
+  quietBooks: number;
+  /** The quiet books' purchases a second, all of them together, taken in turn: each one's every `quietBooks / rate` seconds. */
+  quietPurchasesPerSecond: number;
   seconds: number;
   /** Subscribers per load process: each process is one Node thread, and 10,000 sockets in one would measure it. */
   perLoadProcess: number;
 }
 
+const SUBSCRIBER_PLAN = { subscriberCounts: [1_000, 10_000], purchasesPerSecond: 100, quietBooks: 100, quietPurchasesPerSecond: 10 };
 export const SUBSCRIBER_PLANS: Record<"quick" | "full", SubscriberPlan> = {
-  full: { subscriberCounts: [1_000, 10_000], purchasesPerSecond: 100, seconds: 10, perLoadProcess: 2_500 },
-  quick: { subscriberCounts: [1_000, 10_000], purchasesPerSecond: 100, seconds: 3, perLoadProcess: 2_500 },
+  full: { ...SUBSCRIBER_PLAN, seconds: 10, perLoadProcess: 2_500 },
+  quick: { ...SUBSCRIBER_PLAN, seconds: 3, perLoadProcess: 2_500 },
 };
 
 /** Issue 37's: 10,000 subscribers on one process with p99 under 1 s at 100 purchases a second; an idle subscriber under 20 KB. */
@@ -44,23 +53,33 @@ export type SubscriberServer = "API" | "bare baseline";
 export interface SubscriberRow {
   server: SubscriberServer;
   subscribers: number;
+  /** The hot book's purchases, and the quiet books' all together. */
   purchases: number;
-  /** The rate reached: purchases are sent one after another, so a slow write lowers it. */
+  quietPurchases: number;
+  /** The hot book's rate reached: purchases are sent one after another, so a slow write lowers it. */
   purchasesPerSecond: number;
   /** From the purchase's write being sent to the value's arrival at a subscriber. */
   p50Ms: number;
   p99Ms: number;
-  /** Values received after each subscriber's first; every subscriber should get every purchase's count. */
+  /** Values received after each book's first, each a count a purchase brought. */
   delivered: number;
+  /** Values there would be were none conflated: each purchase's count once for each subscriber of its book. */
   expected: number;
-  /** Subscribers whose last value was the book's final count: conflation may skip values, never the last. */
+  /** Values a subscriber never received because a later count replaced them (expected − delivered). */
+  conflated: number;
+  /** Subscribers whose last value of each of their books was its final count: conflation may skip values, never the last. */
   atFinalCount: number;
-  /** The server process's resident memory grown by connecting the subscribers, over their number. */
+  /** The server process's resident memory grown by connecting the subscribers, over their number (allocator slack included). */
   idleBytesPerSubscriber: number;
+  /**
+   * What the server process holds for each idle subscriber once fully garbage-collected: V8's heap in use and the memory
+   * outside it that JavaScript objects own (`external`, buffers included), grown by connecting them, over their number.
+   */
+  retainedBytesPerSubscriber: number;
   /** The server process's CPU time (user and system) from the first purchase until every subscriber had the last, per purchase. */
   cpuMsPerPurchase: number;
-  /** The same CPU time per value delivered. */
-  cpuUsPerDelivery: number;
+  /** The same CPU time per 1,000 values delivered (issue 37's unit). */
+  cpuMsPerThousandEvents: number;
 }
 
 export interface SubscriberResults {
@@ -70,9 +89,17 @@ export interface SubscriberResults {
 }
 
 const ROOT = join(__dirname, "..", "..");
+/** Each server started able to be fully collected and to report its heap on request. */
+const MEASURED_SERVER = ["--expose-gc", "--import", "./bench/processes/heap-probe.ts"];
 
 export function subscriberSteps(plan: SubscriberPlan): number {
   return 2 * plan.subscriberCounts.length;
+}
+
+/** The books of one row: ids of its own, so that no row sees another's purchases. */
+function rowBooks(server: SubscriberServer, subscribers: number, plan: SubscriberPlan): MixBooks {
+  const prefix = `live-${server === "API" ? "api" : "bare"}-${subscribers}`;
+  return { hot: `${prefix}-hot`, quiet: Array.from({ length: plan.quietBooks }, (_, index) => `${prefix}-quiet-${index}`) };
 }
 
 export async function benchmarkSubscribers(
@@ -96,21 +123,20 @@ export async function benchmarkSubscribers(
       // Alternating which goes first, as the other baselines do, so that drift does not fall on one side only.
       const servers: SubscriberServer[] = rows.length % 4 === 0 ? ["API", "bare baseline"] : ["bare baseline", "API"];
       for (const server of servers) {
-        const bookId = `live-${server === "API" ? "api" : "bare"}-${subscribers}`;
-        await seedBook(db, bookId, [], config);
-        const child =
-          server === "API"
-            ? await startChild("bench/processes/api-process.ts", [], env)
-            : await startChild("bench/processes/bare-subscriptions-process.ts", [bookId], env);
+        const books = rowBooks(server, subscribers, plan);
+        for (const bookId of [books.hot, ...books.quiet]) await seedBook(db, bookId, [], config);
+        const script = server === "API" ? "bench/processes/api-process.ts" : "bench/processes/bare-subscriptions-process.ts";
+        const child = await startChild(script, [], env, MEASURED_SERVER, { ipc: true });
         try {
-          // As an API process keeps one: after the first extra sale, the book's purchases go straight to its pages.
+          // As an API process keeps one: after the first extra sale, a book's purchases go straight to its pages.
           const knownOutliers = new KnownOutliers();
-          const purchase = (index: number) => recordPurchase(db, bookId, `live-buyer-${index}`, config, { knownOutliers });
+          let buyer = 0;
+          const purchase = (bookId: string) => recordPurchase(db, bookId, `live-buyer-${(buyer += 1)}`, config, { knownOutliers });
           const target: Target =
             server === "API"
               ? { url: child.firstLine.replace(/^http/, "ws"), protocol: "graphql" }
               : { url: child.firstLine, protocol: "bare" };
-          rows.push({ server, subscribers, ...(await measure(child, target, bookId, subscribers, plan, purchase)) });
+          rows.push({ server, subscribers, ...(await measure(child, target, books, subscribers, plan, purchase)) });
         } finally {
           await child.stop();
         }
@@ -126,49 +152,65 @@ export async function benchmarkSubscribers(
 async function measure(
   server: Child,
   target: Target,
-  bookId: string,
+  books: MixBooks,
   subscribers: number,
   plan: SubscriberPlan,
-  purchase: (index: number) => Promise<unknown>,
+  purchase: (bookId: string) => Promise<unknown>,
 ): Promise<Omit<SubscriberRow, "server" | "subscribers">> {
+  const heapBefore = await retainedBytes(server);
   const rssBefore = residentBytes(server.pid);
   const loads: LoadProcess[] = [];
   try {
     for (let from = 0; from < subscribers; from += plan.perLoadProcess) {
-      loads.push(await startLoad(target, Math.min(plan.perLoadProcess, subscribers - from), bookId));
+      loads.push(await startLoad(target, books, from, Math.min(plan.perLoadProcess, subscribers - from)));
     }
     const idleBytesPerSubscriber = (residentBytes(server.pid) - rssBefore) / subscribers;
+    const retainedBytesPerSubscriber = ((await retainedBytes(server)) - heapBefore) / subscribers;
     const cpuBefore = cpuMs(server.pid);
-    const purchases = Math.round(plan.purchasesPerSecond * plan.seconds);
+    const schedule = purchaseSchedule(plan, books);
+    const finals = finalCounts(schedule, books);
+    const reached: Record<string, number> = {};
     const writtenAt: Record<string, number> = {};
     const started = performance.now();
-    for (let index = 1; index <= purchases; index += 1) {
+    for (const { dueMs, bookId } of schedule) {
       // Paced from the start, not from the last write: a slow write is caught up on, never spread over the rest.
-      const due = started + ((index - 1) * 1000) / plan.purchasesPerSecond;
+      const due = started + dueMs;
       if (performance.now() < due) await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
-      writtenAt[String(index)] = performance.timeOrigin + performance.now();
-      await purchase(index);
+      reached[bookId] = (reached[bookId] ?? 0) + 1;
+      writtenAt[valueKey(bookId, reached[bookId])] = performance.timeOrigin + performance.now();
+      await purchase(bookId);
     }
+    const purchases = finals[books.hot] ?? 0;
     const purchasesPerSecond = purchases / ((performance.now() - started) / 1000);
-    const reports = await Promise.all(loads.map((load) => load.report({ final: purchases, writtenAt })));
+    const reports = await Promise.all(loads.map((load) => load.report({ finals, writtenAt })));
     const cpu = cpuMs(server.pid) - cpuBefore;
     const delivered = reports.reduce((total, report) => total + report.delivered, 0);
+    const expected = expectedValues(subscribers, books, finals);
     const histogram = mergedHistogram(reports);
     return {
       purchases,
+      quietPurchases: schedule.length - purchases,
       purchasesPerSecond,
       p50Ms: histogramPercentile(histogram, 50),
       p99Ms: histogramPercentile(histogram, 99),
       delivered,
-      expected: purchases * subscribers,
+      expected,
+      conflated: expected - delivered,
       atFinalCount: reports.reduce((total, report) => total + report.atFinal, 0),
       idleBytesPerSubscriber,
-      cpuMsPerPurchase: ratio(cpu, purchases),
-      cpuUsPerDelivery: ratio(cpu * 1000, delivered),
+      retainedBytesPerSubscriber,
+      cpuMsPerPurchase: ratio(cpu, schedule.length),
+      cpuMsPerThousandEvents: ratio(cpu * 1000, delivered),
     };
   } finally {
     for (const load of loads) load.stop();
   }
+}
+
+/** What the server holds after full collections: its heap in use and the memory its objects own outside it. */
+async function retainedBytes(server: Child): Promise<number> {
+  const { heapUsed, external } = (await server.ask("heap")) as HeapFigures;
+  return heapUsed + external;
 }
 
 /** Where the subscribers connect, and how they speak: graphql-ws to the API, plain messages to the baseline. */
@@ -178,15 +220,15 @@ interface Target {
 }
 
 interface LoadProcess {
-  report(writes: { final: number; writtenAt: Record<string, number> }): Promise<SubscriberReport>;
+  report(writes: SubscriberWrites): Promise<SubscriberReport>;
   stop(): void;
 }
 
-/** A subscriber process, once every one of its subscribers holds its first value. */
-async function startLoad({ url, protocol }: Target, count: number, bookId: string): Promise<LoadProcess> {
+/** A subscriber process for subscribers `from` to `from + count - 1` of the mix, once every one holds each of its books' first value. */
+async function startLoad({ url, protocol }: Target, books: MixBooks, from: number, count: number): Promise<LoadProcess> {
   const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
     process.execPath,
-    ["--import", "tsx", "bench/processes/subscriber-process.ts", url, protocol, String(count), bookId],
+    ["--import", "tsx", "bench/processes/subscriber-process.ts", url, protocol, String(from), String(count), JSON.stringify(books)],
     { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
   );
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();

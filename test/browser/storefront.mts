@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { build, preview, type PreviewServer } from "vite";
 import { scrapeMetrics } from "../support/metrics.js";
@@ -14,7 +15,9 @@ import { scrapeMetrics } from "../support/metrics.js";
  * throwaway database with the demo catalog, as a developer would open it. Builds the page, starts the
  * API and the page, then drives the browser through the bestsellers, the search, an author's page and
  * the outlier *The Wooden Amulet*, at desktop and phone widths, failing on any console error; and two pages on
- * the same book, where a Buy in one shows in the other as it happens, over the page's WebSocket.
+ * the same book, each served by an API process of its own on the same throwaway replica set (a second API started on
+ * the first one's database, as production runs several), where a Buy in one shows in the other as it happens, over
+ * the other page's WebSocket and its process's change stream.
  */
 const ROOT = join(import.meta.dirname, "..", "..");
 const EXAMPLE = join(ROOT, "examples", "web-storefront");
@@ -52,43 +55,80 @@ async function main(): Promise<void> {
   let api = await startApi(port);
   let page: PreviewServer | undefined;
   try {
-    // The proxy in vite.config.ts reads API_URL and STOREFRONT_TOKEN when the configuration loads.
-    process.env.API_URL = api.url;
-    process.env.STOREFRONT_TOKEN = STOREFRONT_TOKEN;
-    page = await preview({
-      root: EXAMPLE,
-      configFile: join(EXAMPLE, "vite.config.ts"),
-      preview: { port: await freePort(), strictPort: true },
-    });
-    const origin = page.resolvedUrls?.local[0] ?? "";
+    page = await startPage(api.url);
+    const origin = pageOrigin(page);
     step(`the page is at ${origin}, the API at ${api.url}`);
     const restartApi = async () => {
       await api.stop();
       return async () => void (api = await startApi(port));
     };
-    await driveBrowser(origin, api.url, restartApi);
+    const { databaseUri } = api;
+    await driveBrowser(origin, api.url, restartApi, () => startSecondApi(databaseUri));
   } finally {
     await page?.close();
     await api.stop();
   }
 }
 
-async function startApi(port: number): Promise<{ url: string; stop(): Promise<void> }> {
+/** The built page served by vite's preview, its /graphql proxied to `apiUrl`. */
+async function startPage(apiUrl: string): Promise<PreviewServer> {
+  // The proxy in vite.config.ts reads API_URL and STOREFRONT_TOKEN each time the configuration loads.
+  process.env.API_URL = apiUrl;
+  process.env.STOREFRONT_TOKEN = STOREFRONT_TOKEN;
+  return preview({
+    root: EXAMPLE,
+    configFile: join(EXAMPLE, "vite.config.ts"),
+    preview: { port: await freePort(), strictPort: true },
+  });
+}
+
+const pageOrigin = (page: PreviewServer) => page.resolvedUrls?.local[0] ?? "";
+
+interface Api {
+  url: string;
+  /** The database it serves: its throwaway one's address, which it logs for the tools, or the one it was given. */
+  databaseUri: string;
+  stop(): Promise<void>;
+}
+
+/** A second API process, on the first one's database (no demo data loaded again), and a page of its own in front of it. */
+async function startSecondApi(databaseUri: string): Promise<SecondApi> {
+  const api = await startApi(await freePort(), databaseUri);
+  const page = await startPage(api.url).catch(async (error: unknown) => {
+    await api.stop();
+    throw error;
+  });
+  return {
+    origin: pageOrigin(page),
+    apiUrl: api.url,
+    stop: async () => {
+      await page.close();
+      await api.stop();
+    },
+  };
+}
+
+/** Its output is read for the throwaway database's address; its warnings and errors reach this run's output, so that a failure to start says why. */
+async function startApi(port: number, databaseUri?: string): Promise<Api> {
   // The response cache on (5 s, the default): the page must still show a purchase at once.
   const env = {
     ...process.env,
     PORT: String(port),
     HOST: "127.0.0.1",
     NODE_ENV: "development",
-    LOG_LEVEL: "warn",
+    LOG_LEVEL: "info",
     API_TOKENS,
     TRUSTED_DOCUMENTS: MANIFEST,
+    ...(databaseUri ? { MONGODB_URI: databaseUri } : {}),
   };
-  // Its warnings (LOG_LEVEL=warn) reach this run's output, so that a failure to start says why.
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/start.ts"], {
-    cwd: ROOT,
-    env,
-    stdio: ["ignore", "inherit", "inherit"],
+  if (!databaseUri) delete env.MONGODB_URI;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/start.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
+  let loggedUri: string | undefined;
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    // Not a TTY, so pino writes JSON lines: info and below (each request's line) are read here, not shown.
+    const entry = line.startsWith("{") ? (JSON.parse(line) as { level?: number; msg?: string }) : { msg: line };
+    loggedUri ??= /MONGODB_URI=(\S+)/.exec(entry.msg ?? "")?.[1];
+    if ((entry.level ?? WARN) >= WARN) console.log(line);
   });
   const stop = async () => {
     if (child.exitCode !== null) return;
@@ -97,12 +137,17 @@ async function startApi(port: number): Promise<{ url: string; stop(): Promise<vo
   };
   try {
     await untilListening(child, port);
-    return { url: `http://127.0.0.1:${port}/graphql`, stop };
+    const uri = databaseUri ?? loggedUri;
+    if (!uri) throw new Error("the API did not log its throwaway database's address (MONGODB_URI=…) before it was ready");
+    return { url: `http://127.0.0.1:${port}/graphql`, databaseUri: uri, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
+
+// pino's level number for warn.
+const WARN = 40;
 
 /** Resolves once the API answers /readyz with 200 (demo data loaded, indexes in place); rejects if the process ends first. */
 async function untilListening(child: ChildProcess, port: number): Promise<void> {
@@ -122,7 +167,14 @@ async function untilListening(child: ChildProcess, port: number): Promise<void> 
 /** Stops the API; the function it resolves with starts it again on the same port. */
 type ApiRestart = () => Promise<() => Promise<void>>;
 
-async function driveBrowser(origin: string, apiUrl: string, restartApi: ApiRestart): Promise<void> {
+/** Another API process on the same database, and the page served in front of it. */
+interface SecondApi {
+  origin: string;
+  apiUrl: string;
+  stop(): Promise<void>;
+}
+
+async function driveBrowser(origin: string, apiUrl: string, restartApi: ApiRestart, secondApi: () => Promise<SecondApi>): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Chromium's sandbox needs user namespaces that a root user in a container often lacks.
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
@@ -140,7 +192,7 @@ async function driveBrowser(origin: string, apiUrl: string, restartApi: ApiResta
     await authorPage(page);
     await woodenAmulet(page, origin, apiUrl);
     await leavingAfterBuy(page, origin);
-    await liveAcrossPages(browser, origin, apiUrl);
+    await liveAcrossProcesses(browser, { origin, apiUrl }, secondApi);
     await bestsellersWhileBuying(page, origin, apiUrl);
     await phone(page, origin);
     assert.deepEqual([...consoleErrors, ...uncaught], [], "no console errors on any page");
@@ -257,57 +309,84 @@ async function woodenAmulet(page: Page, origin: string, apiUrl: string): Promise
   await screenshot(page, "book", { toDocs: true });
 }
 
-/** The count the page shows, once it equals the buyers' total beside it. */
 /**
- * Two shoppers' pages on The Wooden Amulet, at each width: a Buy in one shows its count and buyer in the other
- * without a reload and without a request over HTTP, so through the subscription. The issue's figure is 2 s; it is
- * printed, not asserted, since this machine may be busy: a timing belongs to `npm run bench`.
+ * Two shoppers' pages on The Wooden Amulet, each served by an API process of its own on the same replica set, at each
+ * width, and in each direction: a Buy in one shows its count and buyer in the other without a reload and without a
+ * request over HTTP, so through the other process's change stream and the page's subscription. The issue's figure is
+ * 2 s; it is printed, not asserted, since this machine may be busy: a timing belongs to `npm run bench`.
  */
-async function liveAcrossPages(browser: Browser, origin: string, apiUrl: string): Promise<void> {
-  for (const [name, watcherSize, buyerSize] of [
-    ["desktop", DESKTOP, PHONE],
-    ["phone", PHONE, DESKTOP],
-  ] as const) {
-    step(`two pages on The Wooden Amulet, watched at ${name} width: a Buy in one shows in the other as it happens`);
+async function liveAcrossProcesses(browser: Browser, first: Side, startSecond: () => Promise<SecondApi>): Promise<void> {
+  step("starting a second API process on the first one's database, with a page of its own");
+  const second = await startSecond();
+  try {
+    step(`the second page is at ${second.origin}, its API at ${second.apiUrl}`);
     // The shared page has left the book: no subscription of its own is counted below.
-    await untilSubscriptions(apiUrl, "newBuyers", 0);
-    const [watcher, buyer] = [await browser.newPage({ viewport: watcherSize }), await browser.newPage({ viewport: buyerSize })];
-    const errors: string[] = [];
-    try {
-      for (const page of [watcher, buyer]) {
-        page.setDefaultTimeout(STEP_TIMEOUT_MS);
-        page.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
-        page.on("pageerror", (error) => void errors.push(error.message));
-        await page.goto(`${origin}/#/book/${WOODEN_AMULET}`);
-        await page.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
-      }
-      // A new buyer is announced from the subscription's start on: both pages listen before the Buy.
-      await untilSubscriptions(apiUrl, "newBuyers", 2);
-      const before = await agreed(watcher);
-      const customer = `live-shopper-${name}`;
-      const askedOverHttp: string[] = [];
-      watcher.on("request", (request) => void (request.url().includes("/graphql") && askedOverHttp.push(request.url())));
-      await buyer.getByLabel("Customer").fill(customer);
-      const clicked = Date.now();
-      await buyer.getByRole("button", { name: "Buy", exact: true }).click();
-      await watcher
-        .getByTestId("purchase-count")
-        .filter({ hasText: (before + 1).toLocaleString("en") })
-        .waitFor();
+    await untilSubscriptions(first.apiUrl, "newBuyers", 0);
+    for (const [name, watcher, buyer] of [
+      ["desktop", { ...second, size: DESKTOP }, { ...first, size: PHONE }],
+      ["phone", { ...first, size: PHONE }, { ...second, size: DESKTOP }],
+    ] as const) {
       step(
-        `the other page showed ${(before + 1).toLocaleString("en")} sold ${Date.now() - clicked} ms after the click (the issue asks for 2 s)`,
+        `The Wooden Amulet watched at ${name} width through ${watcher.apiUrl}, bought through ${buyer.apiUrl}: the Buy shows as it happens`,
       );
-      assert.equal(await agreed(watcher), before + 1, "the count and the buyers' total change together");
-      assert.equal(await watcher.locator("[data-testid=buyers] li").first().textContent(), customer, "the new buyer is the newest shown");
-      assert.deepEqual(await buyerNumbers(watcher), range(1, 10), "still one window of ten, numbered from the newest");
-      assert.deepEqual(askedOverHttp, [], "the watching page asked the API nothing: the purchase came over its WebSocket");
-      await screenshot(watcher, `book-live-${name}`);
-    } finally {
-      await watcher.close();
-      await buyer.close();
+      await liveAcrossPages(browser, name, watcher, buyer);
     }
-    assert.deepEqual(errors, [], "no console errors on either page");
+  } finally {
+    await second.stop();
   }
+}
+
+/** A page's origin and the API process behind it, at the width a shopper opens it. */
+interface Side {
+  origin: string;
+  apiUrl: string;
+}
+
+async function liveAcrossPages(
+  browser: Browser,
+  name: string,
+  watching: Side & { size: typeof DESKTOP },
+  buying: Side & { size: typeof DESKTOP },
+): Promise<void> {
+  const [watcher, buyer] = [await browser.newPage({ viewport: watching.size }), await browser.newPage({ viewport: buying.size })];
+  const errors: string[] = [];
+  try {
+    for (const [page, side] of [
+      [watcher, watching],
+      [buyer, buying],
+    ] as const) {
+      page.setDefaultTimeout(STEP_TIMEOUT_MS);
+      page.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
+      page.on("pageerror", (error) => void errors.push(error.message));
+      await page.goto(`${side.origin}/#/book/${WOODEN_AMULET}`);
+      await page.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
+    }
+    // A new buyer is announced from the subscription's start on: each page listens, on its own process, before the Buy.
+    await Promise.all([untilSubscriptions(watching.apiUrl, "newBuyers", 1), untilSubscriptions(buying.apiUrl, "newBuyers", 1)]);
+    const before = await agreed(watcher);
+    const customer = `live-shopper-${name}`;
+    const askedOverHttp: string[] = [];
+    watcher.on("request", (request) => void (request.url().includes("/graphql") && askedOverHttp.push(request.url())));
+    await buyer.getByLabel("Customer").fill(customer);
+    const clicked = Date.now();
+    await buyer.getByRole("button", { name: "Buy", exact: true }).click();
+    await watcher
+      .getByTestId("purchase-count")
+      .filter({ hasText: (before + 1).toLocaleString("en") })
+      .waitFor();
+    step(
+      `the other page showed ${(before + 1).toLocaleString("en")} sold ${Date.now() - clicked} ms after the click (the issue asks for 2 s)`,
+    );
+    assert.equal(await agreed(watcher), before + 1, "the count and the buyers' total change together");
+    assert.equal(await watcher.locator("[data-testid=buyers] li").first().textContent(), customer, "the new buyer is the newest shown");
+    assert.deepEqual(await buyerNumbers(watcher), range(1, 10), "still one window of ten, numbered from the newest");
+    assert.deepEqual(askedOverHttp, [], "the watching page asked the API nothing: the purchase came over its WebSocket");
+    await screenshot(watcher, `book-live-${name}`);
+  } finally {
+    await watcher.close();
+    await buyer.close();
+  }
+  assert.deepEqual(errors, [], "no console errors on either page");
 }
 
 /** Resolves once the API holds `count` subscriptions of `field`, as its /metrics counts them. */
@@ -321,6 +400,7 @@ async function untilSubscriptions(apiUrl: string, field: string, count: number):
   }
 }
 
+/** The count the page shows, once it equals the buyers' total beside it. */
 async function agreed(page: Page): Promise<number> {
   const read = async (testId: string) => Number(((await page.getByTestId(testId).textContent()) ?? "").replace(/[^0-9]/g, ""));
   const deadline = Date.now() + STEP_TIMEOUT_MS;
