@@ -139,22 +139,29 @@ export interface AttackAnswer {
 
 let sequence = 0;
 
+/** One request of `body` (JSON text), under an x-request-id `<label>-<n>` of its own. */
+export async function sendLabelled(
+  url: string,
+  text: string,
+  { label, authorization }: { label: string; authorization?: string },
+): Promise<AttackAnswer> {
+  const requestId = `${label}-${(sequence += 1)}`;
+  const headers = { "content-type": "application/json", "x-request-id": requestId, ...(authorization && { authorization }) };
+  const answer = await send(url, text, { headers });
+  return { requestId, status: answer.status, codes: [...new Set(errorCodes(answer))].map(String) };
+}
+
 /** One client sending `body` again as soon as it is answered, until `until`: the status and codes of every answer. */
 export async function sendUntil(
   url: string,
   body: RequestBody,
   until: number,
-  { label, authorization }: { label: string; authorization?: string },
+  options: { label: string; authorization?: string },
 ): Promise<AttackAnswer[]> {
-  const headers = { "content-type": "application/json", ...(authorization && { authorization }) };
   // Serialized once: a thousand representations, stringified per request, would load the sender's process, the victim's in the benchmark.
   const text = JSON.stringify(body);
   const answers: AttackAnswer[] = [];
-  while (performance.now() < until) {
-    const requestId = `${label}-${(sequence += 1)}`;
-    const answer = await send(url, text, { headers: { ...headers, "x-request-id": requestId } });
-    answers.push({ requestId, status: answer.status, codes: [...new Set(errorCodes(answer))].map(String) });
-  }
+  while (performance.now() < until) answers.push(await sendLabelled(url, text, options));
   return answers;
 }
 
