@@ -11,6 +11,7 @@ import type { ListingProfile, ProcessProfile, ProfileResults } from "./scenarios
 import type { ShardTargetingResults } from "./scenarios/shard-targeting";
 import { SUBSCRIBER_TARGETS, type SubscriberResults } from "./scenarios/subscribers";
 import { SHELF_BOOKS, SUBSCRIBER_MIX, SUBSCRIBER_PERIOD } from "./scenarios/subscriber-mix";
+import { VICTIM_TARGET, type VictimResults } from "./scenarios/victim";
 
 export interface Report extends Results {
   mode: "quick" | "full";
@@ -37,6 +38,7 @@ export const SECTION_RENDERERS: { [Section in keyof Results]: (results: Results[
   scale: (scale) => renderScale(scale),
   shardTargeting: (shardTargeting) => renderShardTargeting(shardTargeting),
   subscribers: (subscribers) => renderSubscribers(subscribers),
+  victim: (victim) => renderVictim(victim),
 };
 
 /** A titled part of the report: heading, optional explanation, body. */
@@ -233,6 +235,38 @@ function renderSubscribers({ database, plan, rows }: SubscriberResults): string 
       ["CPU ms per purchase", (row) => ms(row.cpuMsPerPurchase)],
     ]),
   );
+}
+
+function renderVictim({ database, attackersPerKind, attackSeconds, phases, attackers }: VictimResults): string {
+  const codes = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .map(([label, times]) => `${count(times)} ${label}`)
+      .join(", ") || "0";
+  const victim = part(
+    "A cheap query beside attackers of every amplifying kind (issue 35)",
+    `\`{ book(id: "1") { title purchaseCount } }\`, anonymous, sent every 50 ms: alone, beside ${attackersPerKind * attackers.length} clients ` +
+      `sending it back to back, then for ${attackSeconds} s beside ${attackersPerKind} attackers of each kind sending back to back ` +
+      `(\`test/support/victim-attacks.ts\`). The API uncached, in a process of its own on ${database}; the victim and the attackers share the bench's process. ` +
+      `Issue 35's goal: p99 beside the attackers within ${VICTIM_TARGET.p99OverAlone}× its p99 alone, and no error.`,
+    table(phases, [
+      ["victim", (row) => row.phase],
+      ["requests", (row) => count(row.requests)],
+      ["p50 ms", (row) => ms(row.p50Ms)],
+      ["p99 ms", (row) => ms(row.p99Ms)],
+      ["p99 / alone", (row) => times(row.p99Ms / phases[0]!.p99Ms)],
+      ["errors", (row) => codes(row.failures)],
+    ]),
+  );
+  const attacks = part(
+    "What the attackers got",
+    "Each kind's answers by their codes; unexpected: any other code (DATABASE_UNAVAILABLE) or a 5xx.",
+    table(attackers, [
+      ["attack", (row) => row.kind],
+      ["answers", (row) => codes(row.answers)],
+      ["unexpected", (row) => row.unexpected],
+    ]),
+  );
+  return [victim, attacks].join("\n\n");
 }
 
 function renderShardTargeting({ shards, rows }: ShardTargetingResults): string {

@@ -21,6 +21,7 @@ import { benchmarkVersusBare, versusBareSteps } from "./scenarios/versus-bare";
 import { benchmarkWrites, writeSteps } from "./scenarios/writes";
 import { benchmarkSubscribers, SUBSCRIBER_PLANS, subscriberSteps, type SubscriberPlan } from "./scenarios/subscribers";
 import { ensureSalesIndexes } from "../src/sales/indexes";
+import { benchmarkVictim, victimSteps } from "./scenarios/victim";
 
 /** The sections `--only` names, in the order a run measures them, and where each one's results sit in the report. */
 const SECTION_NAMES = {
@@ -32,6 +33,7 @@ const SECTION_NAMES = {
   scale: "scale",
   "shard-targeting": "shardTargeting",
   subscribers: "subscribers",
+  victim: "victim",
 } as const satisfies Record<string, keyof Results>;
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --only <sections>] [-- --subscribers N,…] [-- --profile]
@@ -46,7 +48,8 @@ prints markdown tables and saves raw figures in bench/results/.
   --only <sections>  only these sections, comma-separated, each printed with its own targets:
                      ${Object.keys(SECTION_NAMES).join(", ")}
                      (versus-bare: the API against a bare Apollo server, about 4 minutes, 2 with --quick;
-                     subscribers: live sales' 1,000 and 10,000 subscribers against a bare WebSocket broadcast)
+                     subscribers: live sales' 1,000 and 10,000 subscribers against a bare WebSocket broadcast;
+                     victim: a cheap query beside attackers of every amplifying kind, about 40 s)
   --subscribers N,…  the numbers of subscribers the subscribers section measures; e.g. 50 to try it out
   --profile          only CPU profiles of the API and the stand-in under the 5-, 20- and 50-book
                      storefront listings, saved in bench/results/profiles/ (about 1 minute, less with --quick)
@@ -139,6 +142,7 @@ async function runEverything(context: RunContext, started: number): Promise<void
     scale: await SECTIONS.scale(context),
     shardTargeting: await SECTIONS.shardTargeting(context),
     subscribers: await SECTIONS.subscribers(context),
+    victim: await SECTIONS.victim(context),
   };
   const report: Report = {
     mode: plan.mode,
@@ -222,6 +226,10 @@ const SECTIONS = {
       benchmarkSubscribers(replicaSet, (uri) => openBenchDatabase(uri, `${name}_live`), config, subscriberPlan, progress),
     ).finally(() => replicaSet.stop());
   },
+  victim: ({ database, name, config, plan }: RunContext) =>
+    section("victim", victimSteps(), (progress) =>
+      benchmarkVictim(database, (uri) => openBenchDatabase(uri, `${name}_victim`), config, plan.victim, progress),
+    ),
 } satisfies { [Name in Section]: (context: RunContext) => Promise<Results[Name]> };
 
 async function withBenchDatabase<T>(

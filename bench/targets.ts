@@ -7,6 +7,7 @@ import type { WriteResults } from "./scenarios/writes";
 import { SCALE_SCENARIOS, type HotBookFigures, type ScaleResults, type ScaleRow } from "./scenarios/catalog-scale";
 import type { ShardTargetingResults } from "./scenarios/shard-targeting";
 import { SUBSCRIBER_TARGETS, type SubscriberResults } from "./scenarios/subscribers";
+import { VICTIM_TARGET, type VictimResults } from "./scenarios/victim";
 
 export interface TargetCheck {
   target: string;
@@ -29,6 +30,7 @@ export interface Results {
   scale: ScaleResults;
   shardTargeting: ShardTargetingResults;
   subscribers: SubscriberResults;
+  victim: VictimResults;
 }
 
 /** The targets each section can be checked against alone, its own invariants included (`--only` prints these). */
@@ -56,6 +58,7 @@ export const SECTION_TARGETS: { [Section in keyof Results]: (results: Results[Se
   ],
   shardTargeting: (shardTargeting) => [oneShardPaths(shardTargeting)],
   subscribers: (subscribers) => subscriberTargets(subscribers),
+  victim: (victim) => victimTargets(victim),
 };
 
 export function checkTargets(results: Results): TargetCheck[] {
@@ -120,6 +123,52 @@ export function subscriberTargets({ rows }: SubscriberResults): TargetCheck[] {
         `${(largest.retainedBytesPerSubscriber / 1024).toFixed(1)} KB with ${largest.subscribers} subscribers ` +
         `(resident memory grew ${(largest.idleBytesPerSubscriber / 1024).toFixed(1)} KB per subscriber)`,
       pass: largest.retainedBytesPerSubscriber < SUBSCRIBER_TARGETS.idleBytes,
+      failsRun: false,
+    },
+  ];
+}
+
+/**
+ * Issue 35's victim: no error in any phase and no attacker answered but as meant (exact: a miss fails the run),
+ * and its p99 beside the attackers within five times its p99 alone (a time: reported).
+ */
+export function victimTargets({ phases, attackers, attackersPerKind }: VictimResults): TargetCheck[] {
+  const failed = (phase: VictimResults["phases"][number]) => Object.values(phase.failures).reduce((sum, times) => sum + times, 0);
+  const [alone, crowded, attacked] = phases;
+  const checks: TargetCheck[] = [
+    {
+      target: `The victim's query, sent every 50 ms beside ${attackersPerKind} attackers of each amplifying kind, is never answered with an error`,
+      measured: phases
+        .map(
+          (phase) =>
+            `${phase.phase}: ${failed(phase)} of ${phase.requests}${failed(phase) > 0 ? ` (${JSON.stringify(phase.failures)})` : ""}`,
+        )
+        .join("; "),
+      pass: phases.length > 0 && phases.every((phase) => phase.requests > 0 && failed(phase) === 0),
+      failsRun: true,
+    },
+    {
+      target: "Every attacker gets its refusal, a full answer or REQUEST_TIMEOUT: never DATABASE_UNAVAILABLE or a 5xx",
+      measured: attackers
+        .map(
+          ({ kind, unexpected, answers }) =>
+            `${kind}: ${unexpected} of ${Object.values(answers).reduce((sum, times) => sum + times, 0)} unexpected`,
+        )
+        .join(", "),
+      pass: attackers.length > 0 && attackers.every(({ unexpected }) => unexpected === 0),
+      failsRun: true,
+    },
+  ];
+  if (!alone || !crowded || !attacked) return checks;
+  const factor = attacked.p99Ms / alone.p99Ms;
+  return [
+    ...checks,
+    {
+      target: `The victim's p99 beside the attackers within ${VICTIM_TARGET.p99OverAlone}× its p99 alone`,
+      measured:
+        `${factor.toFixed(2)}× (${attacked.p99Ms.toFixed(1)} ms against ${alone.p99Ms.toFixed(1)} ms); beside as many clients ` +
+        `sending its own query: ${(crowded.p99Ms / alone.p99Ms).toFixed(2)}× (${crowded.p99Ms.toFixed(1)} ms)`,
+      pass: factor <= VICTIM_TARGET.p99OverAlone,
       failsRun: false,
     },
   ];

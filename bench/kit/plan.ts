@@ -32,6 +32,8 @@ export interface Plan {
     /** Purchases the 64 clients send to one outlier, all answered before the book is checked. */
     hotBookRequests: number;
   };
+  /** Issue 35's victim: its query alone, beside as many clients sending it, then beside the attackers, each for this long after a warm-up. */
+  victim: { warmupMs: number; aloneMs: number; crowdMs: number; attackMs: number };
 }
 
 /** The largest catalog takes minutes to seed: the full run measures it, a quick run only with `--largest-catalog`. */
@@ -47,6 +49,7 @@ export const FULL_PLAN: Plan = {
   versusBare: { connections: 10, warmupSeconds: 1, seconds: 5, rounds: 3 },
   profile: { connections: 10, warmupSeconds: 2, seconds: 10, listingSizes: [5, 20, 50] },
   scale: { catalogSizes: [3_002, 100_002, LARGEST_CATALOG], warmup: 5, repetitions: 30, hotBookRequests: 5_000 },
+  victim: { warmupMs: 1_000, aloneMs: 10_000, crowdMs: 10_000, attackMs: 10_000 },
 };
 
 export const QUICK_PLAN: Plan = {
@@ -57,4 +60,6 @@ export const QUICK_PLAN: Plan = {
   versusBare: { connections: 10, warmupSeconds: 0.5, seconds: 2, rounds: 2 },
   profile: { connections: 10, warmupSeconds: 1, seconds: 4, listingSizes: [5, 20, 50] },
   scale: { catalogSizes: [3_002, 100_002], warmup: 2, repetitions: 10, hotBookRequests: 1_000 },
+  // The issue's ten seconds of attack even here: shorter, the victim's p99 would rest on a handful of samples.
+  victim: { warmupMs: 500, aloneMs: 5_000, crowdMs: 5_000, attackMs: 10_000 },
 };

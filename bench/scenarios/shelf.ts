@@ -5,7 +5,7 @@ import type { Config, OutlierSettings } from "../../src/config";
 import type { DatabaseConnection } from "../../src/db/connection";
 import type { SelectedDatabase } from "../../src/db/select-database";
 import { customerIds, seedBook } from "../kit/catalog";
-import { startChild, type Child } from "../kit/children";
+import { withDatabaseApart, type DatabaseApart } from "../kit/database-apart";
 import { graphql, type Scenario } from "../kit/http";
 
 /** The shelf of books the HTTP scenarios read, and the requests they send to it. */
@@ -61,42 +61,23 @@ export async function seedShelf(db: Db, settings: OutlierSettings): Promise<void
 export const shelfCustomers = (book: number) => customerIds(`shelf-${book}-`, SHELF_PURCHASES);
 
 /** The database the servers under load read: where it runs, and the environment that points a server process at it. */
-export interface ShelfApart {
-  description: string;
-  env: NodeJS.ProcessEnv;
-  /** The database's process when the bench started it (the stand-in), so that its CPU can be read and it can be signalled; else null. */
-  standIn: Child | null;
-}
+export type ShelfApart = Omit<DatabaseApart, "db">;
 
 /** Runs `run` with the shelf seeded in a database in a process apart from the bench's: the stand-in started for it, or the run's own. */
-export async function withShelfApart<T>(
+export function withShelfApart<T>(
   database: SelectedDatabase,
   open: (uri: string) => Promise<DatabaseConnection>,
   config: Config,
   run: (shelf: ShelfApart) => Promise<T>,
   standInProcess: { env?: NodeJS.ProcessEnv; nodeOptions?: string[] } = {},
 ): Promise<T> {
-  // An external mongod or mongodb-memory-server's already runs apart; only the stand-in runs inside the bench.
-  const standIn =
-    database.kind === "offline-server"
-      ? await startChild(
-          require.resolve("@bookstore/offline-mongo/cli"),
-          ["--port", "0"],
-          standInProcess.env ?? {},
-          standInProcess.nodeOptions,
-        )
-      : null;
-  const uri = standIn ? (/mongodb:\/\/\S+/.exec(standIn.firstLine)?.[0] ?? "") : database.uri;
-  const connection = await open(uri);
-  try {
-    await seedShelf(connection.db, config);
-    return await run({
-      description: standIn ? `the offline stand-in in a process of its own (${uri})` : database.description,
-      env: { MONGODB_URI: uri, MONGODB_DB: connection.db.databaseName },
-      standIn,
-    });
-  } finally {
-    await connection.close();
-    await standIn?.stop();
-  }
+  return withDatabaseApart(
+    database,
+    open,
+    async ({ db, ...shelf }) => {
+      await seedShelf(db, config);
+      return run(shelf);
+    },
+    standInProcess,
+  );
 }

@@ -1,4 +1,5 @@
 import { MongoClient } from "mongodb";
+import { bookGlobalId } from "../../src/graphql/global-ids";
 import type { RunningServer } from "../../src/graphql/server";
 import { REQUEST_ID_HEADER } from "../../src/observability/request-context";
 import { WINDOWS_PER_READ } from "../../src/sales/loaders";
@@ -132,6 +133,37 @@ describe("the documents a request may make the database examine (issue 35, item 
     const { answer, sent } = await sendCounted(query, { r: representations(1_500) });
 
     expect([answer.status, errorCodes(answer), sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
+  });
+
+  // Every other read the documents' weight lists (src/graphql/limits/operation.ts; the windows: above), multiplied past
+  // 1,000 documents while its commands stay under the cost limit: the documents alone refuse it, before any of it runs.
+  const aliased = (count: number, field: string) => Array.from({ length: count }, (_, index) => `a${index}: ${field}`).join(" ");
+  const onBooks = (count: number, field: string) => ({
+    query: `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { ${field} } } }`,
+    variables: { r: representations(count) },
+  });
+  it.each<[string, { query: string; variables?: Record<string, unknown> }]>([
+    ["Book.purchasedBy, 15 checks on 400 books", onBooks(400, aliased(15, 'purchasedBy(customerId: "user01")'))],
+    ["Book.alsoBought, 10 books each on 180 books", onBooks(180, "alsoBought(first: 10) { sharedBuyers }")],
+    [
+      "Customer.booksPurchased, 15 windows of 100",
+      { query: `{ customer(id: "user01") { ${aliased(15, "booksPurchased(first: 100) { edges { cursor } }")} } }` },
+    ],
+    ["Query.books, 15 searches of 100", { query: `{ ${aliased(15, 'books(first: 100, search: "amulet") { edges { cursor } }')} }` }],
+    ["Query.books, 15 catalog pages of 100", { query: `{ ${aliased(15, "books(first: 100) { edges { cursor } }")} }` }],
+    ["Query._entities, 1,001 representations", onBooks(1_001, "title")],
+    [
+      "Query.nodes, 1,001 ids",
+      {
+        query: `query ($ids: [ID!]!) { nodes(ids: $ids) { id } }`,
+        variables: { ids: Array.from({ length: 1_001 }, (_, index) => bookGlobalId(String(1 + (index % BOOKS)))) },
+      },
+    ],
+  ])("refuses %s with QUERY_TOO_COMPLEX for the documents it may examine, sending nothing", async (_read, { query, variables }) => {
+    const { answer, sent } = await sendCounted(query, variables);
+
+    expect([answer.status, errorCodes(answer), sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
+    expect(answer.json?.errors?.[0]?.message).toMatch(/may make the database examine \d+ documents, over the limit of 1000/);
   });
 
   it("reads the windows of one request in aggregations of at most 50 windows each", async () => {

@@ -134,6 +134,9 @@ const SECRETS = {
   customerInGetLiteral: "cust-get-literal-19f7",
   customerInApq: "cust-apq-variables-d804",
   customerInApqByHash: "cust-apq-hash-2c6b",
+  customerInApqMutation: "cust-apq-mutation-4b17",
+  purchaseInApq: "purchase-apq-variables-90ad",
+  purchaseInGet: "purchase-get-variables-e216",
   conflictingPurchase: "purchase-conflicting-8e35",
 };
 const BUY = `mutation Buy($bookId: ID!, $customerId: ID!, $purchaseId: ID) {
@@ -148,7 +151,8 @@ async function sendEverySecret(url: string): Promise<void> {
   const get = (request: Parameters<typeof getUrl>[1]) => send(getUrl(url, request), undefined, { method: "GET", headers });
   const answered = async (answer: Promise<HttpAnswer>, codes: string[] = []) => expect(errorCodes(await answer)).toEqual(codes);
   const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
-  const persistedQuery = { persistedQuery: { version: 1, sha256Hash: sha256(CUSTOMER) } };
+  const persisted = (query: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256(query) } });
+  const persistedQuery = persisted(CUSTOMER);
 
   await answered(post({ query: `mutation { addBook(input: {id: "${BOOK_ID}", title: "Traced", author: "A"}) { id } }` }));
   const buy = (customerId: string, purchaseId: string) => post({ query: BUY, variables: { bookId: BOOK_ID, customerId, purchaseId } });
@@ -162,6 +166,17 @@ async function sendEverySecret(url: string): Promise<void> {
   await answered(get({ query: `{ customer(id: "${SECRETS.customerInGetLiteral}") { id } }` }));
   await answered(post({ query: CUSTOMER, variables: { id: SECRETS.customerInApq }, extensions: persistedQuery }));
   await answered(get({ variables: { id: SECRETS.customerInApqByHash }, extensions: persistedQuery }));
+  // A purchase id by every path too: as an automatic persisted mutation, and by GET, refused there but traced all the same.
+  await answered(
+    post({
+      query: BUY,
+      variables: { bookId: BOOK_ID, customerId: SECRETS.customerInApqMutation, purchaseId: SECRETS.purchaseInApq },
+      extensions: persisted(BUY),
+    }),
+  );
+  await answered(get({ query: BUY, variables: { bookId: BOOK_ID, customerId: "by-get", purchaseId: SECRETS.purchaseInGet } }), [
+    "BAD_REQUEST",
+  ]);
   await answered(buy(SECRETS.customerInPostLiteral, SECRETS.conflictingPurchase));
   await answered(buy(SECRETS.customerInPostVariables, SECRETS.conflictingPurchase), ["PURCHASE_ID_CONFLICT"]);
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Document } from "mongodb";
 import pino from "pino";
 import type { OutlierSettings } from "../../src/config";
 import { driverTimeouts, openDatabase, type LiveDatabase } from "../../src/db/connection";
@@ -29,6 +30,9 @@ const RECORD = `mutation ($bookId: ID!, $customerId: ID!, $purchaseId: ID) {
 }`;
 const READ = `query ($id: ID!) { book(id: $id) { purchaseCount hasExtras } }`;
 const logger = pino({ level: "silent" });
+/** A write of a transaction (not its commit or abort): the command after it on its connection may be the commit. */
+const inTransaction = (command: Document) =>
+  command.autocommit === false && command.commitTransaction === undefined && command.abortTransaction === undefined;
 
 /** The API over HTTP on a client that reaches the database only through `proxy`. */
 async function openService(uri: string, dbName: string): Promise<{ live: LiveDatabase; server: RunningServer; origin: string }> {
@@ -74,7 +78,9 @@ function streamClients(url: string, bookId: string) {
   let streaming = true;
   const answer = async (body: unknown) => {
     const reply = await send(url, body);
-    refusals.push(...errorCodes(reply));
+    const codes = errorCodes(reply);
+    // A 5xx without a code (an HTML error page, say) counts as a refusal of its own, never as no refusal.
+    refusals.push(...(codes.length === 0 && reply.status >= 500 ? [`HTTP ${reply.status}`] : codes));
     return reply.json?.errors === undefined && reply.status === 200;
   };
   const keyed = async (worker: number) => {
@@ -162,6 +168,9 @@ describe.each(DEPLOYMENTS)(
       try {
         for (let cycle = 0; cycle < cycles; cycle += 1) {
           await sleep(500 + (cycle % 3) * 250);
+          // On the replica set a cut lands just after a transaction's write is answered, its connection reset first: some
+          // fall between a keyed purchase's last write and its commit, which mongodb 7.9 answered with a TypeError (issue 35).
+          if (replicaSet) await Promise.race([proxy.resetAfterReplyTo(inTransaction), sleep(5_000)]);
           await proxy.cut();
           await sleep(500 + (cycle % 4) * 250);
           await proxy.restore();

@@ -1,5 +1,6 @@
 import { renderTargets } from "../../bench/report";
-import { versusBareTargets, type TargetCheck } from "../../bench/targets";
+import { versusBareTargets, victimTargets, type TargetCheck } from "../../bench/targets";
+import { VICTIM_PHASES, type VictimPhase, type VictimResults } from "../../bench/scenarios/victim";
 import { STOREFRONT_LISTINGS, type VersusBareRow } from "../../bench/scenarios/versus-bare";
 
 const check = (target: string, pass: boolean, failsRun: boolean, measured = "measured"): TargetCheck => ({
@@ -76,5 +77,36 @@ describe("issue 39's targets against the bare server", () => {
   it("bounds the 50-book listing's API CPU per request at 2.5 times the 20-book one's", () => {
     expect(targets(25).at(-1)?.pass).toBe(true);
     expect(targets(26).at(-1)).toMatchObject({ pass: false, measured: "2.60× (26.00 against 10.00 ms)" });
+  });
+});
+
+describe("issue 35's victim targets", () => {
+  const phase = (name: VictimPhase["phase"], p99Ms: number, failures: VictimPhase["failures"] = {}): VictimPhase => ({
+    phase: name,
+    requests: 100,
+    p50Ms: p99Ms / 2,
+    p99Ms,
+    failures,
+  });
+  const results = (attacked: VictimPhase, unexpected = 0): VictimResults => ({
+    database: "the stand-in",
+    attackersPerKind: 4,
+    attackSeconds: 10,
+    phases: [phase(VICTIM_PHASES[0], 20), phase(VICTIM_PHASES[1], 40), attacked],
+    attackers: [{ kind: "search", answers: { SEARCH_TOO_BROAD: 9 }, unexpected }],
+  });
+  const byTarget = (checks: TargetCheck[]) => checks.map(({ pass, failsRun }) => ({ pass, failsRun }));
+
+  it("gates the run on the victim's errors and the attackers' unexpected answers, and only reports its p99 against 5× alone", () => {
+    expect(byTarget(victimTargets(results(phase(VICTIM_PHASES[2], 100))))).toEqual([
+      { pass: true, failsRun: true },
+      { pass: true, failsRun: true },
+      { pass: true, failsRun: false },
+    ]);
+    expect(byTarget(victimTargets(results(phase(VICTIM_PHASES[2], 101, { DATABASE_UNAVAILABLE: 1 }), 2)))).toEqual([
+      { pass: false, failsRun: true },
+      { pass: false, failsRun: true },
+      { pass: false, failsRun: false },
+    ]);
   });
 });

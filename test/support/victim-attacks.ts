@@ -1,0 +1,196 @@
+import { performance } from "node:perf_hooks";
+import type { Db } from "mongodb";
+import type { OutlierSettings } from "../../src/config";
+import { loadCatalog } from "../../src/maintenance/demo-catalog";
+import { formatBookId } from "../../src/sales/book-ids";
+import { salesCollection } from "../../src/sales/documents";
+import { errorCodes, send } from "./http";
+
+/**
+ * Issue 35's victim set-up, one module for its test (`test/api/victim.test.ts`: what is not a time) and
+ * its benchmark (`bench/scenarios/victim.ts`: the victim's latency): a 3,002-book catalog with 20 outliers,
+ * four attackers of each amplifying kind (a broad search, windows of buyers, `_entities`, aliases), each
+ * sending again as soon as it is answered, and a cheap anonymous query sent every 50 ms.
+ */
+
+export const ATTACKERS_PER_KIND = 4;
+/** The issue's attack: ten seconds. */
+export const ATTACK_MS = 10_000;
+export const VICTIM_EVERY_MS = 50;
+/** Representations per `_entities` attack: as many as one request may read. */
+const ENTITIES = 1_000;
+
+/** What the attacks aim at: the catalog's outliers and books, and the `purchases:read` bearer the windows need. */
+export interface VictimCatalog {
+  outliers: string[];
+  bookIds: string[];
+}
+
+/** Seeds the catalog the attacks read and names the books they aim at. */
+export async function seedVictimCatalog(db: Db, settings: OutlierSettings): Promise<VictimCatalog> {
+  await loadCatalog(db, { seed: 35, books: 3000, outliers: 20, maxPurchases: 2_000 }, settings);
+  const books = salesCollection(db);
+  const outliers = (await books.find({ has_extras: true }, { projection: { _id: 1 } }).toArray()).map(({ _id }) => formatBookId(_id));
+  if (outliers.length === 0) throw new Error("the victim's catalog holds no outlier: the windows attack would read nothing");
+  const bookIds = (
+    await books
+      .find({}, { projection: { _id: 1 } })
+      .limit(ENTITIES)
+      .toArray()
+  ).map(({ _id }) => formatBookId(_id));
+  return { outliers, bookIds };
+}
+
+export interface RequestBody {
+  query: string;
+  variables?: Record<string, unknown>;
+}
+
+export interface Attack {
+  body: RequestBody;
+  /** Whether it is sent with the `purchases:read` bearer (windows of buyers need it); every other attacker is anonymous. */
+  reader: boolean;
+}
+
+/**
+ * The codes each attacker's answers may carry: the refusal meant for it first, or only REQUEST_TIMEOUT (a wait
+ * too long in the heavy lane) when it may be answered in full. Never DATABASE_UNAVAILABLE, never a 5xx.
+ */
+export const MEANT_CODES = {
+  search: ["SEARCH_TOO_BROAD", "REQUEST_TIMEOUT"],
+  windows: ["QUERY_TOO_COMPLEX"],
+  entities: ["REQUEST_TIMEOUT"],
+  aliases: ["QUERY_TOO_COMPLEX"],
+} as const satisfies Record<string, readonly string[]>;
+
+export type AttackKind = keyof typeof MEANT_CODES;
+
+const aliased = (count: number, field: (index: number) => string) => Array.from({ length: count }, (_, index) => field(index)).join(" ");
+
+export function attacks({ outliers, bookIds }: VictimCatalog): Record<AttackKind, Attack> {
+  return {
+    // A common word and a prefix too short to bound anything, 15 times over.
+    search: {
+      body: { query: `{ ${aliased(15, (i) => `s${i}: books(first: 5, search: "the zq") { edges { node { title } } }`)} }` },
+      reader: false,
+    },
+    // 15 windows of the newest buyers on 400 outliers.
+    windows: {
+      body: {
+        query: `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { ${aliased(15, (i) => `w${i}: customersPurchased(last: 1) { edges { cursor } }`)} } } }`,
+        variables: {
+          r: Array.from({ length: 400 }, (_, index) => ({ __typename: "Book", databaseId: outliers[index % outliers.length] })),
+        },
+      },
+      reader: true,
+    },
+    // As many representations as the document limit lets in, with the catalog's public fields.
+    entities: {
+      body: {
+        query: `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { title author year purchaseCount } } }`,
+        variables: { r: bookIds.map((databaseId) => ({ __typename: "Book", databaseId })) },
+      },
+      reader: false,
+    },
+    // The largest catalog page under every alias the limit allows: refused, as its documents are over the limit.
+    aliases: {
+      body: { query: `{ ${aliased(15, (i) => `a${i}: books(first: 100) { totalCount edges { node { title author } } }`)} }` },
+      reader: false,
+    },
+  };
+}
+
+/** The cheap query every attacker's victim sends: one book by id. */
+export const VICTIM: RequestBody = { query: `{ book(id: "1") { title purchaseCount } }` };
+
+/** An answer that was not a clean 200: its status and codes. */
+export interface Failure {
+  status: number;
+  codes: unknown[];
+}
+
+/** The victim's query every 50 ms until `until` (performance.now()): its latencies, and any answer that was not a clean 200. */
+export async function victim(url: string, until: number): Promise<{ latencies: number[]; failures: Failure[] }> {
+  const latencies: number[] = [];
+  const failures: Failure[] = [];
+  const sent: Promise<void>[] = [];
+  while (performance.now() < until) {
+    sent.push(
+      (async () => {
+        const start = performance.now();
+        const answer = await send(url, VICTIM);
+        latencies.push(performance.now() - start);
+        if (answer.status !== 200 || answer.json?.errors !== undefined) failures.push({ status: answer.status, codes: errorCodes(answer) });
+      })(),
+    );
+    await new Promise((resolve) => setTimeout(resolve, VICTIM_EVERY_MS));
+  }
+  await Promise.all(sent);
+  return { latencies, failures };
+}
+
+export interface AttackAnswer {
+  /** The x-request-id it was sent with: `<kind>-<n>`, by which a test finds the commands it made the API send. */
+  requestId: string;
+  status: number;
+  /** Its distinct error codes; none when answered in full. */
+  codes: string[];
+}
+
+let sequence = 0;
+
+/** One request of `body` (JSON text), under an x-request-id `<label>-<n>` of its own. */
+export async function sendLabelled(
+  url: string,
+  text: string,
+  { label, authorization }: { label: string; authorization?: string },
+): Promise<AttackAnswer> {
+  const requestId = `${label}-${(sequence += 1)}`;
+  const headers = { "content-type": "application/json", "x-request-id": requestId, ...(authorization && { authorization }) };
+  const answer = await send(url, text, { headers });
+  return { requestId, status: answer.status, codes: [...new Set(errorCodes(answer))].map(String) };
+}
+
+/** One client sending `body` again as soon as it is answered, until `until`: the status and codes of every answer. */
+export async function sendUntil(
+  url: string,
+  body: RequestBody,
+  until: number,
+  options: { label: string; authorization?: string },
+): Promise<AttackAnswer[]> {
+  // Serialized once: a thousand representations, stringified per request, would load the sender's process, the victim's in the benchmark.
+  const text = JSON.stringify(body);
+  const answers: AttackAnswer[] = [];
+  while (performance.now() < until) answers.push(await sendLabelled(url, text, options));
+  return answers;
+}
+
+export interface Attacker {
+  kind: AttackKind;
+  answers: AttackAnswer[];
+}
+
+/**
+ * Four attackers of each kind for `durationMs` beside the victim: the victim's latencies and failures,
+ * and every attacker's answers. Attacking request ids start with `attack-`.
+ */
+export async function underAttack(url: string, catalog: VictimCatalog, authorization: string, durationMs = ATTACK_MS) {
+  const until = performance.now() + durationMs;
+  const attackers = Object.entries(attacks(catalog)).flatMap(([kind, attack]) =>
+    Array.from({ length: ATTACKERS_PER_KIND }, async (): Promise<Attacker> => {
+      const options = { label: `attack-${kind}`, ...(attack.reader && { authorization }) };
+      return { kind: kind as AttackKind, answers: await sendUntil(url, attack.body, until, options) };
+    }),
+  );
+  const victimAnswers = await victim(url, until);
+  return { victim: victimAnswers, attackers: await Promise.all(attackers) };
+}
+
+/**
+ * The answers an attacker of `kind` was not meant to get: any code outside its own (DATABASE_UNAVAILABLE,
+ * INTERNAL_SERVER_ERROR), or a 5xx without a code. REQUEST_TIMEOUT, where it is meant, is a 503 by design.
+ */
+export function unexpectedAnswers(kind: AttackKind, answers: readonly AttackAnswer[]): AttackAnswer[] {
+  const allowed: readonly string[] = MEANT_CODES[kind];
+  return answers.filter(({ status, codes }) => (status >= 500 && codes.length === 0) || codes.some((code) => !allowed.includes(code)));
+}
