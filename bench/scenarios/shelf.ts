@@ -68,11 +68,16 @@ export interface ShelfApart {
   standIn: Child | null;
 }
 
+/** Where a section seeds the shelf: the run's database, how a connection to it opens, the settings the shelf is seeded with. */
+export interface ShelfSource {
+  database: SelectedDatabase;
+  open: (uri: string) => Promise<DatabaseConnection>;
+  config: Config;
+}
+
 /** Runs `run` with the shelf seeded in a database in a process apart from the bench's: the stand-in started for it, or the run's own. */
 export async function withShelfApart<T>(
-  database: SelectedDatabase,
-  open: (uri: string) => Promise<DatabaseConnection>,
-  config: Config,
+  { database, open, config }: ShelfSource,
   run: (shelf: ShelfApart) => Promise<T>,
   standInProcess: { env?: NodeJS.ProcessEnv; nodeOptions?: string[] } = {},
 ): Promise<T> {
@@ -99,4 +104,21 @@ export async function withShelfApart<T>(
     await connection.close();
     await standIn?.stop();
   }
+}
+
+/**
+ * The API as `npm start` runs it, in a process of its own on the shelf's database: every answer from the
+ * database (the bare server has no response cache) unless `cached`, with `env` added (tokens, a profile's file)
+ * and `nodeOptions` before its entry point (the profiler).
+ */
+export function startApiOnShelf(
+  shelf: ShelfApart,
+  { cached = false, env = {}, nodeOptions = [] }: { cached?: boolean; env?: NodeJS.ProcessEnv; nodeOptions?: string[] } = {},
+): Promise<Child> {
+  return startChild(
+    "bench/processes/api-process.ts",
+    [],
+    { ...shelf.env, ...(cached ? {} : { CATALOG_MAX_AGE_SECONDS: "0" }), ...env },
+    nodeOptions,
+  );
 }
