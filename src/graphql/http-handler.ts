@@ -46,7 +46,7 @@ async function send(request: Request, response: Response, { headers, status, bod
     response.end(body.string);
     return;
   }
-  // Incremental delivery (@defer), which this API's schema does not enable: chunks as they come.
-  for await (const chunk of body.asyncIterator) response.write(chunk);
+  // Incremental delivery (@defer), which this API's schema does not enable: each part as it comes.
+  for await (const part of body.asyncIterator) response.write(part);
   response.end();
 }
