@@ -16,6 +16,7 @@ import { benchmarkReads, readSteps } from "./scenarios/reads";
 import { renderProfiles, renderReport, renderTargets, SECTION_RENDERERS, type Report } from "./report";
 import { checkTargets, SECTION_TARGETS, type Results, type TargetCheck } from "./targets";
 import { benchmarkProfiles, profileSteps } from "./scenarios/profile";
+import type { ShelfSource } from "./scenarios/shelf";
 import { benchmarkThroughput, throughputSteps } from "./scenarios/throughput";
 import { benchmarkVersusBare, versusBareSteps } from "./scenarios/versus-bare";
 import { benchmarkWrites, writeSteps } from "./scenarios/writes";
@@ -175,10 +176,15 @@ async function runSections(context: RunContext, sections: Section[]): Promise<vo
 async function runProfiles({ database, name, config, plan, output }: RunContext, started: number): Promise<void> {
   const folder = join(RESULTS, "profiles", new Date(started).toISOString().replace(/[:.]/g, "-"));
   const profiles = await section("profiles", profileSteps(plan.profile), (progress) =>
-    benchmarkProfiles(database, (uri) => openBenchDatabase(uri, `${name}_profile`), config, plan.profile, folder, progress),
+    benchmarkProfiles(shelfSource({ database, name, config }, "profile"), plan.profile, folder, progress),
   );
   output.out(renderProfiles(profiles));
   output.err(`Profiles: ${folder}`);
+}
+
+/** The run's database for a section that seeds the shelf, in a database of the run's name and the section's `suffix`. */
+function shelfSource({ database, name, config }: Pick<RunContext, "database" | "name" | "config">, suffix: string): ShelfSource {
+  return { database, open: (uri) => openBenchDatabase(uri, `${name}_${suffix}`), config };
 }
 
 /** Each section: its progress bar, the databases it makes (dropped after it), its measurement. */
@@ -197,11 +203,11 @@ const SECTIONS = {
     ),
   throughput: ({ database, name, config, plan }: RunContext) =>
     section("throughput", throughputSteps(plan.http), (progress) =>
-      benchmarkThroughput(database, (uri) => openBenchDatabase(uri, `${name}_apart`), config, plan.http, progress),
+      benchmarkThroughput(shelfSource({ database, name, config }, "apart"), plan.http, progress),
     ),
   versusBare: ({ database, name, config, plan }: RunContext) =>
     section("versus bare", versusBareSteps(plan.versusBare), (progress) =>
-      benchmarkVersusBare(database, (uri) => openBenchDatabase(uri, `${name}_bare`), config, plan.versusBare, progress),
+      benchmarkVersusBare(shelfSource({ database, name, config }, "bare"), plan.versusBare, progress),
     ),
   scale: async ({ database, name, config, plan, env, output }: RunContext) => {
     const replicaSet = await selectReplicaSet(database, env.MONGODB_REPLICA_SET_URI);

@@ -1,15 +1,12 @@
 import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout } from "node:timers/promises";
-import type { Config } from "../../src/config";
-import type { DatabaseConnection } from "../../src/db/connection";
-import type { SelectedDatabase } from "../../src/db/select-database";
-import { cpuMsOf, loadFromChild, SETTLE_MS, startChild, type Child } from "../kit/children";
+import { cpuMsOf, loadFromChild, SETTLE_MS, type Child } from "../kit/children";
 import type { Plan } from "../kit/plan";
 import { readProfile, summarizeProfile, type ProfileSummary } from "../kit/profiles";
 import type { Progress } from "../kit/progress";
 import { ratio } from "../kit/stats";
-import { listingScenario, withShelfApart } from "./shelf";
+import { listingScenario, startApiOnShelf, withShelfApart, type ShelfApart, type ShelfSource } from "./shelf";
 import { benchToken } from "./versus-bare";
 
 /**
@@ -55,9 +52,7 @@ export function profileSteps(plan: Plan["profile"]): number {
 }
 
 export async function benchmarkProfiles(
-  database: SelectedDatabase,
-  open: (uri: string) => Promise<DatabaseConnection>,
-  config: Config,
+  source: ShelfSource,
   plan: Plan["profile"],
   folder: string,
   progress: Progress,
@@ -65,10 +60,9 @@ export async function benchmarkProfiles(
   mkdirSync(folder, { recursive: true });
   const files = { api: join(folder, "api.cpuprofile"), database: join(folder, "database.cpuprofile") };
   const standIn = { env: { BENCH_CPU_PROFILE: files.database }, nodeOptions: PROFILER };
-  const profiled = async (shelf: Parameters<Parameters<typeof withShelfApart>[3]>[0]): Promise<ProfileResults> => {
+  const profiled = async (shelf: ShelfApart): Promise<ProfileResults> => {
     const { apiTokens, authorization } = benchToken();
-    const env = { ...shelf.env, CATALOG_MAX_AGE_SECONDS: "0", API_TOKENS: apiTokens, BENCH_CPU_PROFILE: files.api };
-    const api = await startChild("bench/processes/api-process.ts", [], env, PROFILER);
+    const api = await startApiOnShelf(shelf, { env: { API_TOKENS: apiTokens, BENCH_CPU_PROFILE: files.api }, nodeOptions: PROFILER });
     try {
       const rows: ListingProfile[] = [];
       for (const books of plan.listingSizes) {
@@ -81,7 +75,7 @@ export async function benchmarkProfiles(
       await api.stop();
     }
   };
-  return withShelfApart(database, open, config, profiled, standIn);
+  return withShelfApart(source, profiled, standIn);
 }
 
 interface Profiled {

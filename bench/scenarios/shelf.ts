@@ -63,11 +63,16 @@ export const shelfCustomers = (book: number) => customerIds(`shelf-${book}-`, SH
 /** The database the servers under load read: where it runs, and the environment that points a server process at it. */
 export type ShelfApart = Omit<DatabaseApart, "db">;
 
+/** Where a section seeds the shelf: the run's database, how a connection to it opens, the settings the shelf is seeded with. */
+export interface ShelfSource {
+  database: SelectedDatabase;
+  open: (uri: string) => Promise<DatabaseConnection>;
+  config: Config;
+}
+
 /** Runs `run` with the shelf seeded in a database in a process apart from the bench's: the stand-in started for it, or the run's own. */
 export function withShelfApart<T>(
-  database: SelectedDatabase,
-  open: (uri: string) => Promise<DatabaseConnection>,
-  config: Config,
+  { database, open, config }: ShelfSource,
   run: (shelf: ShelfApart) => Promise<T>,
   standInProcess: { env?: NodeJS.ProcessEnv; nodeOptions?: string[] } = {},
 ): Promise<T> {
@@ -79,5 +84,22 @@ export function withShelfApart<T>(
       return run(shelf);
     },
     standInProcess,
+  );
+}
+
+/**
+ * The API as `npm start` runs it, in a process of its own on the shelf's database: every answer from the
+ * database (the bare server has no response cache) unless `cached`, with `env` added (tokens, a profile's file)
+ * and `nodeOptions` before its entry point (the profiler).
+ */
+export function startApiOnShelf(
+  shelf: ShelfApart,
+  { cached = false, env = {}, nodeOptions = [] }: { cached?: boolean; env?: NodeJS.ProcessEnv; nodeOptions?: string[] } = {},
+): Promise<Child> {
+  return startChild(
+    "bench/processes/api-process.ts",
+    [],
+    { ...shelf.env, ...(cached ? {} : { CATALOG_MAX_AGE_SECONDS: "0" }), ...env },
+    nodeOptions,
   );
 }

@@ -1,10 +1,16 @@
 import { setTimeout } from "node:timers/promises";
-import type { Config } from "../../src/config";
-import type { DatabaseConnection } from "../../src/db/connection";
-import type { SelectedDatabase } from "../../src/db/select-database";
-import { commandsSent, loadFromChild, scrapeCost, SETTLE_MS, startChild } from "../kit/children";
+import { commandsSent, loadFromChild, scrapeCost, SETTLE_MS } from "../kit/children";
 import type { Scenario } from "../kit/http";
-import { CACHED_LISTING, listingScenario, ONE_ROUND_TRIP, OVERHEAD, withShelfApart } from "./shelf";
+import {
+  CACHED_LISTING,
+  listingScenario,
+  ONE_ROUND_TRIP,
+  OVERHEAD,
+  startApiOnShelf,
+  withShelfApart,
+  type ShelfApart,
+  type ShelfSource,
+} from "./shelf";
 import type { Plan } from "../kit/plan";
 import type { Progress } from "../kit/progress";
 import { ratio } from "../kit/stats";
@@ -38,19 +44,13 @@ export function throughputSteps(plan: Plan["http"]): number {
   return 3 + plan.listingSizes.length;
 }
 
-export async function benchmarkThroughput(
-  database: SelectedDatabase,
-  open: (uri: string) => Promise<DatabaseConnection>,
-  config: Config,
-  plan: Plan["http"],
-  progress: Progress,
-): Promise<ThroughputResults> {
-  return withShelfApart(database, open, config, async (shelf) => {
+export async function benchmarkThroughput(source: ShelfSource, plan: Plan["http"], progress: Progress): Promise<ThroughputResults> {
+  return withShelfApart(source, async (shelf) => {
     // Every answer from the database, as before the response cache: one round trip stays one command.
     const uncached = [OVERHEAD, ONE_ROUND_TRIP, ...plan.listingSizes.map(listingScenario)];
-    const measured = await measureOnApi({ ...shelf.env, CATALOG_MAX_AGE_SECONDS: "0" }, uncached, plan, progress);
+    const measured = await measureOnApi(shelf, false, uncached, plan, progress);
     // The API as production configures it, caching public answers for the default max age.
-    measured.push(...(await measureOnApi(shelf.env, [CACHED_LISTING], plan, progress)));
+    measured.push(...(await measureOnApi(shelf, true, [CACHED_LISTING], plan, progress)));
     const overhead = measured[0]?.requestsPerSecond ?? Number.NaN;
     const rows = measured.map((row) => ({ ...row, shareOfOverhead: row.requestsPerSecond / overhead }));
     return { database: shelf.description, rows };
@@ -58,12 +58,13 @@ export async function benchmarkThroughput(
 }
 
 async function measureOnApi(
-  env: NodeJS.ProcessEnv,
+  shelf: ShelfApart,
+  cached: boolean,
   scenarios: Scenario[],
   plan: Plan["http"],
   progress: Progress,
 ): Promise<Omit<ThroughputRow, "shareOfOverhead">[]> {
-  const api = await startChild("bench/processes/api-process.ts", [], env);
+  const api = await startApiOnShelf(shelf, { cached });
   try {
     const measured: Omit<ThroughputRow, "shareOfOverhead">[] = [];
     for (const scenario of scenarios) {

@@ -1,14 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout } from "node:timers/promises";
-import type { Config } from "../../src/config";
-import type { DatabaseConnection } from "../../src/db/connection";
-import type { SelectedDatabase } from "../../src/db/select-database";
 import { commandsSent, cpuMsOf, loadFromChild, scrapeCost, SETTLE_MS, startChild, type Child } from "../kit/children";
 import { graphql, type Scenario } from "../kit/http";
 import type { Plan } from "../kit/plan";
 import type { Progress } from "../kit/progress";
 import { ratio, sum } from "../kit/stats";
-import { listingScenario, ONE_ROUND_TRIP, OVERHEAD, withShelfApart } from "./shelf";
+import { listingScenario, ONE_ROUND_TRIP, OVERHEAD, startApiOnShelf, withShelfApart, type ShelfSource } from "./shelf";
 
 /**
  * The production API against a bare Apollo Server 5 + Express + driver server (`processes/bare-api-process.ts`),
@@ -71,21 +68,11 @@ export function benchToken(): { apiTokens: string; authorization: string } {
   };
 }
 
-export async function benchmarkVersusBare(
-  database: SelectedDatabase,
-  open: (uri: string) => Promise<DatabaseConnection>,
-  config: Config,
-  plan: Plan["versusBare"],
-  progress: Progress,
-): Promise<VersusBareResults> {
-  return withShelfApart(database, open, config, async (shelf) => {
+export async function benchmarkVersusBare(source: ShelfSource, plan: Plan["versusBare"], progress: Progress): Promise<VersusBareResults> {
+  return withShelfApart(source, async (shelf) => {
     const { apiTokens, authorization } = benchToken();
-    // The bare server has no response cache: ours answers from the database too, so both do the same work.
-    const ours = await startChild("bench/processes/api-process.ts", [], {
-      ...shelf.env,
-      CATALOG_MAX_AGE_SECONDS: "0",
-      API_TOKENS: apiTokens,
-    });
+    // The bare server has no response cache: ours answers from the database too (uncached), so both do the same work.
+    const ours = await startApiOnShelf(shelf, { env: { API_TOKENS: apiTokens } });
     try {
       const bare = await startChild("bench/processes/bare-api-process.ts", [], shelf.env);
       try {

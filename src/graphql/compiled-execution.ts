@@ -82,10 +82,13 @@ export function compiledExecution({ schema, compiledSchema, interpreted, onInter
     const query = compiledFor(request);
     if (query === NOT_COMPILABLE) return interpret(request, "not_compilable");
     const variables = request.request.variables ?? {};
-    // graphql-js' refusal of a variable (its message, and the node Apollo reads to call it BAD_USER_INPUT), not graphql-jit's.
-    const refused = request.operation && getVariableValues(compiledSchema, request.operation.variableDefinitions ?? [], variables).errors;
-    if (refused) return { errors: refused };
     const result = await query.query(undefined, request.context, variables);
+    // graphql-jit refuses variables before it runs anything, answering errors and no data: graphql-js' refusal is
+    // given instead (its message, and the node Apollo reads to call it BAD_USER_INPUT), coerced only then.
+    if (!("data" in result)) {
+      const refused = getVariableValues(compiledSchema, request.operation.variableDefinitions ?? [], variables).errors;
+      if (refused) return { errors: refused };
+    }
     return result.errors ? { ...result, errors: result.errors.map(asGraphQLJsError) } : result;
   };
   return {

@@ -72,13 +72,14 @@ export function createServerState(
   return {
     purchases,
     live,
-    contextFor: (settings, principal) => ({
-      ...createRequestServices(db, { settings, salesStats, batchLoads }),
-      settings,
-      principal,
-      purchases: requestPurchases(purchases, settings),
-      live,
-    }),
+    // Assigned onto the services, not spread: spreading would build the services it leaves to their first use.
+    contextFor: (settings, principal) =>
+      Object.assign(createRequestServices(db, { settings, salesStats, batchLoads }), {
+        settings,
+        principal,
+        purchases: requestPurchases(purchases, settings),
+        live,
+      }),
     stop: async () => {
       await purchases.stop();
       await live.stop();

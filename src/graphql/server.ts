@@ -5,7 +5,6 @@ import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
 import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
-import { expressMiddleware } from "@as-integrations/express5";
 import cors from "cors";
 import express from "express";
 import type { Db } from "mongodb";
@@ -36,6 +35,7 @@ import { inputCheckPlugin, operationTransportRule } from "./input-checks";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { buildApiSchema, schema } from "./schema";
 import { compiledExecution } from "./compiled-execution";
+import { graphqlHandler } from "./http-handler";
 import { isTracing } from "../observability/tracing";
 import { serveSubscriptions } from "./subscriptions";
 
@@ -195,9 +195,9 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     express.json({ limit: REQUEST_LIMITS.maxBodySize }),
     refuseDeepJson(MAX_JSON_DEPTH),
     requestContextMiddleware(),
-    expressMiddleware(apollo, {
-      context: async ({ req }) => server.contextFor(options.settings, identifyCaller(options.apiTokens, req.headers.authorization)),
-    }),
+    graphqlHandler(apollo, async (request) =>
+      server.contextFor(options.settings, identifyCaller(options.apiTokens, request.headers.authorization)),
+    ),
     requestBodyErrors(REQUEST_LIMITS.maxBodySize),
     dropLateAnswers,
   );

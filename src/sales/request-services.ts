@@ -46,14 +46,63 @@ export interface RequestServiceOptions {
   batchLoads?: boolean;
 }
 
-export function createRequestServices(db: Db, { settings, salesStats, batchLoads = true }: RequestServiceOptions): RequestServices {
+/**
+ * Built on first use: every request weighs itself, but most use one service or none (`{ __typename }`, a cached
+ * answer), and the share, loaders and services cost more than the request's own work there. A weight given
+ * before the share exists bounds it from its start.
+ */
+export function createRequestServices(db: Db, options: RequestServiceOptions): RequestServices {
+  return new LazyRequestServices(db, options);
+}
+
+/**
+ * The getters live on the prototype: Apollo Server copies a request's context (`Object.assign` onto an object of
+ * the same prototype) before any plugin sees it, which would call own getters and build everything at once.
+ */
+class LazyRequestServices implements RequestServices {
+  private weight: RequestWeight | undefined;
+  private built: RequestServices | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: RequestServiceOptions,
+  ) {}
+
+  get loaders(): SalesLoaders {
+    return this.services().loaders;
+  }
+
+  get catalog(): CatalogService {
+    return this.services().catalog;
+  }
+
+  get customers(): CustomerService {
+    return this.services().customers;
+  }
+
+  weigh(weight: RequestWeight): void {
+    this.weight = weight;
+    this.built?.weigh(weight);
+  }
+
+  private services(): RequestServices {
+    return (this.built ??= buildRequestServices(this.db, this.options, this.weight));
+  }
+}
+
+function buildRequestServices(
+  db: Db,
+  { settings, salesStats, batchLoads = true }: RequestServiceOptions,
+  weight: RequestWeight | undefined,
+): RequestServices {
   const share = createPoolShare(requestPoolShare(db));
+  if (weight) share.allow(weight);
   const loaders = createSalesLoaders(db, { batch: batchLoads, share });
   return {
     loaders,
     catalog: catalogService(db, share, loaders, settings, salesStats),
     customers: customerService(db, share),
-    weigh: (weight) => share.allow(weight),
+    weigh: (next) => share.allow(next),
   };
 }
 

@@ -87,8 +87,9 @@ function jsonParameter(value: unknown): unknown {
  */
 export function refuseDeepJson(maxDepth: number): RequestHandler {
   return (request, response, next) => {
-    const query = request.query as Record<string, unknown>;
-    const sent = request.method === "GET" ? [jsonParameter(query.variables), jsonParameter(query.extensions)] : [request.body];
+    // Express parses the query string when `query` is first read: only a GET's is wanted.
+    const query = request.method === "GET" ? (request.query as Record<string, unknown>) : undefined;
+    const sent = query ? [jsonParameter(query.variables), jsonParameter(query.extensions)] : [request.body];
     // A POST's body is the variables' and extensions' parent: one level more.
     const limit = request.method === "GET" ? maxDepth : maxDepth + 1;
     if (!sent.some((value) => nestsDeeperThan(value, limit))) return next();

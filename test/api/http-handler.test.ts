@@ -1,0 +1,69 @@
+import { get } from "node:http";
+import type { RunningServer } from "../../src/graphql/server";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+import { startTestHttpServer } from "../support/http";
+
+// Issue 39: the API serves Apollo Server on Express through its own small handler (src/graphql/http-handler.ts)
+// instead of @as-integrations/express5; what a client sees of an answer stays what the integration gave.
+
+let database: TestDatabase;
+let server: RunningServer;
+beforeAll(async () => {
+  database = await openTestDatabase();
+  server = await startTestHttpServer(database.db);
+  await seedBook(database.db, "1", customers(2));
+});
+afterAll(async () => {
+  await server.stop();
+  await database.close();
+});
+
+const QUERY = `query Title($id: ID!) { book(id: $id) { title purchaseCount } }`;
+const EXPECTED = { data: { book: { title: expect.any(String) as unknown, purchaseCount: 2 } } };
+
+function statusOf(url: string, headers: Record<string, string>): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    }).on("error", reject);
+  });
+}
+
+describe("the GraphQL handler", () => {
+  it("answers a POST in one body whose Content-Length is its size in bytes, as JSON, with no ETag", async () => {
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: QUERY, variables: { id: "1" } }),
+    });
+    const body = await response.text();
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(Number(response.headers.get("content-length"))).toBe(Buffer.byteLength(body));
+    // Express' send hashed every answer for an ETag; a POST is never revalidated with one.
+    expect(response.headers.get("etag")).toBeNull();
+    expect(JSON.parse(body)).toEqual(EXPECTED);
+  });
+
+  it("reads a GET's operation and variables from the query string, and answers a matching If-None-Match with 304", async () => {
+    const url = `${server.url}?query=${encodeURIComponent(QUERY)}&variables=${encodeURIComponent(JSON.stringify({ id: "1" }))}`;
+    const first = await fetch(url, { headers: { "apollo-require-preflight": "true" } });
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual(EXPECTED);
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^W\//);
+    // By node:http: fetch adds Cache-Control: no-cache to a conditional request, which no server answers 304.
+    expect(await statusOf(url, { "apollo-require-preflight": "true", "if-none-match": etag! })).toBe(304);
+  });
+
+  it("answers with the status and headers Apollo Server chose: 405 and Allow for a mutation sent by GET", async () => {
+    const mutation = `mutation { recordPurchase(input: { bookId: "1", customerId: "user99", purchaseId: "p-1" }) { replayed } }`;
+    const response = await fetch(`${server.url}?query=${encodeURIComponent(mutation)}`, {
+      headers: { "apollo-require-preflight": "true" },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("POST");
+  });
+});
