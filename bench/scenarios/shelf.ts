@@ -5,6 +5,7 @@ import type { Config, OutlierSettings } from "../../src/config";
 import type { DatabaseConnection } from "../../src/db/connection";
 import type { SelectedDatabase } from "../../src/db/select-database";
 import { customerIds, seedBook } from "../kit/catalog";
+import { startChild, type Child } from "../kit/children";
 import { withDatabaseApart, type DatabaseApart } from "../kit/database-apart";
 import { graphql, type Scenario } from "../kit/http";
 
