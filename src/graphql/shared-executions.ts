@@ -77,7 +77,7 @@ class SharedExecution {
     this.subscribers.add(slot);
     feed.audience = this.subscribers.size;
     for (const [key, delivery] of this.latest) slot.put(key, delivery);
-    return results(this.server.live.observe(this.field, slot));
+    return new Results(this.server.live.observe(this.field, slot));
   }
 
   private async open(): Promise<SharedFeed<unknown> | ExecutionResult> {
@@ -131,18 +131,21 @@ class SharedExecution {
   }
 }
 
-/** What graphql-ws sends: each delivery's result. */
-function results(deliveries: SubscriberQueue<Delivery>): AsyncIterableIterator<ExecutionResult> {
-  const iterator: AsyncIterableIterator<ExecutionResult> = {
-    async next() {
-      const next = await deliveries.next();
-      return next.done ? { value: undefined, done: true } : { value: next.value.result, done: false };
-    },
-    async return() {
-      await deliveries.return();
-      return { value: undefined, done: true };
-    },
-    [Symbol.asyncIterator]: () => iterator,
-  };
-  return iterator;
+/** What graphql-ws sends: each delivery's result. A class, not closures, since thousands of idle subscribers each hold one. */
+class Results implements AsyncIterableIterator<ExecutionResult> {
+  constructor(private readonly deliveries: SubscriberQueue<Delivery>) {}
+
+  async next(): Promise<IteratorResult<ExecutionResult>> {
+    const next = await this.deliveries.next();
+    return next.done ? { value: undefined, done: true } : { value: next.value.result, done: false };
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    await this.deliveries.return();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
+    return this;
+  }
 }
