@@ -383,10 +383,16 @@ class LoggedSubscription implements AsyncIterableIterator<ExecutionResult> {
   }
 
   async next(): Promise<IteratorResult<ExecutionResult>> {
-    const next = await this.values.next();
-    if (next.done) await this.end();
-    else this.delivered += 1;
-    return next;
+    try {
+      const next = await this.values.next();
+      if (next.done) await this.end();
+      else this.delivered += 1;
+      return next;
+    } catch (error) {
+      // graphql-ws sends the error and forgets the subscription without calling return().
+      await this.end();
+      throw error;
+    }
   }
 
   async return(): Promise<IteratorResult<ExecutionResult>> {
