@@ -41,7 +41,7 @@ export class SharedExecutions {
       execution = new SharedExecution(args, field, operationName, this.server, () => this.executions.delete(key));
       this.executions.set(key, execution);
     }
-    return execution.join();
+    return (await execution.join()) ?? this.join(key, args, field, operationName);
   }
 
   /** How many shared executions run: one per distinct operation subscribed to. */
@@ -51,7 +51,8 @@ export class SharedExecutions {
 }
 
 class SharedExecution {
-  private readonly subscribers = new Set<LatestByKey<Delivery>>();
+  /** Each subscriber's slot, and the slot as /metrics observes it. */
+  private readonly subscribers = new Map<LatestByKey<Delivery>, SubscriberQueue<Delivery>>();
   /** The last value resolved for each key: a subscriber that joins later starts from these. */
   private readonly latest = new Map<string, Delivery>();
   private readonly opened: Promise<SharedFeed<unknown> | ExecutionResult>;
@@ -67,17 +68,20 @@ class SharedExecution {
     this.opened = this.open();
   }
 
-  async join(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
+  /** Undefined when the execution ended while the subscriber waited for it to open: it starts another. */
+  async join(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | undefined> {
     const feed = await this.opened;
     if (!(feed instanceof LatestByKey)) return feed;
+    if (this.ended) return undefined;
     const slot: LatestByKey<Delivery> = new LatestByKey<Delivery>(
       () => this.leave(slot, feed),
       (count) => this.server.live.conflated(this.field, count),
     );
-    this.subscribers.add(slot);
+    const observed = this.server.live.observe(this.field, slot);
+    this.subscribers.set(slot, observed);
     feed.audience = this.subscribers.size;
     for (const [key, delivery] of this.latest) slot.put(key, delivery);
-    return results(this.server.live.observe(this.field, slot));
+    return new Results(observed);
   }
 
   private async open(): Promise<SharedFeed<unknown> | ExecutionResult> {
@@ -99,10 +103,10 @@ class SharedExecution {
         if (event.done) return;
         const delivery = await this.resolve(event.value);
         this.latest.set(event.value.key, delivery);
-        for (const subscriber of this.subscribers) subscriber.put(event.value.key, delivery);
+        for (const subscriber of this.subscribers.keys()) subscriber.put(event.value.key, delivery);
       }
     } catch (error) {
-      for (const subscriber of this.subscribers) subscriber.fail(error as Error);
+      for (const observed of this.subscribers.values()) observed.fail(error as Error);
       this.end();
     }
   }
@@ -131,18 +135,21 @@ class SharedExecution {
   }
 }
 
-/** What graphql-ws sends: each delivery's result. */
-function results(deliveries: SubscriberQueue<Delivery>): AsyncIterableIterator<ExecutionResult> {
-  const iterator: AsyncIterableIterator<ExecutionResult> = {
-    async next() {
-      const next = await deliveries.next();
-      return next.done ? { value: undefined, done: true } : { value: next.value.result, done: false };
-    },
-    async return() {
-      await deliveries.return();
-      return { value: undefined, done: true };
-    },
-    [Symbol.asyncIterator]: () => iterator,
-  };
-  return iterator;
+/** What graphql-ws sends: each delivery's result. A class, not closures, since thousands of idle subscribers each hold one. */
+class Results implements AsyncIterableIterator<ExecutionResult> {
+  constructor(private readonly deliveries: SubscriberQueue<Delivery>) {}
+
+  async next(): Promise<IteratorResult<ExecutionResult>> {
+    const next = await this.deliveries.next();
+    return next.done ? { value: undefined, done: true } : { value: next.value.result, done: false };
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    await this.deliveries.return();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
+    return this;
+  }
 }

@@ -364,35 +364,57 @@ function logged(
     onEnd();
     return values;
   }
-  const started = performance.now();
-  const line = {
-    subscriptionId: start.id,
-    connectionId: start.connection.id,
-    operationName: start.operationName,
-    operationType: "subscription",
-  };
-  logger.info(line, "graphql subscription started");
-  let delivered = 0;
-  let ended = false;
-  const end = async () => {
-    if (ended) return;
-    ended = true;
-    onEnd();
-    await values.return?.();
-    logger.info({ ...line, durationMs: Math.round(performance.now() - started), events: delivered }, "graphql subscription ended");
-  };
-  const events: AsyncIterableIterator<ExecutionResult> = {
-    async next() {
-      const next = await values.next();
-      if (next.done) await end();
-      else delivered += 1;
+  return new LoggedSubscription(values, start, logger, onEnd);
+}
+
+/** A class, not closures, since thousands of idle subscribers each hold one. */
+class LoggedSubscription implements AsyncIterableIterator<ExecutionResult> {
+  private readonly started = performance.now();
+  private delivered = 0;
+  private ended = false;
+
+  constructor(
+    private readonly values: AsyncIterableIterator<ExecutionResult>,
+    private readonly start: SubscriptionStart,
+    private readonly logger: Logger,
+    private readonly onEnd: () => void,
+  ) {
+    logger.info(this.line(), "graphql subscription started");
+  }
+
+  async next(): Promise<IteratorResult<ExecutionResult>> {
+    try {
+      const next = await this.values.next();
+      if (next.done) await this.end();
+      else this.delivered += 1;
       return next;
-    },
-    async return() {
-      await end();
-      return { value: undefined, done: true };
-    },
-    [Symbol.asyncIterator]: () => events,
-  };
-  return events;
+    } catch (error) {
+      // graphql-ws sends the error and forgets the subscription without calling return().
+      await this.end();
+      throw error;
+    }
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    await this.end();
+    return { value: undefined, done: true };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
+    return this;
+  }
+
+  private async end(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.onEnd();
+    await this.values.return?.();
+    const ended = { ...this.line(), durationMs: Math.round(performance.now() - this.started), events: this.delivered };
+    this.logger.info(ended, "graphql subscription ended");
+  }
+
+  private line() {
+    const { id, connection, operationName } = this.start;
+    return { subscriptionId: id, connectionId: connection.id, operationName, operationType: "subscription" };
+  }
 }

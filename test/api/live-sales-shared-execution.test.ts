@@ -1,4 +1,6 @@
 import type { RunningServer } from "../../src/graphql/server";
+import { parseBookId } from "../../src/sales/book-ids";
+import { salesCollection } from "../../src/sales/documents";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { postOperation, startTestHttpServer } from "../support/http";
@@ -136,4 +138,42 @@ it("refuses a field to a subscriber who may not read it even while others share 
   allowed.stop();
   publicSales.stop();
   await Promise.all([readerClient.dispose(), anonymousClient.dispose()]);
+});
+
+it("counts, for each subscriber of a shared execution, every value as delivered or conflated, even those its feed conflated once for all", async () => {
+  await seedBook(database.db, "counted", [], SETTINGS);
+  const PUBLISHED = 200;
+  const counted = `subscription Counted($ids: [ID!]!) { bookSales(ids: $ids) { databaseId purchaseCount } }`;
+  const clients = [subscriptionClient(server.url), subscriptionClient(server.url)];
+  const subscriptions = clients.map((client) => subscribe<Sales>(client, counted, { ids: ["counted"] }));
+  for (const subscription of subscriptions) expect(shown(await subscription.next()).count).toBe(0);
+  const counters = async () => {
+    const scrape = await scrapeMetrics(server);
+    return {
+      delivered: scrape.sample("bookstore_subscription_events_delivered_total", 'field="bookSales"') ?? 0,
+      conflated: scrape.sample("bookstore_subscription_events_conflated_total", 'field="bookSales"') ?? 0,
+    };
+  };
+  const before = await counters();
+  // One command: the change stream hands its updates over in batches, faster than one value is resolved and sent.
+  const _id = parseBookId("counted");
+  await salesCollection(database.db).bulkWrite(
+    Array.from({ length: PUBLISHED }, () => ({ updateOne: { filter: { _id }, update: { $inc: { purchase_count: 1 } } } })),
+  );
+  const received = await Promise.all(
+    subscriptions.map(async (subscription) => {
+      let values = 0;
+      await subscription.until((value) => {
+        values += 1;
+        return shown(value).count === PUBLISHED;
+      });
+      return values;
+    }),
+  );
+  const after = await counters();
+  const got = received[0]! + received[1]!;
+  expect(after.delivered - before.delivered).toBe(got);
+  expect(after.conflated - before.conflated).toBe(2 * PUBLISHED - got);
+  for (const subscription of subscriptions) subscription.stop();
+  await Promise.all(clients.map((client) => client.dispose()));
 });

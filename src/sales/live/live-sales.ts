@@ -306,34 +306,48 @@ export class LiveSales {
 
   /** The queue, reporting each value it hands on to /metrics, with its lag from the write: one subscriber's. */
   observe<T extends { writtenAt?: Date | undefined }>(field: LiveField, queue: SubscriberQueue<T>): SubscriberQueue<T> {
-    const { observers } = this;
+    return new ObservedQueue(this.observers, field, queue);
+  }
+}
+
+/** A subscriber's queue as /metrics sees it: a class, not closures, since thousands of idle subscribers each hold one. */
+class ObservedQueue<T extends { writtenAt?: Date | undefined }> implements SubscriberQueue<T> {
+  private open = true;
+
+  constructor(
+    private readonly observers: LiveSalesObservers,
+    private readonly field: LiveField,
+    private readonly queue: SubscriberQueue<T>,
+  ) {
     observers.onSubscription(field, 1);
-    let open = true;
-    const end = () => {
-      if (open) observers.onSubscription(field, -1);
-      open = false;
-    };
-    return {
-      async next() {
-        const result = await queue.next();
-        if (!result.done) {
-          const writtenAt = result.value.writtenAt;
-          observers.onDelivered(field, writtenAt ? Math.max(0, (Date.now() - writtenAt.getTime()) / 1000) : undefined);
-        }
-        return result;
-      },
-      return: () => {
-        end();
-        return queue.return();
-      },
-      fail: (error) => {
-        end();
-        queue.fail(error);
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
+  }
+
+  async next(): Promise<IteratorResult<T>> {
+    const result = await this.queue.next();
+    if (!result.done) {
+      const writtenAt = result.value.writtenAt;
+      this.observers.onDelivered(this.field, writtenAt ? Math.max(0, (Date.now() - writtenAt.getTime()) / 1000) : undefined);
+    }
+    return result;
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.end();
+    return this.queue.return();
+  }
+
+  fail(error: Error): void {
+    this.end();
+    this.queue.fail(error);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+
+  private end(): void {
+    if (this.open) this.observers.onSubscription(this.field, -1);
+    this.open = false;
   }
 }
 
