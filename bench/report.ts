@@ -284,7 +284,7 @@ function renderShardTargeting({ shards, rows }: ShardTargetingResults): string {
   );
 }
 
-function renderScale({ rows, hotBooks, indexCost }: ScaleResults): string {
+function renderScale({ rows, hotBooks, indexCost, searchFuzz }: ScaleResults): string {
   const scale = part(
     "Catalog size: eight typical requests on catalogs of each size",
     "Over HTTP, one request at a time. Commands / bytes sent / bytes received per request (medians); keys and documents " +
@@ -330,7 +330,20 @@ function renderScale({ rows, hotBooks, indexCost }: ScaleResults): string {
       ],
     ),
   );
-  return [scale, hot, index].join("\n\n");
+  const searches = part(
+    "Issue 35's fuzz set of searches on a generated catalog of real words of each size",
+    "The searches of `test/sales/search-cost.test.ts` (common and drawn words of the catalog, their prefixes of 1 to 4 letters, " +
+      "a common word with a rare prefix), each with its window size and order: its window, its count and the next window, " +
+      'every read explained (`explain("executionStats")`). Documents examined per book the windows asked for, the most over the set.',
+    table(searchFuzz ?? [], [
+      ["books", (row) => count(row.books)],
+      ["searches", (row) => row.searches],
+      ["answered", (row) => row.answered],
+      ["refused SEARCH_TOO_BROAD", (row) => row.refused],
+      ["max docs per book asked for", (row) => row.maxDocsPerResult.toFixed(2)],
+    ]),
+  );
+  return [scale, hot, index, searches].join("\n\n");
 }
 
 /**

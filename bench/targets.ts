@@ -4,10 +4,11 @@ import type { ReadResults } from "./scenarios/reads";
 import type { ThroughputResults } from "./scenarios/throughput";
 import { STOREFRONT_LISTINGS, type VersusBareResults } from "./scenarios/versus-bare";
 import type { WriteResults } from "./scenarios/writes";
-import { SCALE_SCENARIOS, type HotBookFigures, type ScaleResults, type ScaleRow } from "./scenarios/catalog-scale";
+import { SCALE_SCENARIOS, type HotBookFigures, type ScaleResults, type ScaleRow, type SearchFuzzRow } from "./scenarios/catalog-scale";
 import type { ShardTargetingResults } from "./scenarios/shard-targeting";
 import { SUBSCRIBER_TARGETS, type SubscriberResults } from "./scenarios/subscribers";
 import { VICTIM_TARGET, type VictimResults } from "./scenarios/victim";
+import { SEARCH_DOCS_PER_RESULT } from "../test/support/search-fuzz";
 
 export interface TargetCheck {
   target: string;
@@ -54,6 +55,7 @@ export const SECTION_TARGETS: { [Section in keyof Results]: (results: Results[Se
   scale: (scale) => [
     ...SCALE_SCENARIOS.flatMap((scenario) => scaleTargets(scale.rows.filter((row) => row.scenario === scenario))),
     ...hotBookTargets(scale.hotBooks),
+    searchFuzzTarget(scale.searchFuzz),
     noInvariantBroke("scale", scale),
   ],
   shardTargeting: (shardTargeting) => [oneShardPaths(shardTargeting)],
@@ -329,6 +331,23 @@ function scaleTargets(rows: ScaleRow[]): TargetCheck[] {
       failsRun: false,
     },
   ];
+}
+
+/** Issue 35, item 1: every search of the fuzz set examines at most 10 documents per book asked for, at every catalog size (a count: fails the run). */
+function searchFuzzTarget(rows: SearchFuzzRow[]): TargetCheck {
+  const measured = rows
+    .map(
+      (row) =>
+        `${row.books.toLocaleString("en")}: at most ${row.maxDocsPerResult.toFixed(2)} docs per book asked for, ` +
+        `${row.answered} answered, ${row.refused} refused${row.over.length > 0 ? `; over: ${row.over.join("; ")}` : ""}`,
+    )
+    .join("; ");
+  return {
+    target: `Every search of the fuzz set examines at most ${SEARCH_DOCS_PER_RESULT} documents per book asked for (window, count and next window), at every catalog size`,
+    measured: rows.length > 0 ? measured : "not measured",
+    pass: rows.length > 0 && rows.every((row) => row.maxDocsPerResult <= SEARCH_DOCS_PER_RESULT && row.answered > 0),
+    failsRun: true,
+  };
 }
 
 /**

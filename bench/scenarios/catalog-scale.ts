@@ -1,8 +1,10 @@
-import type { Db, Document } from "mongodb";
+import type { Db, Document, MongoClient } from "mongodb";
 import type { OutlierSettings } from "../../src/config";
 import { customerCursor } from "../../src/graphql/cursors";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
 import { insertBooksWithPurchases, type BookWithPurchases } from "../../src/maintenance/bulk";
+import { loadCatalog } from "../../src/maintenance/demo-catalog";
+import { catalogWords, measureSearchFuzz, searchCatalogSpec, searchFuzzSet } from "../../test/support/search-fuzz";
 import { customerId, customerIds } from "../kit/catalog";
 import { summarize, type OperationFigures } from "../kit/figures";
 import { graphql, load, post, withServer } from "../kit/http";
@@ -54,6 +56,19 @@ export interface HotBookFigures {
   purchasesPerWrite: number;
 }
 
+/** Issue 35's fuzz set of searches on a generated catalog of real words of one size, counted with explain. */
+export interface SearchFuzzRow {
+  books: number;
+  searches: number;
+  answered: number;
+  /** Refused with SEARCH_TOO_BROAD before reading a window. */
+  refused: number;
+  /** The most documents any search examined per book its windows asked for (its count and next window included). */
+  maxDocsPerResult: number;
+  /** Searches over the target, each with the documents its reads examined. */
+  over: string[];
+}
+
 export interface IndexCost {
   /** Median time of an embedded purchase with the largest-books index and without it, interleaved in one run. */
   withIndexMs: number;
@@ -65,6 +80,7 @@ export interface ScaleResults {
   /** The same load on one outlier with batching off, then on, in one run. */
   hotBooks: HotBookFigures[];
   indexCost: IndexCost;
+  searchFuzz: SearchFuzzRow[];
   violations: string[];
 }
 
@@ -81,19 +97,20 @@ export const SCALE_SCENARIOS = [
 type ScenarioName = (typeof SCALE_SCENARIOS)[number];
 
 export function scaleSteps(plan: Plan["scale"]): number {
-  return plan.catalogSizes.length * (SEED_STEPS + SCALE_SCENARIOS.length) + 1 + 2 * HOT_BOOK_BATCHING.length;
+  return plan.catalogSizes.length * (SEED_STEPS + SCALE_SCENARIOS.length + SEARCH_FUZZ_STEPS) + 1 + 2 * HOT_BOOK_BATCHING.length;
 }
 
 /** A catalog of this many books on the replica set, the last of them the outlier its keyed buyers crowd. */
 const KEYED_CATALOG = 102;
 
-type OpenDatabase = (suffix: string) => Promise<{ db: Db; monitor: CommandMonitor; close(): Promise<void> }>;
+type OpenDatabase = (suffix: string) => Promise<{ client: MongoClient; db: Db; monitor: CommandMonitor; close(): Promise<void> }>;
 
 /**
  * The API's eight typical requests on catalogs of each size, each seeded in this run: the outlier is
  * the last book, every other book holds SHELF_PURCHASES purchases. Then 64 clients buying the outlier at once,
  * with the API writing each purchase alone and then sharing the writes of concurrent ones; and the
  * same with a purchaseId on every purchase, on a replica set (`openReplicaSet`), where each is a transaction.
+ * At each size too, issue 35's fuzz set of searches on a generated catalog of real words (`measureSearchCatalog`).
  */
 export async function benchmarkScale(
   open: OpenDatabase,
@@ -105,6 +122,7 @@ export async function benchmarkScale(
   const rows: ScaleRow[] = [];
   const violations: string[] = [];
   const hotBooks: HotBookFigures[] = [];
+  const searchFuzz: SearchFuzzRow[] = [];
   let indexCost: IndexCost | undefined;
   for (const books of plan.catalogSizes) {
     // Names of one length: every command carries its database's name, and bytes must compare sizes alone.
@@ -137,9 +155,41 @@ export async function benchmarkScale(
     } finally {
       await database.close();
     }
+    // After the size's own catalog is dropped, so that the database never holds two of the largest.
+    searchFuzz.push(await measureSearchCatalog(open, books, settings, progress));
   }
   const keyed = await measureKeyedHotBook(openReplicaSet, settings, plan, progress);
-  return { rows, hotBooks: [...hotBooks, ...keyed.hotBooks], indexCost: indexCost!, violations: [...violations, ...keyed.violations] };
+  return {
+    rows,
+    hotBooks: [...hotBooks, ...keyed.hotBooks],
+    indexCost: indexCost!,
+    searchFuzz,
+    violations: [...violations, ...keyed.violations],
+  };
+}
+
+const SEARCH_FUZZ_STEPS = 2;
+
+/**
+ * The fuzz set of test/sales/search-cost.test.ts on a catalog of `books` generated books of real words (the bench's
+ * own catalog titles every book alike): its words and prefixes drawn from this catalog, each search's window, count
+ * and next window explained. A count, not a time: exact on any machine.
+ */
+async function measureSearchCatalog(open: OpenDatabase, books: number, settings: OutlierSettings, progress: Progress) {
+  const database = await open(`search_${String(books).padStart(7, "0")}`);
+  try {
+    // The generated books plus the manual's two: `books` in all, as the size's own catalog.
+    await loadCatalog(database.db, searchCatalogSpec(books - 2), settings);
+    progress.step(`${books.toLocaleString("en")} books of real words: stored`);
+    const figures = await measureSearchFuzz(database.client, database.db, searchFuzzSet(await catalogWords(database.db)));
+    progress.step(`${books.toLocaleString("en")} books of real words: ${figures.searches} searches explained`);
+    const over = figures.over.map(
+      ({ search, first, field, examined }) => `"${search}" first ${first} by ${field}: ${examined.join("+")} docs`,
+    );
+    return { books, ...figures, over };
+  } finally {
+    await database.close();
+  }
 }
 
 /** The hot book again with a purchaseId on every purchase, on a replica set: batching off, then on. */

@@ -206,3 +206,36 @@ describe("arrays in a multikey index", () => {
     expect(await ids(tagged, {}, { tags: -1, _id: 1 }, true)).toEqual(expected);
   });
 });
+
+describe("keys of one type in a compound index", () => {
+  // The orders index maintenance takes a shortcut to: strings by their UTF-8 bytes (U+FFFD is EF BF BD, before
+  // F0 9F 98 80 of U+1F600, though UTF-16 puts U+1F600's D83D first), NaN before -Infinity, ObjectIds by their 12 bytes.
+  const SAME_TYPE: Numbered[] = [
+    { _id: 1, s: "\u{1F600}", n: Number.NaN, o: new ObjectId("ff0000000000000000000000") },
+    { _id: 2, s: "\uFFFD", n: -Infinity, o: new ObjectId("0a0000000000000000000000") },
+    { _id: 3, s: "z", n: 0, o: new ObjectId("09ffffffffffffffffffffff") },
+    { _id: 4, s: "", n: -0.5, o: new ObjectId("0a0000000000000000000001") },
+    { _id: 5, s: "Z", n: Infinity, o: new ObjectId("000000000000000000000000") },
+  ];
+
+  let same: Collection<Numbered>;
+  beforeAll(async () => {
+    same = target.db.collection<Numbered>("same_type");
+    await same.insertMany(SAME_TYPE);
+    // Each index built over stored documents and kept on later inserts: both compare keys.
+    for (const field of ["s", "n", "o"]) await same.createIndex({ g: 1, [field]: 1, _id: 1 });
+    await same.insertMany(SAME_TYPE.map((doc) => ({ ...doc, _id: doc._id + 10 })));
+  });
+
+  test.each([
+    { field: "s", expected: [4, 14, 5, 15, 3, 13, 2, 12, 1, 11] },
+    { field: "n", expected: [1, 11, 2, 12, 4, 14, 3, 13, 5, 15] },
+    { field: "o", expected: [5, 15, 3, 13, 2, 12, 4, 14, 1, 11] },
+  ])("come out of the index by $field in mongod's order, as a sorted collection scan does", async ({ field, expected }) => {
+    const sort = { g: 1, [field]: 1, _id: 1 } as const;
+    expect(await ids(same, {}, sort)).toEqual(expected);
+    expect(await ids(same, {}, sort, true)).toEqual(expected);
+    const run = await explainCommand(same, { find: "same_type", filter: {}, sort });
+    expect(stageNamed(run.winningPlan, "IXSCAN")).toMatchObject({ indexName: `g_1_${field}_1__id_1` });
+  });
+});

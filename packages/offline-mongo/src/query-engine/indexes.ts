@@ -121,7 +121,8 @@ export class Index {
   readonly multikeyFields = new Set<number>();
   /** The top-level fields its key paths start from: an update that leaves them all as they were changes none of its keys. */
   private readonly topFields: readonly string[];
-  private tree: BTree<IndexKey, true>;
+  /** Keys only: with every value undefined the tree allocates no values (sorted-btree's documented saving). */
+  private tree: BTree<IndexKey, undefined>;
 
   constructor(
     readonly spec: IndexSpec,
@@ -131,7 +132,7 @@ export class Index {
     this.fields = Object.keys(spec.key);
     this.topFields = [...new Set(this.fields.map((field) => field.split(".")[0] ?? field))];
     this.directions = Object.values(spec.key).map((direction) => (toNumber(direction as TypedNumber) < 0 ? -1 : 1));
-    this.tree = new BTree<IndexKey, true>(undefined, keyComparator(this.directions));
+    this.tree = new BTree<IndexKey, undefined>(undefined, keyComparator(this.directions));
   }
 
   /**
@@ -216,6 +217,7 @@ export class Index {
     if (before !== undefined && after !== undefined && this.readsSameFields(before, after)) return NO_CHANGE;
     const old = before === undefined ? [] : (this.keysOf(before)?.tuples ?? []);
     const next = after === undefined ? undefined : this.keysOf(after);
+    if (old.length === 0) return { removed: [], added: next?.tuples ?? [], arrayFields: next?.arrayFields ?? [] };
     const hadKey = new Set(old.map((tuple) => tuple.canonical));
     const hasKey = new Set(next?.tuples.map((tuple) => tuple.canonical));
     return {
@@ -229,11 +231,15 @@ export class Index {
     return this.topFields.every((field) => field in before === field in after && sameStoredValue(before[field], after[field]));
   }
 
-  /** Applies a change `keyChange` computed for record `id`, counting the keys it deletes and inserts. */
+  /**
+   * Applies a change `keyChange` computed for record `id`, counting the keys it deletes and inserts. Each entry
+   * is built by `concat`, which sizes its array exactly: a spread (`[...plain, id]`) leaves room to grow, 216
+   * bytes an entry of three values instead of 80, and a catalog's search indexes hold about 80 entries a book.
+   */
   apply(id: number, change: KeyChange): void {
-    for (const tuple of change.removed) if (this.tree.delete([...tuple.plain, id])) this.meter.keysDeleted += 1;
+    for (const tuple of change.removed) if (this.tree.delete(tuple.plain.concat(id))) this.meter.keysDeleted += 1;
     change.arrayFields.forEach((field) => this.multikeyFields.add(field));
-    for (const tuple of change.added) if (this.tree.set([...tuple.plain, id], true)) this.meter.keysInserted += 1;
+    for (const tuple of change.added) if (this.tree.set(tuple.plain.concat(id), undefined)) this.meter.keysInserted += 1;
   }
 
   /** The first entry at or after `key` in the scan's direction (forward: ascending tree order). */

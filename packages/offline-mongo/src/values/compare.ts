@@ -29,7 +29,8 @@ export function compareValues(a: unknown, b: unknown): number {
   if (typeof a === "string" && typeof b === "string") return compareBytes(a, b);
   if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b);
   if (a instanceof Date && b instanceof Date) return a.getTime() - b.getTime();
-  if (a instanceof ObjectId && b instanceof ObjectId) return a.toHexString().localeCompare(b.toHexString());
+  // mongod compares ObjectIds as their 12 bytes (memcmp); their hex strings order alike, at many times the cost.
+  if (a instanceof ObjectId && b instanceof ObjectId) return Buffer.compare(a.id, b.id);
   if (Array.isArray(a) && Array.isArray(b)) return compareSequences(a, b);
   if (isDocument(a) && isDocument(b)) return compareDocuments(a, b);
   return String(a).localeCompare(String(b));
@@ -46,7 +47,7 @@ function compareNumbers(a: number, b: number): number {
  * surrogates (U+D800) UTF-16 code units order as UTF-8 bytes do, so the common case needs no encoding:
  * index maintenance compares strings millions of times in a test run.
  */
-function compareBytes(a: string, b: string): number {
+export function compareBytes(a: string, b: string): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const unitA = a.charCodeAt(i);
     const unitB = b.charCodeAt(i);
