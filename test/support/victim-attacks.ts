@@ -20,7 +20,7 @@ export const VICTIM_EVERY_MS = 50;
 /** Representations per `_entities` attack: as many as one request may read. */
 const ENTITIES = 1_000;
 
-/** What the attacks aim at: the catalog's outliers and books, and the `purchases:read` bearer the windows need. */
+/** What the attacks aim at: the catalog's outliers (for windows of buyers) and its first 1,000 books (for `_entities`). */
 export interface VictimCatalog {
   outliers: string[];
   bookIds: string[];
@@ -100,7 +100,7 @@ export function attacks({ outliers, bookIds }: VictimCatalog): Record<AttackKind
   };
 }
 
-/** The cheap query every attacker's victim sends: one book by id. */
+/** The victim's cheap query: one book by id, anonymous. */
 export const VICTIM: RequestBody = { query: `{ book(id: "1") { title purchaseCount } }` };
 
 /** An answer that was not a clean 200: its status and codes. */
@@ -130,7 +130,7 @@ export async function victim(url: string, until: number): Promise<{ latencies: n
 }
 
 export interface AttackAnswer {
-  /** The x-request-id it was sent with: `<kind>-<n>`, by which a test finds the commands it made the API send. */
+  /** The x-request-id it was sent with, `<label>-<n>`, by which a test finds the commands it made the API send. */
   requestId: string;
   status: number;
   /** Its distinct error codes; none when answered in full. */
@@ -139,7 +139,7 @@ export interface AttackAnswer {
 
 let sequence = 0;
 
-/** One request of `body` (JSON text), under an x-request-id `<label>-<n>` of its own. */
+/** One request of `text` (a JSON body), under an x-request-id `<label>-<n>` of its own. */
 export async function sendLabelled(
   url: string,
   text: string,
