@@ -80,5 +80,25 @@ export async function startApiProcess(
   };
   const ready = await Promise.race([logged(/ready at/), exited]);
   if (typeof ready !== "object" || ready === null) throw new Error(`${script} exited with ${String(ready)} before it was ready`);
+  // As a load balancer does: "ready at" is logged once the port listens, and on a busy machine the first attempt to
+  // reach the database may still be failing (every request answered DATABASE_UNAVAILABLE), which /readyz says.
+  await untilReady(`http://127.0.0.1:${port}/readyz`, exited);
   return { child, url: `http://127.0.0.1:${port}/graphql`, logged, stop, stderr };
+}
+
+const READY_POLL_MS = 100;
+
+/** Resolves once `readyz` answers 200; rejects if the process exits first. */
+async function untilReady(readyz: string, exited: Promise<number | null>): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  for (;;) {
+    if (gone) throw new Error(`the API process exited before ${readyz} answered 200`);
+    const status = await fetch(readyz).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
+  }
 }
