@@ -72,6 +72,8 @@ class SharedExecution {
   async join(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | undefined> {
     const feed = await this.opened;
     if (!(feed instanceof LatestByKey)) return feed;
+    // The values last handed on may be older than a write acknowledged before this subscriber came.
+    await feed.caughtUp();
     if (this.ended) return undefined;
     const slot: LatestByKey<Delivery> = new LatestByKey<Delivery>(
       () => this.leave(slot, feed),

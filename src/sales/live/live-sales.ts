@@ -26,9 +26,85 @@ export interface LiveEvent<T> {
 /**
  * The values of a conflated field (`bookSales`, `bestsellers`) for every subscriber of one operation at once: a
  * shared execution (src/graphql/shared-executions.ts) resolves each once, sets `audience`, and observes each of
- * its subscribers through `LiveSales.observe`.
+ * its subscribers through `LiveSales.observe`. It takes the next value only once it has handed the last to every
+ * subscriber, which is how `caughtUp` knows what they have been handed.
  */
-export type SharedFeed<T> = LatestByKey<LiveEvent<T>>;
+export class SharedFeed<T> extends LatestByKey<LiveEvent<T>> {
+  /** The first subscriber starts from the read that made the feed; each later one costs a read of its own. */
+  private readAtStart = true;
+  private puts = 0;
+  /** By key: the number of the last value put, and of the last one handed to every subscriber. */
+  private readonly lastPut = new Map<string, number>();
+  private readonly lastHandedOn = new Map<string, number>();
+  private readonly numbers = new WeakMap<LiveEvent<T>, number>();
+  private taken: LiveEvent<T> | undefined;
+  private readonly waiters = new Set<{ target: ReadonlyMap<string, number>; resolve: () => void }>();
+
+  constructor(
+    onEnd: () => void,
+    onConflated: (count: number) => void,
+    /** Reads the values again and puts those newer than what was put last. */
+    private readonly reread: () => Promise<void>,
+  ) {
+    super(onEnd, onConflated);
+  }
+
+  override put(key: string, value: LiveEvent<T>): void {
+    this.puts += 1;
+    this.lastPut.set(key, this.puts);
+    this.numbers.set(value, this.puts);
+    super.put(key, value);
+  }
+
+  override async next(): Promise<IteratorResult<LiveEvent<T>>> {
+    if (this.taken) {
+      this.lastHandedOn.set(this.taken.key, this.numbers.get(this.taken) ?? 0);
+      this.taken = undefined;
+      this.release();
+    }
+    const result = await super.next();
+    if (!result.done) this.taken = result.value;
+    return result;
+  }
+
+  override return(): Promise<IteratorResult<LiveEvent<T>>> {
+    const ended = super.return();
+    this.release();
+    return ended;
+  }
+
+  override fail(error: Error): void {
+    super.fail(error);
+    this.release();
+  }
+
+  /**
+   * Resolves once every subscriber has been handed the values as they stand now: read again, since a write
+   * acknowledged (here or on another process) may not have come through the change stream yet. A subscriber
+   * that joins then starts from the last values handed on, never older than a write acknowledged before it joined.
+   */
+  async caughtUp(): Promise<void> {
+    if (this.readAtStart) this.readAtStart = false;
+    else await this.reread();
+    const target = new Map(this.lastPut);
+    if (this.reached(target)) return;
+    await new Promise<void>((resolve) => this.waiters.add({ target, resolve }));
+  }
+
+  private reached(target: ReadonlyMap<string, number>): boolean {
+    if (this.ended) return true;
+    for (const [key, number] of target) if ((this.lastHandedOn.get(key) ?? 0) < number) return false;
+    return true;
+  }
+
+  private release(): void {
+    for (const waiter of this.waiters) {
+      if (!this.reached(waiter.target)) continue;
+      this.waiters.delete(waiter);
+      waiter.resolve();
+    }
+  }
+}
 
 /** The fields whose subscribers get the latest value only, so that subscribers of one operation can share each value's resolving. */
 export const CONFLATED_FIELDS: ReadonlySet<string> = new Set<LiveField>(["bookSales", "bestsellers"]);
@@ -131,9 +207,10 @@ export class LiveSales {
     await this.started();
     const current = new Map<string, BookWithoutBuyers>();
     const early = new Map<string, FiguresChange>();
-    const queue = new LatestByKey<LiveEvent<BookWithoutBuyers>>(
+    const queue = new SharedFeed<BookWithoutBuyers>(
       () => keys.forEach((id) => this.unlisten(id, listener)),
       (count) => this.observers.onConflated("bookSales", count),
+      () => this.reread([...keys.values()], listener),
     );
     const listener: BookListener = (change) => {
       const key = bookIdKey(change.bookId);
@@ -172,12 +249,13 @@ export class LiveSales {
       this.bestsellers.set(top, list);
     }
     const watched = list;
-    const queue = new LatestByKey<LiveEvent<BookWithoutBuyers[]>>(
+    const queue = new SharedFeed<BookWithoutBuyers[]>(
       () => {
         watched.subscribers.delete(queue);
         if (watched.subscribers.size === 0) this.bestsellers.delete(top);
       },
       (count) => this.observers.onConflated("bestsellers", count),
+      () => watched.refresh(undefined),
     );
     watched.subscribers.add(queue);
     try {
@@ -257,11 +335,22 @@ export class LiveSales {
     this.logger.warn({ books: ids.length }, "change stream history lost: started from now, and sent every watched book's current figures");
     try {
       const books = await this.readBooks(ids);
-      for (const book of books.values())
-        this.dispatch({ bookId: book._id, purchaseCount: book.purchase_count, hasExtras: book.has_extras, writtenAt: undefined });
-      for (const list of this.bestsellers.values()) list.refresh(undefined);
+      for (const book of books.values()) this.dispatch(figuresOf(book));
+      for (const list of this.bestsellers.values()) void list.refresh(undefined);
     } catch (error) {
       this.logger.warn({ err: error }, "reading the watched books again after history was lost failed; they update on their next purchase");
+    }
+  }
+
+  /**
+   * For a subscriber joining a shared execution: its books read again (one query, shared with other reads in the
+   * tick) and handed to the execution's listener, which puts only what is newer than what it put last.
+   */
+  private async reread(ids: readonly BookId[], listener: BookListener): Promise<void> {
+    try {
+      for (const book of (await this.readBooks(ids)).values()) listener(figuresOf(book));
+    } catch (error) {
+      this.logger.warn({ err: error }, "reading a joining subscriber's books failed; it starts from the values last sent");
     }
   }
 
@@ -359,6 +448,11 @@ function withFigures<T extends BookWithoutBuyers>(book: T, change: FiguresChange
   return count === book.purchase_count && flagged === book.has_extras ? book : { ...book, purchase_count: count, has_extras: flagged };
 }
 
+/** A book's figures as read: a change that no write has numbered (no `writtenAt`). */
+function figuresOf(book: BookWithoutBuyers): FiguresChange {
+  return { bookId: book._id, purchaseCount: book.purchase_count, hasExtras: book.has_extras, writtenAt: undefined };
+}
+
 function mergedChange(earlier: FiguresChange | undefined, later: FiguresChange): FiguresChange {
   if (!earlier) return later;
   return {
@@ -371,11 +465,12 @@ function mergedChange(earlier: FiguresChange | undefined, later: FiguresChange):
 
 /** One `top` of the bestsellers, shared by its subscribers: read from the index only when a purchase may change it. */
 class BestsellerList {
-  readonly subscribers = new Set<LatestByKey<LiveEvent<BookWithoutBuyers[]>>>();
+  readonly subscribers = new Set<SharedFeed<BookWithoutBuyers[]>>();
   private books: Promise<BookWithoutBuyers[]> | undefined;
-  private reading = false;
-  /** Set while a read runs and a change came that it may not show: read once more after it, for this write. */
-  private readAgain: { writtenAt: Date | undefined } | undefined;
+  /** The read running, or the last one. */
+  private reading: Promise<void> = Promise.resolve();
+  /** The read that follows it, for the changes that came meanwhile (the last one's write): it may not show them. */
+  private queued: { change: { writtenAt: Date | undefined } | undefined; done: Promise<void> } | undefined;
 
   constructor(
     private readonly top: number,
@@ -397,25 +492,26 @@ class BestsellerList {
       (books) => {
         const last = books.at(-1);
         const onList = books.some((book) => bookIdKey(book._id) === bookIdKey(change.bookId));
-        if (books.length < this.top || onList || (last && (change.purchaseCount ?? 0) >= last.purchase_count)) this.refresh(change);
+        if (books.length < this.top || onList || (last && (change.purchaseCount ?? 0) >= last.purchase_count)) void this.refresh(change);
       },
       () => {},
     );
   }
 
-  /** One read at a time; changes during it make one more read after it. */
-  refresh(change: { writtenAt: Date | undefined } | undefined): void {
-    if (this.reading) {
-      this.readAgain = change ?? this.readAgain ?? { writtenAt: undefined };
-      return;
+  /** One read at a time; changes during it make one more read after it. Resolves once a read begun after the call has published. */
+  refresh(change: { writtenAt: Date | undefined } | undefined): Promise<void> {
+    if (this.queued) {
+      if (change) this.queued.change = change;
+      return this.queued.done;
     }
-    this.reading = true;
-    void this.readAndPublish(change).finally(() => {
-      this.reading = false;
-      const again = this.readAgain;
-      this.readAgain = undefined;
-      if (again) this.refresh(again);
+    const queued: { change: { writtenAt: Date | undefined } | undefined; done: Promise<void> } = { change, done: Promise.resolve() };
+    queued.done = this.reading.then(() => {
+      this.queued = undefined;
+      return this.readAndPublish(queued.change);
     });
+    this.queued = queued;
+    this.reading = queued.done;
+    return queued.done;
   }
 
   private async readAndPublish(change: { writtenAt: Date | undefined } | undefined): Promise<void> {
