@@ -8,7 +8,7 @@ import { configuredTokens, tokenSpec } from "../support/tokens";
 
 /**
  * A subscriber that joins a running shared execution starts from no value older than a write acknowledged
- * before it joined (README.md's freshness promise), even while that write's change has not come through this
+ * before it joined (docs/design/live-sales.md, shared executions), even while that write's change has not come through this
  * process's change stream: the stream is held back with mongod's failCommand fail point on its aggregate and
  * getMore, so that nothing but the join's read can show the purchase.
  */
