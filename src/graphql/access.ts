@@ -23,6 +23,7 @@ import type { Principal } from "../auth/principal";
 import type { Scope } from "../auth/scopes";
 import type { Resolvers } from "./__generated__/resolvers-types";
 import { memoizeByOperation } from "./operation-memo";
+import { fragmentsOf } from "./selection";
 import { statusOf } from "../error-codes";
 
 type FieldScopes = { readonly [Type in keyof Resolvers]?: { readonly [Field in keyof NonNullable<Resolvers[Type]>]?: Scope } };
@@ -65,12 +66,7 @@ export function operationScopes(
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
 ): [Scope, FieldNode][] {
-  const fragments = Object.fromEntries(
-    document.definitions
-      .filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION)
-      .map((fragment) => [fragment.name.value, fragment]),
-  );
-  return [...scopesNeeded(schema, operation, fragments, variables)];
+  return [...scopesNeeded(schema, operation, Object.fromEntries(fragmentsOf(document)), variables)];
 }
 
 /** Why `principal` may not run an operation needing these scopes, as the GraphQL error to answer, or undefined when it may. */

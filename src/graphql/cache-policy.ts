@@ -10,7 +10,6 @@ import {
   isObjectType,
   Kind,
   type ConstDirectiveNode,
-  type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLField,
@@ -21,6 +20,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import { memoizeByOperation } from "./operation-memo";
+import { fragmentsOf } from "./selection";
 
 /** A cache hint as `@cacheControl` gives one: how long, and for whom. */
 export interface CacheHint {
@@ -157,12 +157,4 @@ function objectTypes(schema: GraphQLSchema, type: GraphQLCompositeType): readonl
 
 function appliesTo(schema: GraphQLSchema, condition: GraphQLCompositeType, type: GraphQLObjectType): boolean {
   return condition === type || (isAbstractType(condition) && schema.isSubType(condition, type));
-}
-
-function fragmentsOf(document: DocumentNode): ReadonlyMap<string, FragmentDefinitionNode> {
-  return new Map(
-    document.definitions.flatMap((definition) =>
-      definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [],
-    ),
-  );
 }

@@ -22,6 +22,7 @@ import {
 } from "graphql";
 import { statusOf, type ErrorCode } from "../error-codes";
 import { memoizeByOperation } from "./operation-memo";
+import { fragmentsOf } from "./selection";
 
 /** Where each kind of operation is served: queries and mutations over HTTP, subscriptions over the WebSocket at the same URL. */
 export type Transport = "http" | "websocket";
@@ -96,9 +97,8 @@ export function inputProblem(
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
   // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
   if (coerced.errors) return undefined;
-  const fragments = document.definitions.filter((definition) => definition.kind === Kind.FRAGMENT_DEFINITION);
   let problem: MalformedInputError | undefined;
-  for (const definition of [operation, ...fragments]) {
+  for (const definition of [operation, ...fragmentsOf(document).values()]) {
     visit(definition, {
       enter(node) {
         if (node.kind !== Kind.FIELD && node.kind !== Kind.INLINE_FRAGMENT && node.kind !== Kind.FRAGMENT_SPREAD) return undefined;

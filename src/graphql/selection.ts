@@ -1,8 +1,26 @@
-import { BREAK, visit, type ASTNode, type GraphQLResolveInfo, type OperationDefinitionNode } from "graphql";
+import {
+  BREAK,
+  Kind,
+  visit,
+  type ASTNode,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
+  type OperationDefinitionNode,
+} from "graphql";
 import { parseResolveInfo, type FieldsByTypeName, type ResolveTree } from "graphql-parse-resolve-info";
 import { MAX_WINDOW_SIZE } from "../sales/books";
 import { parseCustomerCursor } from "./cursors";
 import { DEFAULT_WINDOW_SIZE } from "./windows";
+
+/** The document's fragment definitions by name, for walking an operation's selections through its spreads. */
+export function fragmentsOf(document: DocumentNode): ReadonlyMap<string, FragmentDefinitionNode> {
+  return new Map(
+    document.definitions.flatMap((definition) =>
+      definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [],
+    ),
+  );
+}
 
 /**
  * How many of each book's embedded buyers the operation needs, for books found at `pathToBook`

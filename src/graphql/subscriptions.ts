@@ -13,7 +13,6 @@ import {
   validate,
   type DocumentNode,
   type ExecutionArgs,
-  type FragmentDefinitionNode,
   type ExecutionResult,
   type GraphQLFormattedError,
   type OperationDefinitionNode,
@@ -39,6 +38,7 @@ import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metric
 import { inSubscriptionSpan } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
 import { schema } from "./schema";
+import { fragmentsOf } from "./selection";
 import { SharedExecutions } from "./shared-executions";
 
 export interface SubscriptionServerOptions {
@@ -233,10 +233,7 @@ function rootFieldName(document: DocumentNode, operation: OperationDefinitionNod
     if (first.kind === Kind.FIELD) return first.name.value;
     if (first.kind === Kind.INLINE_FRAGMENT) selections = first.selectionSet.selections;
     else {
-      const fragment = document.definitions.find(
-        (definition): definition is FragmentDefinitionNode =>
-          definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === first.name.value,
-      );
+      const fragment = fragmentsOf(document).get(first.name.value);
       if (!fragment) return "";
       selections = fragment.selectionSet.selections;
     }
