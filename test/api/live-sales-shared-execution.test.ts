@@ -109,6 +109,32 @@ it("does not merge subscribers whose variables differ: each gets its own books, 
   await Promise.all([oneClient.dispose(), bothClient.dispose()]);
 });
 
+it("merges subscribers whose variables differ only in their keys' order: one execution, its reads sent once", async () => {
+  await seedBook(database.db, "ordered", customers(1), SETTINGS);
+  const ordered = `subscription Ordered($ids: [ID!]!, $last: Int!) {
+    bookSales(ids: $ids) { databaseId purchaseCount customersPurchased(last: $last) { edges { node { databaseId } } } }
+  }`;
+  const [idsFirstClient, lastFirstClient] = [subscriptionClient(server.url, reader), subscriptionClient(server.url, reader)];
+  const idsFirst = subscribe<Sales>(idsFirstClient, ordered, { ids: ["ordered"], last: 1 });
+  expect(shown(await idsFirst.next())).toMatchObject({ book: "ordered", count: 1 });
+  const alone = await findsForOnePurchase("ordered", "ordered-alone", 2, [idsFirst]);
+
+  const lastFirst = subscribe<Sales>(lastFirstClient, ordered, { last: 1, ids: ["ordered"] });
+  expect(shown(await lastFirst.next())).toEqual({ book: "ordered", count: 2, newest: "ordered-alone" });
+  const together = await findsForOnePurchase("ordered", "ordered-together", 3, [idsFirst, lastFirst]);
+
+  expect(together.values).toEqual([
+    { book: "ordered", count: 3, newest: "ordered-together" },
+    { book: "ordered", count: 3, newest: "ordered-together" },
+  ]);
+  // Keyed by the variables' JSON as sent, the second subscriber would run an execution of its own and read again.
+  expect(alone.finds).toBeGreaterThan(0);
+  expect(together.finds).toBe(alone.finds);
+  idsFirst.stop();
+  lastFirst.stop();
+  await Promise.all([idsFirstClient.dispose(), lastFirstClient.dispose()]);
+});
+
 it("refuses a field to a subscriber who may not read it even while others share its operation, and counts every subscriber", async () => {
   await seedBook(database.db, "guarded", customers(1), SETTINGS);
   const open = async () => (await scrapeMetrics(server)).sample("bookstore_subscriptions", 'field="bookSales"') ?? 0;
