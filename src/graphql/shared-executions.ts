@@ -57,6 +57,14 @@ class SharedExecution {
   private readonly latest = new Map<string, Delivery>();
   private readonly opened: Promise<SharedFeed<unknown> | ExecutionResult>;
   private ended = false;
+  /**
+   * Values replaced in subscribers' slots since /metrics last heard: a value put into thousands of slots is counted
+   * once, by how many it replaced, rather than once for each slot (the same total, without a counter call each).
+   */
+  private conflated = 0;
+  private readonly countConflated = (count: number): void => {
+    this.conflated += count;
+  };
 
   constructor(
     private readonly args: ExecutionArgs,
@@ -73,10 +81,7 @@ class SharedExecution {
     const feed = await this.opened;
     if (!(feed instanceof LatestByKey)) return feed;
     if (this.ended) return undefined;
-    const slot: LatestByKey<Delivery> = new LatestByKey<Delivery>(
-      () => this.leave(slot, feed),
-      (count) => this.server.live.conflated(this.field, count),
-    );
+    const slot: LatestByKey<Delivery> = new LatestByKey<Delivery>(() => this.leave(slot, feed), this.countConflated);
     const observed = this.server.live.observe(this.field, slot);
     this.subscribers.set(slot, observed);
     feed.audience = this.subscribers.size;
@@ -104,11 +109,18 @@ class SharedExecution {
         const delivery = await this.resolve(event.value);
         this.latest.set(event.value.key, delivery);
         for (const subscriber of this.subscribers.keys()) subscriber.put(event.value.key, delivery);
+        this.reportConflated();
       }
     } catch (error) {
       for (const observed of this.subscribers.values()) observed.fail(error as Error);
       this.end();
     }
+  }
+
+  private reportConflated(): void {
+    if (this.conflated === 0) return;
+    this.server.live.conflated(this.field, this.conflated);
+    this.conflated = 0;
   }
 
   private async resolve(event: LiveEvent<unknown>): Promise<Delivery> {
