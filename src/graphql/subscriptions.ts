@@ -191,7 +191,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         return logged(values, start, { logger, onEnd: () => (subscriptions -= 1) });
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => format(error)),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(format) } : undefined),
+      // A result without errors is sent as it is: graphql-ws would otherwise copy it for each subscriber it goes to.
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(format) } : result),
     },
     webSocketServer,
     limits.subscriptionKeepAliveSeconds * 1000,

@@ -95,6 +95,8 @@ export class LatestByKey<T> extends QueueBase<T> {
   }
 
   protected take(): T | undefined {
+    // Most reads find nothing waiting (the subscriber keeps up): no iterator is made for them.
+    if (this.waiting.size === 0) return undefined;
     const first = this.waiting.entries().next();
     if (first.done) return undefined;
     this.waiting.delete(first.value[0]);
