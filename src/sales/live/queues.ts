@@ -19,7 +19,7 @@ interface Waiter<T> {
  * The common part of a subscriber's queue: handing a value to a read that waits, or ending it. `onEnd`
  * runs once, when the subscriber completes or its connection closes.
  */
-abstract class QueueBase<T> implements SubscriberQueue<T> {
+export abstract class QueueBase<T> implements SubscriberQueue<T> {
   private waiter: Waiter<T> | undefined;
   private failure: Error | undefined;
   protected ended = false;
@@ -27,6 +27,11 @@ abstract class QueueBase<T> implements SubscriberQueue<T> {
   constructor(private readonly onEnd: () => void) {}
 
   protected abstract take(): T | undefined;
+
+  /** Whether a read waits for a value. */
+  protected get reading(): boolean {
+    return this.waiter !== undefined;
+  }
 
   /** True when a read was waiting and took the value. */
   protected handOver(value: T): boolean {
