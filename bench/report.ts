@@ -9,7 +9,7 @@ import type { WriteResults } from "./scenarios/writes";
 import type { HotBookFigures, ScaleResults } from "./scenarios/catalog-scale";
 import type { ListingProfile, ProcessProfile, ProfileResults } from "./scenarios/profile";
 import type { ShardTargetingResults } from "./scenarios/shard-targeting";
-import { SUBSCRIBER_TARGETS, type SubscriberResults } from "./scenarios/subscribers";
+import { SUBSCRIBER_TARGETS, type SubscriberResults, type SubscriberRow } from "./scenarios/subscribers";
 import { SHELF_BOOKS, SUBSCRIBER_MIX, SUBSCRIBER_PERIOD } from "./scenarios/subscriber-mix";
 import { VICTIM_TARGET, type VictimResults } from "./scenarios/victim";
 
@@ -211,7 +211,7 @@ export function renderVersusBare({ database, node, rounds, secondsPerLoad, rows 
 
 function renderSubscribers({ database, plan, rows }: SubscriberResults): string {
   const { p99Ms, idleBytes } = SUBSCRIBER_TARGETS;
-  return part(
+  const measured = part(
     "Live sales: subscribers of a hot book and 100 quiet ones over WebSockets",
     [
       `One server process, its subscribers in load processes of their own (${count(plan.perLoadProcess)} each): ${SUBSCRIBER_MIX.hotPage} in ${SUBSCRIBER_PERIOD} on the hot book's page, ${SUBSCRIBER_MIX.quietPage} on a quiet book's page, ${SUBSCRIBER_MIX.shelf} on a shelf of ${SHELF_BOOKS} books (the hot one and quiet ones).`,
@@ -234,6 +234,26 @@ function renderSubscribers({ database, plan, rows }: SubscriberResults): string 
       ["CPU ms per 1,000 events", (row) => ms(row.cpuMsPerThousandEvents)],
       ["CPU ms per purchase", (row) => ms(row.cpuMsPerPurchase)],
     ]),
+  );
+  return [measured, ...rows.flatMap((row) => (row.profile ? [renderSubscriberProfile(row.subscribers, row.profile)] : []))].join("\n\n");
+}
+
+/** The API's profile over one row's purchases (`--subscriber-profile`): its parts and top lines, as shares of the busy samples. */
+function renderSubscriberProfile(subscribers: number, { file, summary }: NonNullable<SubscriberRow["profile"]>): string {
+  return part(
+    `API process, ${count(subscribers)} subscribers: where the CPU goes (self time)`,
+    `Profiled over the row's purchases until every subscriber had its final counts (\`${file}\`); shares of the busy samples.`,
+    [
+      table(summary.parts.slice(0, TOP_PARTS), [
+        ["part", (entry) => `\`${entry.part}\``],
+        ["share", (entry) => percent(entry.share)],
+      ]),
+      table(summary.lines.slice(0, TOP_LINES), [
+        ["function", (line) => `\`${line.name}\``],
+        ["part", (line) => line.part],
+        ["share", (line) => percent(line.share)],
+      ]),
+    ].join("\n\n"),
   );
 }
 

@@ -37,7 +37,7 @@ const SECTION_NAMES = {
   victim: "victim",
 } as const satisfies Record<string, keyof Results>;
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --only <sections>] [-- --subscribers N,…] [-- --profile]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --only <sections>] [-- --subscribers N,…] [-- --subscriber-profile] [-- --profile]
 
 Measures writes, reads and GraphQL over HTTP on the database the project selects
 (MONGODB_URI, else a throwaway one), keyed purchases of a hot book on a replica set
@@ -52,6 +52,9 @@ prints markdown tables and saves raw figures in bench/results/.
                      subscribers: live sales' 1,000 and 10,000 subscribers against a bare WebSocket broadcast;
                      victim: a cheap query beside attackers of every amplifying kind, about 40 s)
   --subscribers N,…  the numbers of subscribers the subscribers section measures; e.g. 50 to try it out
+  --subscriber-profile
+                     with the subscribers section: a CPU profile of the API process over each row's purchases,
+                     saved in bench/results/profiles/ and summarized (top lines, parts) under its table
   --profile          only CPU profiles of the API and the stand-in under the 5-, 20- and 50-book
                      storefront listings, saved in bench/results/profiles/ (about 1 minute, less with --quick)
   --help             show this text`;
@@ -101,6 +104,7 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
     only: { type: "string" },
     profile: { type: "boolean" },
     subscribers: { type: "string" },
+    "subscriber-profile": { type: "boolean" },
   });
   const sections = flags.only === undefined ? null : parseSections(flags.only);
   const chosen = flags.quick ? QUICK_PLAN : FULL_PLAN;
@@ -118,6 +122,7 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
   const subscriberPlan = {
     ...SUBSCRIBER_PLANS[plan.mode],
     ...(flags.subscribers && { subscriberCounts: flags.subscribers.split(",").map((value) => wholeNumberFlag(value, "subscribers", 0)) }),
+    ...(flags["subscriber-profile"] && { profileFolder: profileFolder(started) }),
   };
   const context: RunContext = { database, name: `bench_${randomBytes(4).toString("hex")}`, config, plan, subscriberPlan, env, output };
   try {
@@ -173,8 +178,15 @@ async function runSections(context: RunContext, sections: Section[]): Promise<vo
   failIfBroken(targets, violationsOf(measured));
 }
 
-async function runProfiles({ database, name, config, plan, output }: RunContext, started: number): Promise<void> {
+/** A folder of the run's own for its CPU profiles, made now. */
+function profileFolder(started: number): string {
   const folder = join(RESULTS, "profiles", new Date(started).toISOString().replace(/[:.]/g, "-"));
+  mkdirSync(folder, { recursive: true });
+  return folder;
+}
+
+async function runProfiles({ database, name, config, plan, output }: RunContext, started: number): Promise<void> {
+  const folder = profileFolder(started);
   const profiles = await section("profiles", profileSteps(plan.profile), (progress) =>
     benchmarkProfiles(shelfSource({ database, name, config }, "profile"), plan.profile, folder, progress),
   );

@@ -44,7 +44,7 @@ export interface ProfileResults {
   rows: ListingProfile[];
 }
 
-const PROFILER = ["--import", "./bench/processes/profiler.ts"];
+export const PROFILER = ["--import", "./bench/processes/profiler.ts"];
 const PROFILE_WAIT_MS = 60_000;
 
 export function profileSteps(plan: Plan["profile"]): number {
@@ -121,7 +121,8 @@ async function profileListing(books: number, servers: Profiled, plan: Plan["prof
 
 const ROOT = join(__dirname, "..", "..");
 
-async function waitFor(file: string): Promise<void> {
+/** Resolves once the profiler has written `file` (it renames a finished profile into place). */
+export async function waitFor(file: string): Promise<void> {
   const deadline = Date.now() + PROFILE_WAIT_MS;
   while (!existsSync(file)) {
     if (Date.now() > deadline)

@@ -13,8 +13,10 @@ import { seedBook } from "../kit/catalog";
 import type { Progress } from "../kit/progress";
 import type { HeapFigures } from "../processes/heap-probe";
 import type { SubscriberReport, SubscriberWrites } from "../processes/subscriber-process";
+import { readProfile, summarizeProfile, type ProfileSummary } from "../kit/profiles";
 import { ratio } from "../kit/stats";
 import { startChild, type Child } from "../kit/children";
+import { PROFILER, waitFor } from "./profile";
 import { expectedValues, finalCounts, purchaseSchedule, valueKey, type MixBooks } from "./subscriber-mix";
 
 /**
@@ -37,6 +39,8 @@ export interface SubscriberPlan {
   seconds: number;
   /** Subscribers per load process: each process is one Node thread, and 10,000 sockets in one would measure it. */
   perLoadProcess: number;
+  /** Where to save a CPU profile of each API row's server over its purchases (`--subscriber-profile`); none when absent. */
+  profileFolder?: string;
 }
 
 const SUBSCRIBER_PLAN = { subscriberCounts: [1_000, 10_000], purchasesPerSecond: 100, quietBooks: 100, quietPurchasesPerSecond: 10 };
@@ -80,6 +84,8 @@ export interface SubscriberRow {
   cpuMsPerPurchase: number;
   /** The same CPU time per 1,000 values delivered (issue 37's unit). */
   cpuMsPerThousandEvents: number;
+  /** With `profileFolder`, the API row's CPU profile over the same span (the profiler's own cost included in the CPU above). */
+  profile?: { file: string; summary: ProfileSummary };
 }
 
 export interface SubscriberResults {
@@ -126,7 +132,11 @@ export async function benchmarkSubscribers(
         const books = rowBooks(server, subscribers, plan);
         for (const bookId of [books.hot, ...books.quiet]) await seedBook(db, bookId, [], config);
         const script = server === "API" ? "bench/processes/api-process.ts" : "bench/processes/bare-subscriptions-process.ts";
-        const child = await startChild(script, [], env, MEASURED_SERVER, { ipc: true });
+        const profileFile =
+          server === "API" && plan.profileFolder ? join(plan.profileFolder, `${subscribers}-subscribers-api.cpuprofile`) : undefined;
+        const child = profileFile
+          ? await startChild(script, [], { ...env, BENCH_CPU_PROFILE: profileFile }, [...MEASURED_SERVER, ...PROFILER], { ipc: true })
+          : await startChild(script, [], env, MEASURED_SERVER, { ipc: true });
         try {
           // As an API process keeps one: after the first extra sale, a book's purchases go straight to its pages.
           const knownOutliers = new KnownOutliers();
@@ -136,7 +146,7 @@ export async function benchmarkSubscribers(
             server === "API"
               ? { url: child.firstLine.replace(/^http/, "ws"), protocol: "graphql" }
               : { url: child.firstLine, protocol: "bare" };
-          rows.push({ server, subscribers, ...(await measure(child, target, books, subscribers, plan, purchase)) });
+          rows.push({ server, subscribers, ...(await measure(child, target, books, subscribers, plan, purchase, profileFile)) });
         } finally {
           await child.stop();
         }
@@ -156,6 +166,7 @@ async function measure(
   subscribers: number,
   plan: SubscriberPlan,
   purchase: (bookId: string) => Promise<unknown>,
+  profileFile: string | undefined,
 ): Promise<Omit<SubscriberRow, "server" | "subscribers">> {
   const heapBefore = await retainedBytes(server);
   const rssBefore = residentBytes(server.pid);
@@ -166,6 +177,7 @@ async function measure(
     }
     const idleBytesPerSubscriber = (residentBytes(server.pid) - rssBefore) / subscribers;
     const retainedBytesPerSubscriber = ((await retainedBytes(server)) - heapBefore) / subscribers;
+    if (profileFile) server.signal("SIGUSR2");
     const cpuBefore = cpuMs(server.pid);
     const schedule = purchaseSchedule(plan, books);
     const finals = finalCounts(schedule, books);
@@ -184,6 +196,7 @@ async function measure(
     const purchasesPerSecond = purchases / ((performance.now() - started) / 1000);
     const reports = await Promise.all(loads.map((load) => load.report({ finals, writtenAt })));
     const cpu = cpuMs(server.pid) - cpuBefore;
+    const profile = profileFile ? await savedProfile(server, profileFile) : undefined;
     const delivered = reports.reduce((total, report) => total + report.delivered, 0);
     const expected = expectedValues(subscribers, books, finals);
     const histogram = mergedHistogram(reports);
@@ -201,10 +214,18 @@ async function measure(
       retainedBytesPerSubscriber,
       cpuMsPerPurchase: ratio(cpu, schedule.length),
       cpuMsPerThousandEvents: ratio(cpu * 1000, delivered),
+      ...(profile && { profile }),
     };
   } finally {
     for (const load of loads) load.stop();
   }
+}
+
+/** Stops the server's profiler (started before the first purchase) and summarizes what it wrote. */
+async function savedProfile(server: Child, file: string): Promise<{ file: string; summary: ProfileSummary }> {
+  server.signal("SIGUSR2");
+  await waitFor(file);
+  return { file, summary: summarizeProfile(readProfile(file), ROOT) };
 }
 
 /** What the server holds after full collections: its heap in use and the memory its objects own outside it. */

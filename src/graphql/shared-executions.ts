@@ -1,7 +1,7 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from "graphql";
 import type { LiveEvent, LiveSales, SharedFeed } from "../sales/live/live-sales";
 import type { LiveField } from "../sales/live/live-sales";
-import { LatestByKey, type SubscriberQueue } from "../sales/live/queues";
+import { LatestByKey, QueueBase, type SubscriberQueue } from "../sales/live/queues";
 import { inSubscriptionSpan } from "../observability/tracing";
 import type { GraphQLContext } from "./context";
 
@@ -50,11 +50,27 @@ export class SharedExecutions {
   }
 }
 
+/** A key's latest value, and its place among every value the execution resolved. */
+interface Resolved {
+  delivery: Delivery;
+  sequence: number;
+}
+
+/**
+ * Each value resolved is kept once, as its key's latest, and a subscriber reads what it has not yet taken when it
+ * asks: a new value costs what the subscribers waiting for one cost, not a step for every subscriber. Those that
+ * had not taken the key's last value are counted as conflated when the new one replaces it, all at once.
+ */
 class SharedExecution {
   /** Each subscriber's slot, and the slot as /metrics observes it. */
-  private readonly subscribers = new Map<LatestByKey<Delivery>, SubscriberQueue<Delivery>>();
-  /** The last value resolved for each key: a subscriber that joins later starts from these. */
-  private readonly latest = new Map<string, Delivery>();
+  private readonly subscribers = new Map<SharedSlot, SubscriberQueue<Delivery>>();
+  /** Each key's latest value: a subscriber that joins later starts from these. */
+  private readonly latest = new Map<string, Resolved>();
+  /** How many subscribers have taken each key's latest value; every other one still has it to take. */
+  private readonly takenLatest = new Map<string, number>();
+  /** Subscribers whose read waits, with nothing left to take. */
+  private readonly waiting = new Set<SharedSlot>();
+  private sequence = 0;
   private readonly opened: Promise<SharedFeed<unknown> | ExecutionResult>;
   private ended = false;
 
@@ -75,15 +91,29 @@ class SharedExecution {
     // The values last handed on may be older than a write acknowledged before this subscriber came.
     await feed.caughtUp();
     if (this.ended) return undefined;
-    const slot: LatestByKey<Delivery> = new LatestByKey<Delivery>(
-      () => this.leave(slot, feed),
-      (count) => this.server.live.conflated(this.field, count),
-    );
+    const slot: SharedSlot = new SharedSlot(this, () => this.leave(slot, feed));
     const observed = this.server.live.observe(this.field, slot);
     this.subscribers.set(slot, observed);
     feed.audience = this.subscribers.size;
-    for (const [key, delivery] of this.latest) slot.put(key, delivery);
     return new Results(observed);
+  }
+
+  /** The oldest of the latest values `taken` (a subscriber's last sequence taken of each key) lacks, now taken; undefined when none. */
+  takeFor(taken: Map<string, number>): Delivery | undefined {
+    let oldest: [string, Resolved] | undefined;
+    for (const entry of this.latest) {
+      if (taken.get(entry[0]) !== entry[1].sequence && (!oldest || entry[1].sequence < oldest[1].sequence)) oldest = entry;
+    }
+    if (!oldest) return undefined;
+    const [key, { delivery, sequence }] = oldest;
+    taken.set(key, sequence);
+    this.takenLatest.set(key, (this.takenLatest.get(key) ?? 0) + 1);
+    return delivery;
+  }
+
+  /** The subscriber's read waits: it is offered the next value resolved. */
+  wait(slot: SharedSlot): void {
+    this.waiting.add(slot);
   }
 
   private async open(): Promise<SharedFeed<unknown> | ExecutionResult> {
@@ -103,14 +133,23 @@ class SharedExecution {
       for (;;) {
         const event = await feed.next();
         if (event.done) return;
-        const delivery = await this.resolve(event.value);
-        this.latest.set(event.value.key, delivery);
-        for (const subscriber of this.subscribers.keys()) subscriber.put(event.value.key, delivery);
+        this.publish(event.value.key, await this.resolve(event.value));
       }
     } catch (error) {
       for (const observed of this.subscribers.values()) observed.fail(error as Error);
       this.end();
     }
+  }
+
+  /** Makes the value its key's latest (those who had not taken the one it replaces lose it, counted once) and offers it to the waiting. */
+  private publish(key: string, delivery: Delivery): void {
+    const replaced = this.latest.has(key) ? this.subscribers.size - (this.takenLatest.get(key) ?? 0) : 0;
+    if (replaced > 0) this.server.live.conflated(this.field, replaced);
+    this.latest.set(key, { delivery, sequence: (this.sequence += 1) });
+    this.takenLatest.set(key, 0);
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const slot of waiting) slot.offer();
   }
 
   private async resolve(event: LiveEvent<unknown>): Promise<Delivery> {
@@ -121,7 +160,11 @@ class SharedExecution {
     return { result, writtenAt: event.writtenAt };
   }
 
-  private leave(slot: LatestByKey<Delivery>, feed: SharedFeed<unknown>): void {
+  private leave(slot: SharedSlot, feed: SharedFeed<unknown>): void {
+    for (const [key, sequence] of slot.taken) {
+      if (this.latest.get(key)?.sequence === sequence) this.takenLatest.set(key, this.takenLatest.get(key)! - 1);
+    }
+    this.waiting.delete(slot);
     this.subscribers.delete(slot);
     feed.audience = this.subscribers.size;
     if (this.subscribers.size > 0) return;
@@ -134,6 +177,38 @@ class SharedExecution {
     if (this.ended) return;
     this.ended = true;
     this.onEnd();
+  }
+}
+
+/**
+ * One subscriber's place in a shared execution: the sequence it last took of each key, so it holds no value of its
+ * own; it takes each key's latest it has not taken, the oldest first, when its socket asks.
+ */
+class SharedSlot extends QueueBase<Delivery> {
+  readonly taken = new Map<string, number>();
+
+  constructor(
+    private readonly execution: SharedExecution,
+    onEnd: () => void,
+  ) {
+    super(onEnd);
+  }
+
+  override next(): Promise<IteratorResult<Delivery>> {
+    const next = super.next();
+    if (this.reading) this.execution.wait(this);
+    return next;
+  }
+
+  /** A new value was resolved: a waiting read takes it. */
+  offer(): void {
+    if (!this.reading) return;
+    const value = this.take();
+    if (value) this.handOver(value);
+  }
+
+  protected take(): Delivery | undefined {
+    return this.ended ? undefined : this.execution.takeFor(this.taken);
   }
 }
 

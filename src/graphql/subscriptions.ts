@@ -6,6 +6,7 @@ import {
   createSourceEventStream,
   execute,
   getOperationAST,
+  getVariableValues,
   GraphQLError,
   Kind,
   parse,
@@ -128,7 +129,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION,
       // The same text, operation and variables resolve to the same values for everyone allowed to subscribe.
       shared: CONFLATED_FIELDS.has(field)
-        ? { key: JSON.stringify([query, payload.operationName ?? null, payload.variables ?? {}]), field: field as LiveField }
+        ? { key: sharedExecutionKey(query, payload.operationName, checked.operation, payload.variables), field: field as LiveField }
         : undefined,
     };
     // No context yet: one is built for each value resolved, and none is held while the subscriber waits.
@@ -190,7 +191,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         return logged(values, start, { logger, onEnd: () => (subscriptions -= 1) });
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => format(error)),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(format) } : undefined),
+      // A result without errors is sent as it is: graphql-ws would otherwise copy it for each subscriber it goes to.
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(format) } : result),
     },
     webSocketServer,
     limits.subscriptionKeepAliveSeconds * 1000,
@@ -238,6 +240,22 @@ function rootFieldName(document: DocumentNode, operation: OperationDefinitionNod
       selections = fragment.selectionSet.selections;
     }
   }
+}
+
+/**
+ * What subscribers of one shared execution have in common: the text, the operation's name, and the variables as the
+ * operation coerces them, in the order it declares them, so that the same variables sent with their keys in another
+ * order (or a single id for a list of one) share an execution. Variables that do not coerce are keyed as sent: the
+ * execution answers with their errors.
+ */
+function sharedExecutionKey(
+  query: string,
+  operationName: string | null | undefined,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+): string {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+  return JSON.stringify([query, operationName ?? null, coerced.coerced ?? variables ?? {}]);
 }
 
 // express.json's limit on an HTTP body (100kb): a WebSocket message carries the same operation and variables.

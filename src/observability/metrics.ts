@@ -173,15 +173,24 @@ function liveSalesMetrics(registry: Registry): LiveSalesObservers {
     conflated.inc({ field }, 0);
   }
   for (const reason of RESTART_REASONS) restarts.inc({ reason }, 0);
+  // Bound once per field: a value is counted for each subscriber it reaches, and looking its labels up each time cost more than the count.
+  const deliveredTo = labelledBy(delivered);
+  const lagOf = labelledBy(lag);
+  const conflatedOf = labelledBy(conflated);
   return {
     onSubscription: (field, open) => subscriptions.inc({ field }, open),
     onDelivered: (field, lagSeconds) => {
-      delivered.inc({ field });
-      if (lagSeconds !== undefined) lag.observe({ field }, lagSeconds);
+      deliveredTo[field].inc();
+      if (lagSeconds !== undefined) lagOf[field].observe(lagSeconds);
     },
-    onConflated: (field, count) => conflated.inc({ field }, count),
+    onConflated: (field, count) => conflatedOf[field].inc(count),
     onRestart: (reason) => restarts.inc({ reason }),
   };
+}
+
+/** A metric's child for each live field. */
+function labelledBy<Child>(metric: { labels(labels: { field: LiveField }): Child }): Record<LiveField, Child> {
+  return Object.fromEntries(LIVE_FIELDS.map((field) => [field, metric.labels({ field })])) as Record<LiveField, Child>;
 }
 
 /** The Redis response cache's metrics; they have samples only once a Redis cache reports (RESPONSE_CACHE_URL set). */

@@ -58,29 +58,39 @@ async function findsForOnePurchase(bookId: string, customerId: string, count: nu
   return { finds: database.commands.names().filter((name) => name === "find").length, values: values.map(shown) };
 }
 
+/**
+ * Two subscribers of `query` on a new book, the second (with `variables[1]`) joining once a purchase has reached the
+ * first: what each showed first, and the finds of a purchase delivered to the first alone, then to both.
+ */
+async function joinedFinds(query: string, bookId: string, variables: [Record<string, unknown>, Record<string, unknown>]) {
+  await seedBook(database.db, bookId, customers(1), SETTINGS);
+  const clients = [subscriptionClient(server.url, reader), subscriptionClient(server.url, reader)];
+  const first = subscribe<Sales>(clients[0]!, query, variables[0]);
+  const firstValue = shown(await first.next());
+  const alone = await findsForOnePurchase(bookId, `${bookId}-alone`, 2, [first]);
+  const second = subscribe<Sales>(clients[1]!, query, variables[1]);
+  const joined = shown(await second.next());
+  const together = await findsForOnePurchase(bookId, `${bookId}-together`, 3, [first, second]);
+  first.stop();
+  second.stop();
+  await Promise.all(clients.map((client) => client.dispose()));
+  return { firstValue, joined, alone, together };
+}
+
 it("resolves each change once for two subscribers of the same operation, and both get the same values", async () => {
-  await seedBook(database.db, "shared", customers(1), SETTINGS);
-  const [firstClient, secondClient] = [subscriptionClient(server.url, reader), subscriptionClient(server.url, reader)];
-  const first = subscribe<Sales>(firstClient, WITH_BUYERS, { ids: ["shared"] });
-  expect(shown(await first.next())).toEqual({ book: "shared", count: 1, newest: customers(1)[0] });
-  const alone = await findsForOnePurchase("shared", "alone", 2, [first]);
-
-  const second = subscribe<Sales>(secondClient, WITH_BUYERS, { ids: ["shared"] });
+  const same = { ids: ["shared"] };
+  const { firstValue, joined, alone, together } = await joinedFinds(WITH_BUYERS, "shared", [same, same]);
+  expect(firstValue).toEqual({ book: "shared", count: 1, newest: customers(1)[0] });
   // A subscriber that joins starts from the latest value, as one that subscribes alone starts from the book as it stands.
-  expect(shown(await second.next())).toEqual({ book: "shared", count: 2, newest: "alone" });
-  const together = await findsForOnePurchase("shared", "together", 3, [first, second]);
-
-  expect(alone.values).toEqual([{ book: "shared", count: 2, newest: "alone" }]);
+  expect(joined).toEqual({ book: "shared", count: 2, newest: "shared-alone" });
+  expect(alone.values).toEqual([{ book: "shared", count: 2, newest: "shared-alone" }]);
   expect(together.values).toEqual([
-    { book: "shared", count: 3, newest: "together" },
-    { book: "shared", count: 3, newest: "together" },
+    { book: "shared", count: 3, newest: "shared-together" },
+    { book: "shared", count: 3, newest: "shared-together" },
   ]);
   // The resolvers' reads are part of the purchase's finds: a second subscriber of the operation adds none.
   expect(alone.finds).toBeGreaterThan(0);
   expect(together.finds).toBe(alone.finds);
-  first.stop();
-  second.stop();
-  await Promise.all([firstClient.dispose(), secondClient.dispose()]);
 });
 
 it("does not merge subscribers whose variables differ: each gets its own books, resolved for each", async () => {
@@ -107,6 +117,24 @@ it("does not merge subscribers whose variables differ: each gets its own books, 
   one.stop();
   both.stop();
   await Promise.all([oneClient.dispose(), bothClient.dispose()]);
+});
+
+it("merges subscribers whose variables differ only in their keys' order: one execution, its reads sent once", async () => {
+  const ordered = `subscription Ordered($ids: [ID!]!, $last: Int!) {
+    bookSales(ids: $ids) { databaseId purchaseCount customersPurchased(last: $last) { edges { node { databaseId } } } }
+  }`;
+  const { joined, alone, together } = await joinedFinds(ordered, "ordered", [
+    { ids: ["ordered"], last: 1 },
+    { last: 1, ids: ["ordered"] },
+  ]);
+  expect(joined).toEqual({ book: "ordered", count: 2, newest: "ordered-alone" });
+  expect(together.values).toEqual([
+    { book: "ordered", count: 3, newest: "ordered-together" },
+    { book: "ordered", count: 3, newest: "ordered-together" },
+  ]);
+  // Keyed by the variables' JSON as sent, the second subscriber would run an execution of its own and read again.
+  expect(alone.finds).toBeGreaterThan(0);
+  expect(together.finds).toBe(alone.finds);
 });
 
 it("refuses a field to a subscriber who may not read it even while others share its operation, and counts every subscriber", async () => {

@@ -19,7 +19,7 @@ interface Waiter<T> {
  * The common part of a subscriber's queue: handing a value to a read that waits, or ending it. `onEnd`
  * runs once, when the subscriber completes or its connection closes.
  */
-abstract class QueueBase<T> implements SubscriberQueue<T> {
+export abstract class QueueBase<T> implements SubscriberQueue<T> {
   private waiter: Waiter<T> | undefined;
   private failure: Error | undefined;
   protected ended = false;
@@ -27,6 +27,11 @@ abstract class QueueBase<T> implements SubscriberQueue<T> {
   constructor(private readonly onEnd: () => void) {}
 
   protected abstract take(): T | undefined;
+
+  /** Whether a read waits for a value. */
+  protected get reading(): boolean {
+    return this.waiter !== undefined;
+  }
 
   /** True when a read was waiting and took the value. */
   protected handOver(value: T): boolean {
@@ -95,6 +100,8 @@ export class LatestByKey<T> extends QueueBase<T> {
   }
 
   protected take(): T | undefined {
+    // Most reads find nothing waiting (the subscriber keeps up): no iterator is made for them.
+    if (this.waiting.size === 0) return undefined;
     const first = this.waiting.entries().next();
     if (first.done) return undefined;
     this.waiting.delete(first.value[0]);
