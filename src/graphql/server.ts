@@ -154,7 +154,7 @@ function connectionTimeouts(keepAliveTimeoutSeconds: number): http.ServerOptions
 const NODE_REQUEST_TIMEOUT_MS = 300_000;
 
 /** CORS as the `cors` package's defaults answered it on Express: every origin, and these methods in a preflight. */
-const CORS = { origin: "*", methods: ["GET", "HEAD", "PUT", "PATCH", "POST", "DELETE"], strictPreflight: false };
+const CORS = { origin: "*", methods: "GET,HEAD,PUT,PATCH,POST,DELETE", strictPreflight: false };
 
 /**
  * `/graphql` with its protections, in the order a request meets them: the time limit, CORS, `Vary`, the refusal of
