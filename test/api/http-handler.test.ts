@@ -1,8 +1,9 @@
 import { get } from "node:http";
+import { gzipSync } from "node:zlib";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
-import { errorCodes, send, startTestHttpServer } from "../support/http";
+import { answerOf, errorCodes, send, startTestHttpServer } from "../support/http";
 
 // Issue 39: the API serves Apollo Server through its own small handler (src/graphql/http-handler.ts) instead of
 // @as-integrations/express5, and on Fastify instead of Express since; what a client sees of an answer stays what
@@ -106,6 +107,18 @@ describe("the HTTP layer around it", () => {
     });
     expect([empty.status, errorCodes(empty)]).toEqual([400, ["BAD_REQUEST"]]);
     expect([unknownEncoding.status, errorCodes(unknownEncoding)]).toEqual([415, ["BAD_REQUEST"]]);
+  });
+
+  it("counts the body limit after decompression: 200 kB gzipped into a few hundred bytes is refused 413", async () => {
+    const padded = JSON.stringify({ query: "{ __typename }", variables: { padding: " ".repeat(200 * 1024) } });
+    const compressed = gzipSync(padded);
+    expect(compressed.length).toBeLessThan(1024);
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: compressed,
+    });
+    expect([response.status, errorCodes(await answerOf(response))]).toEqual([413, ["PAYLOAD_TOO_LARGE"]]);
   });
 
   it("serves /graphql/ as /graphql", async () => {
