@@ -2,7 +2,7 @@ import { startTracingIfRequested } from "../observability/tracing";
 import { supportedNodeRange, unsupportedNodeWarning } from "./node-version";
 
 /**
- * `npm start`: the API (`api.ts`). OpenTelemetry's instrumentations patch `http`, `express`, `graphql`
+ * `npm start`: the API (`api.ts`). OpenTelemetry's instrumentations patch `http`, `graphql`
  * and the driver as they are loaded, so when the environment asks for traces the SDK starts first and
  * the API's modules are imported after it; without that request nothing of OpenTelemetry loads.
  */

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin, BaseContext } from "@apollo/server";
-import type { RequestHandler } from "express";
+import type { onRequestHookHandler } from "fastify";
 import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import responseCachePlugin from "@apollo/server-plugin-response-cache";
 import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from "@apollo/utils.keyvaluecache";
@@ -246,9 +246,9 @@ function invalidateOnWrite<TContext extends BaseContext>(generation: CacheGenera
  * two users (a sign-out, then another token) must not serve the first one's private answer, cached for
  * its max age, to the second. Anonymous callers, who send none, still share every public answer.
  */
-export const varyByAuthorization: RequestHandler = (_request, response, next) => {
-  response.vary("Authorization");
-  next();
+export const varyByAuthorization: onRequestHookHandler = (_request, reply, done) => {
+  reply.header("vary", "Authorization");
+  done();
 };
 
 /**

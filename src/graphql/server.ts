@@ -5,8 +5,10 @@ import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloServerPluginDrainHttpServer } from "@apollo/server/plugin/drainHttpServer";
 import { ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from "@apollo/server/plugin/disabled";
 import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin/landingPage/default";
-import cors from "cors";
-import express from "express";
+import compress from "@fastify/compress";
+import cors from "@fastify/cors";
+import etag from "@fastify/etag";
+import fastify, { type FastifyInstance, type RouteHandlerMethod } from "fastify";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { identifyCaller } from "../auth/principal";
@@ -22,7 +24,7 @@ import {
   type SubscriptionSettings,
 } from "../config";
 import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
-import { countDatabaseCommands, requestContextMiddleware } from "../observability/request-context";
+import { countDatabaseCommands, requestContextHook } from "../observability/request-context";
 import { operationalRoutes } from "../observability/operational-routes";
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
@@ -30,7 +32,7 @@ import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } 
 import { countOutliers } from "../sales/stats";
 import { createServerState, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
-import { dropLateAnswers, MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestBodyErrors, requestTimeLimit } from "./limits/http";
+import { MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestErrors, requestTimeLimit, undecompressable } from "./limits/http";
 import { inputCheckPlugin, operationTransportRule } from "./input-checks";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { buildApiSchema, schema } from "./schema";
@@ -151,6 +153,31 @@ function connectionTimeouts(keepAliveTimeoutSeconds: number): http.ServerOptions
 // Node's default: the whole request must arrive within 5 minutes.
 const NODE_REQUEST_TIMEOUT_MS = 300_000;
 
+/** CORS as the `cors` package's defaults answered it on Express: every origin, and these methods in a preflight. */
+const CORS = { origin: "*", methods: "GET,HEAD,PUT,PATCH,POST,DELETE", strictPreflight: false };
+
+/**
+ * `/graphql` with its protections, in the order a request meets them: the time limit, CORS, `Vary`, the refusal of
+ * non-JSON POSTs (all before the body is read), the body's decompression and parsing (Fastify's `bodyLimit`), the
+ * refusal of deep JSON, the request's context, then Apollo. A GET's answer carries a weak ETag, and a matching
+ * `If-None-Match` is answered 304; no other method's does (a POST is never revalidated).
+ */
+async function serveGraphQL(graphql: FastifyInstance, handler: RouteHandlerMethod, requestTimeoutMs: number): Promise<void> {
+  graphql.addHook("onRequest", requestTimeLimit(requestTimeoutMs));
+  await graphql.register(cors, CORS);
+  graphql.addHook("onRequest", varyByAuthorization);
+  graphql.addHook("onRequest", refuseNonJsonPosts);
+  await graphql.register(compress, { globalCompression: false, onInvalidRequestPayload: undecompressable });
+  graphql.addHook("preValidation", refuseDeepJson(MAX_JSON_DEPTH));
+  graphql.addHook("preHandler", requestContextHook);
+  // Apollo answers the methods it does not serve (405, with Allow) itself.
+  graphql.route({ method: ["POST", "PUT", "PATCH", "DELETE"], url: "/graphql", handler });
+  await graphql.register(async (gets) => {
+    await gets.register(etag, { weak: true });
+    gets.get("/graphql", handler);
+  });
+}
+
 export interface RunningServer {
   url: string;
   httpServer: http.Server;
@@ -165,8 +192,15 @@ export interface RunningServer {
  * created with `monitorCommands: true`.
  */
 export async function startHttpServer(options: ServerOptions, port: number, host?: string): Promise<RunningServer> {
-  const app = express();
-  const httpServer = http.createServer(connectionTimeouts(options.keepAliveTimeoutSeconds ?? DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS), app);
+  const timeouts = connectionTimeouts(options.keepAliveTimeoutSeconds ?? DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS);
+  const app = fastify({
+    // The node server is the API's own: its timeouts, the WebSocket server on it and Apollo's drain all hold it.
+    serverFactory: (handler) => http.createServer(timeouts, handler),
+    bodyLimit: REQUEST_LIMITS.maxBodyBytes,
+    // As Express' router did: /graphql/ is /graphql.
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const httpServer = app.server;
   const metrics = createServerMetrics(() => countOutliers(options.db), options.metricsOperations);
   const responseCache = openResponseCache(options.cache, options.db.databaseName, options.logger, metrics.responseCache);
   const caching = {
@@ -185,22 +219,13 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   await apollo.start();
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
-  app.use(operationalRoutes({ ...options, metrics }));
-  app.use(
-    "/graphql",
-    requestTimeLimit(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS),
-    cors(),
-    varyByAuthorization,
-    refuseNonJsonPosts,
-    express.json({ limit: REQUEST_LIMITS.maxBodySize }),
-    refuseDeepJson(MAX_JSON_DEPTH),
-    requestContextMiddleware(),
-    graphqlHandler(apollo, async (request) =>
-      server.contextFor(options.settings, identifyCaller(options.apiTokens, request.headers.authorization)),
-    ),
-    requestBodyErrors(REQUEST_LIMITS.maxBodySize),
-    dropLateAnswers,
+  app.setErrorHandler(requestErrors(REQUEST_LIMITS.maxBodySize, options.logger));
+  await app.register(operationalRoutes({ ...options, metrics }));
+  const handler = graphqlHandler(apollo, async (request) =>
+    server.contextFor(options.settings, identifyCaller(options.apiTokens, request.headers.authorization)),
   );
+  await app.register((graphql) => serveGraphQL(graphql, handler, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
+  await app.ready();
 
   // once() rejects on "error", so a port in use fails start-up with EADDRINUSE instead of an unhandled event.
   await once(httpServer.listen(port, host), "listening");

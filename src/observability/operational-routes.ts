@@ -1,4 +1,4 @@
-import { Router } from "express";
+import type { FastifyPluginAsync } from "fastify";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { isDatabaseReachable } from "../db/connection";
@@ -14,31 +14,31 @@ export interface OperationalRouteOptions {
   recoverable?: (() => boolean) | undefined;
 }
 
-/** `/healthz` (restart me?), `/readyz` (send me traffic?) and `/metrics` (Prometheus), beside the API's `/graphql`. */
-export function operationalRoutes(options: OperationalRouteOptions): Router {
-  const routes = Router();
-  routes.get("/healthz", (_request, response) => {
-    const recoverable = options.recoverable?.() ?? true;
-    response
-      .status(recoverable ? 200 : 503)
-      .json({ status: recoverable ? "ok" : "database connection not recovering: restart the process" });
-  });
-  routes.get("/readyz", async (_request, response) => {
-    const status = !(await isDatabaseReachable(options.db))
-      ? "database unreachable"
-      : (options.indexesInPlace?.() ?? true)
-        ? "ready"
-        : "indexes not in place";
-    response.status(status === "ready" ? 200 : 503).json({ status });
-  });
-  routes.get("/metrics", async (_request, response) => {
-    try {
-      const body = await options.metrics.registry.metrics();
-      response.type(options.metrics.registry.contentType).send(body);
-    } catch (error) {
-      options.logger.warn({ err: error }, "metrics scrape failed");
-      response.status(503).type("text/plain").send("metrics unavailable: the database did not answer\n");
-    }
-  });
-  return routes;
+/** `/healthz` (restart me?), `/readyz` (send me traffic?) and `/metrics` (Prometheus), beside the API's `/graphql`: a Fastify plugin. */
+export function operationalRoutes(options: OperationalRouteOptions): FastifyPluginAsync {
+  return async (routes) => {
+    routes.get("/healthz", async (_request, reply) => {
+      const recoverable = options.recoverable?.() ?? true;
+      return reply
+        .code(recoverable ? 200 : 503)
+        .send({ status: recoverable ? "ok" : "database connection not recovering: restart the process" });
+    });
+    routes.get("/readyz", async (_request, reply) => {
+      const status = !(await isDatabaseReachable(options.db))
+        ? "database unreachable"
+        : (options.indexesInPlace?.() ?? true)
+          ? "ready"
+          : "indexes not in place";
+      return reply.code(status === "ready" ? 200 : 503).send({ status });
+    });
+    routes.get("/metrics", async (_request, reply) => {
+      try {
+        const body = await options.metrics.registry.metrics();
+        return reply.type(options.metrics.registry.contentType).send(body);
+      } catch (error) {
+        options.logger.warn({ err: error }, "metrics scrape failed");
+        return reply.code(503).type("text/plain; charset=utf-8").send("metrics unavailable: the database did not answer\n");
+      }
+    });
+  };
 }

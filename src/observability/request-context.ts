@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomUUID } from "node:crypto";
-import type { RequestHandler } from "express";
+import type { preHandlerHookHandler } from "fastify";
 import type { CommandStartedEvent, MongoClient } from "mongodb";
 
 /** What is known about the HTTP request being served, wherever in its async chain code runs. */
@@ -31,16 +31,15 @@ export function currentRequestContext(): RequestContext | undefined {
 }
 
 /**
- * Runs the rest of the request inside its own context and echoes its id in the response.
- * Mount it after the body parser: stream events would otherwise resume outside the context.
+ * Runs the rest of the request inside its own context and echoes its id in the response: a Fastify
+ * `preHandler` hook, so the body has been read (stream events would otherwise resume outside the context)
+ * and the handler, which Fastify calls from `done`, runs inside it.
  */
-export function requestContextMiddleware(): RequestHandler {
-  return (request, response, next) => {
-    const context = newRequestContext(requestIdFrom(request.headers[REQUEST_ID_HEADER]));
-    response.setHeader(REQUEST_ID_HEADER, context.requestId);
-    storage.run(context, next);
-  };
-}
+export const requestContextHook: preHandlerHookHandler = (request, reply, done) => {
+  const context = newRequestContext(requestIdFrom(request.headers[REQUEST_ID_HEADER]));
+  reply.header(REQUEST_ID_HEADER, context.requestId);
+  storage.run(context, done);
+};
 
 /**
  * Attributes every command the client sends to the request whose async chain sent it (the driver

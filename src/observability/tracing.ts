@@ -7,7 +7,7 @@ import type { Span, SpanExporter, SpanProcessor } from "@opentelemetry/sdk-trace
  * OpenTelemetry traces, off unless the operator asks for them with the standard variables. The SDK,
  * its exporters and the instrumentations are imported lazily, from `startTracing`: with tracing off
  * none of them loads (prom-client loads the API package regardless, which does nothing without an
- * SDK), and `withBookOnSpans` costs one comparison. The instrumentations patch `http`, `express`, `graphql`
+ * SDK), and `withBookOnSpans` costs one comparison. The instrumentations patch `http`, `graphql`
  * and the `mongodb` driver as they are loaded, so `src/cli/start.ts` starts tracing before it imports
  * the API's modules.
  */
@@ -48,8 +48,8 @@ export async function startTracingIfRequested(env: NodeJS.ProcessEnv): Promise<v
 }
 
 /**
- * Starts the OpenTelemetry Node SDK with the instrumentations for `http`, `express`, `graphql` and
- * `mongodb`, exporting to `exportTo` when given (tests pass an in-memory exporter's processor), else
+ * Starts the OpenTelemetry Node SDK with the instrumentations for `http` (the request's server span, under
+ * which Fastify's handling runs), `graphql` and `mongodb`, exporting to `exportTo` when given (tests pass an in-memory exporter's processor), else
  * as OTEL_TRACES_EXPORTER says: `otlp` (the default; OTLP over HTTP, protobuf unless
  * OTEL_EXPORTER_OTLP_PROTOCOL is `http/json`) or `console`. Traces only: the API has its own /metrics and log.
  */
@@ -133,17 +133,13 @@ export function inSubscriptionSpan<T>(
 }
 
 async function loadInstrumentations() {
-  const [{ HttpInstrumentation }, { ExpressInstrumentation, ExpressLayerType }, { GraphQLInstrumentation }, { MongoDBInstrumentation }] =
-    await Promise.all([
-      import("@opentelemetry/instrumentation-http"),
-      import("@opentelemetry/instrumentation-express"),
-      import("@opentelemetry/instrumentation-graphql"),
-      import("@opentelemetry/instrumentation-mongodb"),
-    ]);
+  const [{ HttpInstrumentation }, { GraphQLInstrumentation }, { MongoDBInstrumentation }] = await Promise.all([
+    import("@opentelemetry/instrumentation-http"),
+    import("@opentelemetry/instrumentation-graphql"),
+    import("@opentelemetry/instrumentation-mongodb"),
+  ]);
   return [
     new HttpInstrumentation({ ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(pathOf(request.url)) }),
-    // A span for each of the dozen middleware every request passes would drown the request's own; the route's handler keeps one.
-    new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
     // A span for each field that only reads a property would outnumber the operation's real work many times over.
     // allowValues false (its default, kept explicit): literals in the document become "*", variables are left out; both may be customer ids.
     new GraphQLInstrumentation({ ignoreTrivialResolveSpans: true, mergeItems: true, allowValues: false }),

@@ -1,11 +1,13 @@
 import { get } from "node:http";
+import { gzipSync } from "node:zlib";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
-import { startTestHttpServer } from "../support/http";
+import { answerOf, errorCodes, send, startTestHttpServer } from "../support/http";
 
-// Issue 39: the API serves Apollo Server on Express through its own small handler (src/graphql/http-handler.ts)
-// instead of @as-integrations/express5; what a client sees of an answer stays what the integration gave.
+// Issue 39: the API serves Apollo Server through its own small handler (src/graphql/http-handler.ts) instead of
+// @as-integrations/express5, and on Fastify instead of Express since; what a client sees of an answer stays what
+// the integration on Express gave.
 
 let database: TestDatabase;
 let server: RunningServer;
@@ -65,5 +67,62 @@ describe("the GraphQL handler", () => {
     });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("POST");
+  });
+});
+
+describe("the HTTP layer around it", () => {
+  it("answers a CORS preflight from any origin with 204, the methods and the headers the page asked for", async () => {
+    const response = await fetch(server.url, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://shop.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type,authorization",
+      },
+    });
+    expect(response.status).toBe(204);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    expect(response.headers.get("access-control-allow-methods")?.split(/,\s*/)).toEqual(expect.arrayContaining(["GET", "POST"]));
+    expect(response.headers.get("access-control-allow-headers")).toBe("content-type,authorization");
+  });
+
+  it("lets any origin read an answer, a refusal before GraphQL included, and says it varies by Authorization", async () => {
+    const answered = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "https://shop.example" },
+      body: JSON.stringify({ query: "{ __typename }" }),
+    });
+    const refused = await fetch(server.url, { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" });
+    for (const response of [answered, refused]) {
+      expect(response.headers.get("access-control-allow-origin")).toBe("*");
+      expect(response.headers.get("vary")?.toLowerCase()).toContain("authorization");
+    }
+    expect([answered.status, refused.status]).toEqual([200, 400]);
+  });
+
+  it("refuses a JSON POST without a body, and a body in an encoding it cannot decompress, with coded JSON errors", async () => {
+    const empty = await send(server.url, "");
+    const unknownEncoding = await send(server.url, "{}", {
+      headers: { "content-type": "application/json", "content-encoding": "compress" },
+    });
+    expect([empty.status, errorCodes(empty)]).toEqual([400, ["BAD_REQUEST"]]);
+    expect([unknownEncoding.status, errorCodes(unknownEncoding)]).toEqual([415, ["BAD_REQUEST"]]);
+  });
+
+  it("counts the body limit after decompression: 200 kB gzipped into a few hundred bytes is refused 413", async () => {
+    const padded = JSON.stringify({ query: "{ __typename }", variables: { padding: " ".repeat(200 * 1024) } });
+    const compressed = gzipSync(padded);
+    expect(compressed.length).toBeLessThan(1024);
+    const response = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: compressed,
+    });
+    expect([response.status, errorCodes(await answerOf(response))]).toEqual([413, ["PAYLOAD_TOO_LARGE"]]);
+  });
+
+  it("serves /graphql/ as /graphql", async () => {
+    const answer = await send(`${server.url}/`, { query: "{ __typename }" });
+    expect(answer.json).toEqual({ data: { __typename: "Query" } });
   });
 });

@@ -1,53 +1,49 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from "express";
+import type { FastifyError, FastifyReply, onRequestHookHandler, preValidationHookHandler } from "fastify";
+import type { Logger } from "pino";
 import { statusOf, type ErrorCode } from "../../error-codes";
 
 /**
  * Answers in the shape of a GraphQL error response, so that clients read every refusal the same way: a refusal
  * before the request reaches GraphQL, or after it has run out of time.
  */
-function refuse(response: Response, code: ErrorCode, message: string, status = statusOf(code)): void {
-  response.status(status).json({ errors: [{ message, extensions: { code } }] });
-}
-
-interface BodyParserError {
-  status: number;
-  /** body-parser's own refusals say what went wrong here; an error of the decompressing stream (zlib) has none. */
-  type?: string;
-  expose: boolean;
-  message: string;
-}
-
-function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === "object" && error !== null && "status" in error && "expose" in error;
+function refuse(reply: FastifyReply, code: ErrorCode, message: string, status = statusOf(code)): FastifyReply {
+  return reply.code(status).send({ errors: [{ message, extensions: { code } }] });
 }
 
 /**
- * Turns `express.json`'s refusals (a body over its limit, unparsable JSON, an unknown charset, a
- * gzip, deflate or brotli body that does not decompress) into coded JSON errors instead of Express's
- * HTML pages. Its messages are marked safe to show (`expose`).
+ * Fastify's and its plugins' refusals of a request (a body over its limit, unparsable JSON, an empty JSON body,
+ * a gzip, deflate or brotli body that does not decompress, an unknown content encoding) as coded JSON errors,
+ * each with the status Fastify chose; anything else is the server's own failure: logged, and answered 500
+ * without its message, which may say more about the server than a caller should know.
  */
-export function requestBodyErrors(limit: string): ErrorRequestHandler {
-  return (error: unknown, request, response, next) => {
-    if (!isBodyParserError(error) || !error.expose) return next(error);
-    if (error.type === "entity.too.large") {
-      return refuse(response, "PAYLOAD_TOO_LARGE", `The request body is larger than the limit of ${limit}.`);
-    }
-    if (error.type === undefined) {
-      const encoding = request.headers["content-encoding"] ?? "";
-      return refuse(response, "BAD_REQUEST", `The request body is not valid ${encoding} (${error.message}).`, error.status);
-    }
-    refuse(response, "BAD_REQUEST", error.message, error.status);
+export function requestErrors(limit: string, logger: Logger) {
+  return (error: FastifyError, _request: unknown, reply: FastifyReply): FastifyReply => {
+    const status = error.statusCode ?? 500;
+    if (status === 413) return refuse(reply, "PAYLOAD_TOO_LARGE", `The request body is larger than the limit of ${limit}.`);
+    if (status >= 400 && status < 500) return refuse(reply, "BAD_REQUEST", error.message, status);
+    logger.error({ err: error }, "HTTP request failed");
+    return refuse(reply, "INTERNAL_SERVER_ERROR", "The server failed to answer this request.");
   };
+}
+
+/** What `@fastify/compress` answers a body its content encoding does not decompress with (`onInvalidRequestPayload`). */
+export function undecompressable(encoding: string, _request: unknown, error: Error): Error {
+  return Object.assign(new Error(`The request body is not valid ${encoding} (${error.message}).`), { statusCode: 400 });
+}
+
+/** The media type of a Content-Type header, without its parameters (`charset`), in lower case. */
+function mediaTypeOf(contentType: string | undefined): string | undefined {
+  return contentType?.split(";", 1)[0]?.trim().toLowerCase();
 }
 
 /**
  * Refuses a POST whose body is not JSON: a cross-site page can send `text/plain` or form bodies
  * without a CORS preflight, JSON only after one. Apollo's own CSRF check is off because it also
- * refuses plain GETs, which run only queries (SECURITY.md, "CSRF").
+ * refuses plain GETs, which run only queries (SECURITY.md, "CSRF"). Runs before the body is read.
  */
-export const refuseNonJsonPosts: RequestHandler = (request, response, next) => {
-  if (request.method !== "POST" || request.is("application/json")) return next();
-  refuse(response, "BAD_REQUEST", "A POST must carry its operation as JSON, with content-type: application/json.");
+export const refuseNonJsonPosts: onRequestHookHandler = (request, reply, done) => {
+  if (request.method !== "POST" || mediaTypeOf(request.headers["content-type"]) === "application/json") return done();
+  refuse(reply, "BAD_REQUEST", "A POST must carry its operation as JSON, with content-type: application/json.");
 };
 
 /** Levels of arrays and objects a request's JSON may nest: an input of this schema needs a handful. */
@@ -85,37 +81,30 @@ function jsonParameter(value: unknown): unknown {
  * anything walks them: `JSON.parse` does not recurse, but `JSON.stringify`, GraphQL's input coercion and
  * Apollo do, and 6,000 levels (12 KB) ran them out of stack: a 500 logged at error level.
  */
-export function refuseDeepJson(maxDepth: number): RequestHandler {
-  return (request, response, next) => {
-    // Express parses the query string when `query` is first read: only a GET's is wanted.
+export function refuseDeepJson(maxDepth: number): preValidationHookHandler {
+  return (request, reply, done) => {
     const query = request.method === "GET" ? (request.query as Record<string, unknown>) : undefined;
     const sent = query ? [jsonParameter(query.variables), jsonParameter(query.extensions)] : [request.body];
     // A POST's body is the variables' and extensions' parent: one level more.
     const limit = request.method === "GET" ? maxDepth : maxDepth + 1;
-    if (!sent.some((value) => nestsDeeperThan(value, limit))) return next();
-    refuse(response, "BAD_USER_INPUT", tooDeepJson(maxDepth));
+    if (!sent.some((value) => nestsDeeperThan(value, limit))) return done();
+    refuse(reply, "BAD_USER_INPUT", tooDeepJson(maxDepth));
   };
 }
 
 /**
  * Answers 503 REQUEST_TIMEOUT when a request is still running after `timeoutMs`. The work already
  * started is not interrupted (GraphQL execution cannot be), but its database operations are bounded
- * by the driver timeouts (`driverTimeouts`), and its late answer is dropped by `dropLateAnswers`.
+ * by the driver timeouts (`driverTimeouts`), and its late answer is dropped: the GraphQL handler
+ * sends nothing on a reply already sent (`graphqlHandler`).
  */
-export function requestTimeLimit(timeoutMs: number): RequestHandler {
-  return (_request, response, next) => {
+export function requestTimeLimit(timeoutMs: number): onRequestHookHandler {
+  return (_request, reply, done) => {
     const timer = setTimeout(() => {
-      if (response.headersSent) return;
-      response.locals.timedOut = true;
-      refuse(response, "REQUEST_TIMEOUT", `The request took longer than the limit of ${timeoutMs} ms; try again, or ask for less.`);
+      if (reply.sent) return;
+      refuse(reply, "REQUEST_TIMEOUT", `The request took longer than the limit of ${timeoutMs} ms; try again, or ask for less.`);
     }, timeoutMs);
-    response.on("close", () => clearTimeout(timer));
-    next();
+    reply.raw.on("close", () => clearTimeout(timer));
+    done();
   };
 }
-
-/** After a time-limit answer has gone out, the request's own answer fails to write; that is expected, not an error. */
-export const dropLateAnswers: ErrorRequestHandler = (error: unknown, _request, response, next) => {
-  if (response.locals.timedOut === true) return;
-  next(error);
-};

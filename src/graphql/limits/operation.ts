@@ -24,8 +24,10 @@ export const REQUEST_LIMITS = {
   maxCost: 100_000,
   /** Documents the database may examine for one request, as `documentsEstimator` weighs them. */
   maxDocuments: 1_000,
-  /** `express.json`'s limit, in its own notation. */
+  /** The body limit as requests are told it. */
   maxBodySize: "100kb",
+  /** The same limit as Fastify's `bodyLimit` takes it, in bytes. */
+  maxBodyBytes: 100 * 1024,
 } as const;
 
 /** The arguments that say how many items a list field returns, and so how often its selection is paid for: `last` weighs as `first`. */
