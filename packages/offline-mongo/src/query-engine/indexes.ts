@@ -2,7 +2,7 @@ import type { Document } from "bson";
 import BTree from "sorted-btree";
 import { bulkLoad } from "sorted-btree/extended/bulkLoad";
 import { ErrorCode, MongoCommandError, notSupported } from "../errors";
-import { compareKeyValues, documentKeys, keyComparator, keyTuples, type IndexKey, type KeyTuple } from "./keys";
+import { compareKeyValues, documentKeys, keyComparator, keyEntries, keyTuples, type IndexKey, type KeyTuple } from "./keys";
 import { valuesAtPath } from "../values/paths";
 import type { StorageMeter, StoredDocument } from "./records";
 import { canonicalKey, formatDocument, isNumeric, sameStoredValue, toNumber, type TypedNumber } from "../values/values";
@@ -170,6 +170,12 @@ export class Index {
 
   /** The document's keys, or undefined when a sparse index skips it; refuses parallel arrays as mongod. */
   private keysOf(doc: Document): { tuples: KeyTuple[]; arrayFields: number[] } | undefined {
+    const values = this.fieldValuesOf(doc);
+    return values && { tuples: keyTuples(values.perField), arrayFields: values.arrayFields };
+  }
+
+  /** The document's values of each field, or undefined when a sparse index skips it; refuses parallel arrays as mongod. */
+  private fieldValuesOf(doc: Document): { perField: unknown[][]; arrayFields: number[] } | undefined {
     const { perField, arrayFields } = documentKeys(doc, this.fields);
     if (this.spec.sparse && this.fields.every((field) => valuesAtPath(doc, field).length === 0)) return undefined;
     const multi = perField.map((values, i) => [values.length, this.fields[i] ?? ""] as const).filter(([n]) => n > 1);
@@ -179,7 +185,7 @@ export class Index {
         `cannot index parallel arrays [${multi[1]?.[1]}] [${multi[0]?.[1]}]`,
       );
     }
-    return { tuples: keyTuples(perField), arrayFields };
+    return { perField, arrayFields };
   }
 
   /** Throws E11000 if a key `change` adds is another record's in this unique index. */
@@ -271,14 +277,15 @@ export class Index {
     const entries: IndexKey[] = [];
     const arrayFields = new Set<number>();
     for (const record of records) {
-      let change: KeyChange;
+      let values: ReturnType<Index["fieldValuesOf"]>;
       try {
-        change = this.keyChange(undefined, record.doc);
+        values = this.fieldValuesOf(record.doc);
       } catch {
         return undefined;
       }
-      change.arrayFields.forEach((field) => arrayFields.add(field));
-      for (const tuple of change.added) entries.push(tuple.plain.concat(record.id));
+      if (values === undefined) continue;
+      values.arrayFields.forEach((field) => arrayFields.add(field));
+      for (const entry of keyEntries(values.perField, record.id)) entries.push(entry);
     }
     const compare = keyComparator(this.directions);
     entries.sort(compare);
