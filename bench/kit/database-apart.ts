@@ -21,16 +21,8 @@ export async function withDatabaseApart<T>(
   standInProcess: { env?: NodeJS.ProcessEnv; nodeOptions?: string[] } = {},
 ): Promise<T> {
   // An external mongod or mongodb-memory-server's already runs apart; only the stand-in runs inside the bench.
-  const standIn =
-    database.kind === "offline-server"
-      ? await startChild(
-          require.resolve("@bookstore/offline-mongo/cli"),
-          ["--port", "0"],
-          standInProcess.env ?? {},
-          standInProcess.nodeOptions,
-        )
-      : null;
-  const uri = standIn ? (/mongodb:\/\/\S+/.exec(standIn.firstLine)?.[0] ?? "") : database.uri;
+  const standIn = database.kind === "offline-server" ? await startStandInApart(standInProcess) : null;
+  const uri = standIn ? standInUri(standIn) : database.uri;
   const connection = await open(uri);
   try {
     return await run({
@@ -43,4 +35,14 @@ export async function withDatabaseApart<T>(
     await connection.close();
     await standIn?.stop();
   }
+}
+
+/** The stand-in started in a process of its own (its own heap limit among `nodeOptions`), serving on a free port. */
+export function startStandInApart({ env = {}, nodeOptions }: { env?: NodeJS.ProcessEnv; nodeOptions?: string[] } = {}): Promise<Child> {
+  return startChild(require.resolve("@bookstore/offline-mongo/cli"), ["--port", "0"], env, nodeOptions);
+}
+
+/** The address the stand-in's first line gives. */
+export function standInUri(standIn: Child): string {
+  return /mongodb:\/\/\S+/.exec(standIn.firstLine)?.[0] ?? "";
 }

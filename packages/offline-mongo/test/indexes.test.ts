@@ -1,6 +1,7 @@
 import type { Collection } from "mongodb";
 import { Long } from "mongodb";
 import { untypedFilter, untypedUpdate, useTestDatabase } from "./connect";
+import { stageNamed } from "./explain";
 
 const target = useTestDatabase("indexes");
 
@@ -194,4 +195,55 @@ test("keeps a multikey index's keys exactly as a fresh build would after each ki
       expect({ update, tag, ...(await scan(shelf, tag)) }).toEqual({ update, tag, ...(await scan(rebuilt, tag)) });
     }
   }
+});
+
+describe("an index built over stored documents", () => {
+  test("refuses duplicates under a unique key with 11000 naming the key, and leaves no index behind", async () => {
+    const shelf = target.freshCollection("unique_build");
+    await shelf.insertMany([{ a: 2 }, { a: 1 }, { a: 3 }, { a: 1 }]);
+    await expect(shelf.createIndex({ a: 1 }, { unique: true })).rejects.toMatchObject({
+      code: 11000,
+      message: expect.stringContaining("index: a_1 dup key: { a: 1 }"),
+    });
+    expect((await shelf.listIndexes().toArray()).map((index) => index["name"])).toEqual(["_id_"]);
+  });
+
+  test("refuses a document holding parallel arrays with CannotIndexParallelArrays (171), and leaves no index behind", async () => {
+    const shelf = target.freshCollection("parallel_build");
+    await shelf.insertMany([
+      { a: [1], b: 1 },
+      { a: [1, 2], b: [3, 4] },
+    ]);
+    await expect(shelf.createIndex({ a: 1, b: 1 })).rejects.toMatchObject({ code: 171 });
+    expect((await shelf.listIndexes().toArray()).map((index) => index["name"])).toEqual(["_id_"]);
+  });
+
+  test("examines the same keys in the same order as one kept up to date by inserts, multikey and descending fields included", async () => {
+    const documents = [
+      { _id: 1, tags: ["b", "a", "b"], year: 2001 },
+      { _id: 2, tags: ["a"], year: 1999 },
+      { _id: 3, tags: [], year: Long.fromNumber(2001) },
+      { _id: 4, year: 2000.5 },
+      { _id: 5, tags: [1, "1", null], year: null },
+      { _id: 6, tags: "a", year: 1999 },
+    ];
+    const index = { tags: 1, year: -1, _id: 1 };
+    const kept = target.freshCollection("kept_by_inserts");
+    await kept.createIndex(index);
+    await kept.insertMany(documents as never[]);
+    const built = target.freshCollection("built_after");
+    await built.insertMany(documents as never[]);
+    await built.createIndex(index);
+    const scan = async (collection: Collection, filter: object) => {
+      // The hinted scan returns documents in index order: a key out of place shows in the ids.
+      const cursor = collection.find(untypedFilter(filter)).hint(index);
+      const { executionStats, queryPlanner } = await cursor.explain("executionStats");
+      const ids = (await cursor.toArray()).map((doc) => doc._id);
+      return { ids, keys: executionStats.totalKeysExamined, multiKey: stageNamed(queryPlanner.winningPlan, "IXSCAN")["isMultiKey"] };
+    };
+    expect((await scan(built, {})).multiKey).toBe(true);
+    for (const filter of [{}, { tags: "a" }, { tags: { $gte: "a" } }, { tags: null }, { tags: [] }, { year: { $lt: 2001 } }]) {
+      expect({ filter, ...(await scan(built, filter)) }).toEqual({ filter, ...(await scan(kept, filter)) });
+    }
+  });
 });

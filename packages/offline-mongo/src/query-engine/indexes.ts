@@ -1,9 +1,10 @@
 import type { Document } from "bson";
 import BTree from "sorted-btree";
+import { bulkLoad } from "sorted-btree/extended/bulkLoad";
 import { ErrorCode, MongoCommandError, notSupported } from "../errors";
-import { compareKeyValues, documentKeys, keyComparator, keyTuples, type IndexKey, type KeyTuple } from "./keys";
+import { compareKeyValues, documentKeys, keyComparator, keyEntries, keyTuples, type IndexKey, type KeyTuple } from "./keys";
 import { valuesAtPath } from "../values/paths";
-import type { StorageMeter } from "./records";
+import type { StorageMeter, StoredDocument } from "./records";
 import { canonicalKey, formatDocument, isNumeric, sameStoredValue, toNumber, type TypedNumber } from "../values/values";
 
 export interface IndexSpec {
@@ -169,6 +170,12 @@ export class Index {
 
   /** The document's keys, or undefined when a sparse index skips it; refuses parallel arrays as mongod. */
   private keysOf(doc: Document): { tuples: KeyTuple[]; arrayFields: number[] } | undefined {
+    const values = this.fieldValuesOf(doc);
+    return values && { tuples: keyTuples(values.perField), arrayFields: values.arrayFields };
+  }
+
+  /** The document's values of each field, or undefined when a sparse index skips it; refuses parallel arrays as mongod. */
+  private fieldValuesOf(doc: Document): { perField: unknown[][]; arrayFields: number[] } | undefined {
     const { perField, arrayFields } = documentKeys(doc, this.fields);
     if (this.spec.sparse && this.fields.every((field) => valuesAtPath(doc, field).length === 0)) return undefined;
     const multi = perField.map((values, i) => [values.length, this.fields[i] ?? ""] as const).filter(([n]) => n > 1);
@@ -178,7 +185,7 @@ export class Index {
         `cannot index parallel arrays [${multi[1]?.[1]}] [${multi[0]?.[1]}]`,
       );
     }
-    return { tuples: keyTuples(perField), arrayFields };
+    return { perField, arrayFields };
   }
 
   /** Throws E11000 if a key `change` adds is another record's in this unique index. */
@@ -240,6 +247,60 @@ export class Index {
     for (const tuple of change.removed) if (this.tree.delete(tuple.plain.concat(id))) this.meter.keysDeleted += 1;
     change.arrayFields.forEach((field) => this.multikeyFields.add(field));
     for (const tuple of change.added) if (this.tree.set(tuple.plain.concat(id), undefined)) this.meter.keysInserted += 1;
+  }
+
+  /**
+   * Builds this new, empty index over a collection's records as mongod builds one on a populated collection:
+   * every record's keys generated in natural order, sorted once, and the B-tree loaded bottom-up from the sorted
+   * keys (sorted-btree's `bulkLoad`), instead of inserted key by key, each insert searching the tree and splitting its
+   * nodes. The same entries, multikey paths and keys-inserted count result; a build that must fail (a document
+   * that cannot be indexed, a duplicate in a unique index) is redone key by key, which fails as inserts do, at the
+   * first record in natural order that cannot be added.
+   */
+  build(records: Iterable<StoredDocument>): void {
+    const sorted = this.sortedKeysOf(records);
+    if (sorted === undefined) {
+      for (const record of records) this.insertRecord(record);
+      return;
+    }
+    this.tree = bulkLoad<IndexKey, undefined>(
+      sorted,
+      new Array<undefined>(sorted.length),
+      this.tree.maxNodeSize,
+      keyComparator(this.directions),
+    );
+    this.meter.keysInserted += sorted.length;
+  }
+
+  /** Every record's entries in tree order, or undefined when one cannot be indexed or two hold one key in a unique index. */
+  private sortedKeysOf(records: Iterable<StoredDocument>): IndexKey[] | undefined {
+    const entries: IndexKey[] = [];
+    const arrayFields = new Set<number>();
+    for (const record of records) {
+      let values: ReturnType<Index["fieldValuesOf"]>;
+      try {
+        values = this.fieldValuesOf(record.doc);
+      } catch {
+        return undefined;
+      }
+      if (values === undefined) continue;
+      values.arrayFields.forEach((field) => arrayFields.add(field));
+      for (const entry of keyEntries(values.perField, record.id)) entries.push(entry);
+    }
+    const compare = keyComparator(this.directions);
+    entries.sort(compare);
+    const last = this.fields.length;
+    if (this.spec.unique && entries.some((entry, i) => i > 0 && this.sameValues(entries[i - 1] as IndexKey, entry.slice(0, last))))
+      return undefined;
+    arrayFields.forEach((field) => this.multikeyFields.add(field));
+    return entries;
+  }
+
+  /** Adds one record's keys, as an insert does: refuses a document that cannot be indexed, and a duplicate key. */
+  private insertRecord(record: StoredDocument): void {
+    const change = this.keyChange(undefined, record.doc);
+    this.checkUnique(change);
+    this.apply(record.id, change);
   }
 
   /** The first entry at or after `key` in the scan's direction (forward: ascending tree order). */

@@ -92,6 +92,29 @@ export function keyTuples(perField: readonly unknown[][]): KeyTuple[] {
   );
 }
 
+/**
+ * The entries a document's keys make in an index for record `id`: each combination of one distinct value per field, as
+ * `keyTuples` makes them, in plain values and then the id. An index build holds nothing else, so it is spared the typed
+ * values and canonical strings a write's diff needs (four of every five objects a key cost to build); each entry is
+ * sized exactly.
+ */
+export function keyEntries(perField: readonly unknown[][], id: number): IndexKey[] {
+  const distinct = perField.map((values) => distinctKeyValues(values).map(({ plain }) => plain));
+  const count = distinct.reduce((product, values) => product * values.length, 1);
+  const entries: IndexKey[] = [];
+  // Filled in field order, so that it stays a packed array; `concat` copies it into one of exactly the entry's size.
+  const entry: unknown[] = [];
+  for (let combination = 0; combination < count; combination++) {
+    let divisor = count;
+    distinct.forEach((values, field) => {
+      divisor /= values.length;
+      entry[field] = values[Math.floor(combination / divisor) % values.length];
+    });
+    entries.push(entry.concat(id));
+  }
+  return entries;
+}
+
 /** One field's distinct values, in the order each first appears. */
 function distinctKeyValues(values: readonly unknown[]): { typed: unknown; plain: unknown; canonical: string }[] {
   const distinct = new Map<string, unknown>();

@@ -189,11 +189,7 @@ export class Collection {
   addIndex(spec: IndexSpec): void {
     this.guard?.beforeCatalogChange(this.database, this.name, "index");
     const index = new Index(spec, this.namespace, this.meter);
-    for (const record of this.records.values()) {
-      const change = index.keyChange(undefined, record.doc);
-      index.checkUnique(change);
-      index.apply(record.id, change);
-    }
+    index.build([...this.records.values()]);
     this.indexList.push(index);
     this.guard?.afterCatalogChange?.({
       operation: "createIndexes",
