@@ -81,7 +81,8 @@ const TRY_AGAIN_LATER = 1013;
  * each HTTP request is, so that nothing a loader cached for one event is served for the next.
  */
 export function serveSubscriptions(httpServer: http.Server, options: SubscriptionServerOptions): SubscriptionServer {
-  const webSocketServer = new WebSocketServer({ server: httpServer, path: "/graphql", maxPayload: BODY_LIMIT_BYTES });
+  // A WebSocket message carries the same operation and variables as an HTTP body: the same limit.
+  const webSocketServer = new WebSocketServer({ server: httpServer, path: "/graphql", maxPayload: REQUEST_LIMITS.maxBodyBytes });
   const { limits, logger, metrics } = options;
   const format = formatterFor(options);
   const checkOperation = operationChecker(options.production);
@@ -257,9 +258,6 @@ function sharedExecutionKey(
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   return JSON.stringify([query, operationName ?? null, coerced.coerced ?? variables ?? {}]);
 }
-
-// express.json's limit on an HTTP body (100kb): a WebSocket message carries the same operation and variables.
-const BODY_LIMIT_BYTES = Number.parseInt(REQUEST_LIMITS.maxBodySize, 10) * 1024;
 
 /** connectionParams as Apollo Client's and urql's docs show them, `{ authorization: "Bearer ..." }`, or with the header's capital. */
 function authorizationOf(params: Readonly<Record<string, unknown>> | undefined): string | undefined {
