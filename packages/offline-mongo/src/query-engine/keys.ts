@@ -79,40 +79,48 @@ export interface KeyTuple {
  * a book's 30 search words would otherwise convert its title and id 30 times per index.
  */
 export function keyTuples(perField: readonly unknown[][]): KeyTuple[] {
-  return perField.map(distinctKeyValues).reduce<KeyTuple[]>(
-    (tuples, values) =>
-      tuples.flatMap((prefix) =>
-        values.map((value) => ({
-          typed: [...prefix.typed, value.typed],
-          plain: [...prefix.plain, value.plain],
-          canonical: prefix.typed.length === 0 ? value.canonical : `${prefix.canonical}|${value.canonical}`,
-        })),
-      ),
-    [{ typed: [], plain: [], canonical: "" }],
-  );
+  const tuples: KeyTuple[] = [];
+  for (const combination of combinations(perField.map(distinctKeyValues))) {
+    tuples.push({
+      typed: combination.map(({ typed }) => typed),
+      plain: combination.map(({ plain }) => plain),
+      canonical: combination.map(({ canonical }) => canonical).join("|"),
+    });
+  }
+  return tuples;
 }
 
 /**
- * The entries a document's keys make in an index for record `id`: each combination of one distinct value per field, as
- * `keyTuples` makes them, in plain values and then the id. An index build holds nothing else, so it is spared the typed
- * values and canonical strings a write's diff needs (four of every five objects a key cost to build); each entry is
- * sized exactly.
+ * The entries a document's keys make in an index for record `id`: the combinations `keyTuples` makes, in plain values
+ * and then the id. An index build holds nothing else, so it is spared the typed values and canonical strings a write's
+ * diff needs (four of every five objects a key cost to build); each entry is sized exactly.
  */
 export function keyEntries(perField: readonly unknown[][], id: number): IndexKey[] {
-  const distinct = perField.map((values) => distinctKeyValues(values).map(({ plain }) => plain));
-  const count = distinct.reduce((product, values) => product * values.length, 1);
   const entries: IndexKey[] = [];
-  // Filled in field order, so that it stays a packed array; `concat` copies it into one of exactly the entry's size.
-  const entry: unknown[] = [];
-  for (let combination = 0; combination < count; combination++) {
-    let divisor = count;
-    distinct.forEach((values, field) => {
-      divisor /= values.length;
-      entry[field] = values[Math.floor(combination / divisor) % values.length];
-    });
-    entries.push(entry.concat(id));
+  // `concat` copies the combination into one packed array of exactly the entry's size.
+  for (const combination of combinations(perField.map((values) => distinctKeyValues(values).map(({ plain }) => plain)))) {
+    entries.push(combination.concat(id));
   }
   return entries;
+}
+
+/**
+ * The cartesian product of one value per field, the last field varying fastest (the order mongod's keys of a
+ * document take). Each combination is yielded in one array, refilled in place for the next one: a caller copies
+ * what it keeps, so that an index build allocates nothing but the entries it stores.
+ */
+function* combinations<T>(perField: readonly (readonly T[])[]): Generator<readonly T[]> {
+  const count = perField.reduce((product, values) => product * values.length, 1);
+  // Filled in field order, so that it stays a packed array.
+  const combination: T[] = [];
+  for (let index = 0; index < count; index++) {
+    let divisor = count;
+    perField.forEach((values, field) => {
+      divisor /= values.length;
+      combination[field] = values[Math.floor(index / divisor) % values.length] as T;
+    });
+    yield combination;
+  }
 }
 
 /** One field's distinct values, in the order each first appears. */
