@@ -1,5 +1,7 @@
 import type { Document } from "mongodb";
+import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
 import type { RunningServer } from "../../src/graphql/server";
+import { namedApplication } from "../support/application-name";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { postOperation, startTestHttpServer } from "../support/http";
@@ -10,29 +12,34 @@ import { configuredTokens, tokenSpec } from "../support/tokens";
  * A subscriber that joins a running shared execution starts from no value older than a write acknowledged
  * before it joined (docs/design/live-sales.md, shared executions), even while that write's change has not come through this
  * process's change stream: the stream is held back with mongod's failCommand fail point on its aggregate and
- * getMore, so that nothing but the join's read can show the purchase.
+ * getMore, scoped to the API's client by its application name, so that nothing but the join's read can show the purchase.
  */
 const writer = tokenSpec("join-writer", ["catalog:write"]);
 const SETTINGS = { outlierThreshold: 3, extraSalesPageSize: 4 };
 const RECORD = `mutation ($bookId: ID!, $customerId: ID!) { recordPurchase(input: { bookId: $bookId, customerId: $customerId }) { book { purchaseCount } } }`;
 const BOOK_SALES = `subscription Joined($ids: [ID!]!) { bookSales(ids: $ids) { databaseId purchaseCount } }`;
+/** The API's client names itself, so that the fail point holds back its change stream and no one else's commands. */
+const API_APP_NAME = "live-sales-join-api";
 const BESTSELLERS = `subscription JoinedList($top: Int!) { bestsellers(top: $top) { databaseId purchaseCount } }`;
 
 let database: TestDatabase;
+let api: DatabaseConnection;
 let server: RunningServer;
 beforeAll(async () => {
   database = await openTestDatabase({ replicaSet: true });
-  server = await startTestHttpServer(database.db, { settings: SETTINGS, apiTokens: configuredTokens(writer) });
+  api = await connectToDatabase(process.env.TEST_REPLICA_SET_URI!, database.db.databaseName, namedApplication(API_APP_NAME));
+  server = await startTestHttpServer(api.db, { settings: SETTINGS, apiTokens: configuredTokens(writer) });
 });
 afterEach(() => holdChangeStream("off"));
 afterAll(async () => {
   await server.stop();
+  await api.close();
   await database.close();
 });
 
-/** Fails every change stream's commands ("off": lets them run); nothing else in this file sends them, and jest runs one file at a time against the replica set. */
+/** Fails the API's aggregates and getMores, its change stream's commands ("off": lets them run); the test's own client is left alone. */
 function holdChangeStream(mode: Document | string): Promise<Document> {
-  const data = { failCommands: ["aggregate", "getMore"], errorCode: 2 };
+  const data = { failCommands: ["aggregate", "getMore"], errorCode: 2, appName: API_APP_NAME };
   return database.client.db("admin").command({ configureFailPoint: "failCommand", mode, data });
 }
 

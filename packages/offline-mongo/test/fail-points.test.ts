@@ -35,7 +35,8 @@ const ping = () => outcome(target.db.command({ ping: 1 }));
  * Pings from a client named `appName` in a process of its own, and returns "ok" or the error's code: under jest
  * the driver sends an empty handshake `client` document (driver 7.9 reads the OS through a dynamic `import()`,
  * which jest's CommonJS sandbox rejects without --experimental-vm-modules, and the driver swallows the error),
- * so no client inside jest can name its application to the server.
+ * so a client inside jest names its application only when handed `os` as a runtime adapter; a process of its own
+ * runs the driver as users do.
  */
 async function pingAs(appName: string): Promise<string> {
   const script = `const { MongoClient } = require("mongodb");
