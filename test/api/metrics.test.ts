@@ -5,16 +5,23 @@ import { customers, seedBook } from "../support/factories";
 import { scrapeMetrics } from "../support/metrics";
 
 let database: TestDatabase;
+/** The servers the running test started: each listens to the client's commands until it stops. */
 const servers: RunningServer[] = [];
+/** The client's command listeners before any server starts (the test's own command monitor). */
+let listenersBefore: number;
+const commandListeners = () => database.client.listenerCount("commandStarted");
 beforeAll(async () => {
   database = await openTestDatabase();
   await seedBook(database.db, "small", customers(3));
   await seedBook(database.db, "outlier", customers(60));
+  listenersBefore = commandListeners();
 });
-afterAll(async () => {
-  await Promise.all(servers.map((server) => server.stop()));
-  await database.close();
+// Stopped by the test that started them, so that servers never pile up listeners on the one client.
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.stop()));
+  expect(commandListeners()).toBe(listenersBefore);
 });
+afterAll(() => database.close());
 
 async function startServer(metricsOperations?: string[]): Promise<RunningServer> {
   const server = await startTestHttpServer(database.db, { metricsOperations });
@@ -105,6 +112,16 @@ describe("GET /metrics", () => {
     await post(server, `{ book(id: "small") { title } }`);
 
     expect((await scrape(server))("bookstore_mongodb_commands_total", 'command="find"')).toBe(before + 1);
+  });
+
+  it("counts commands with one listener on the client per server, however many requests it serves, gone once it stops", async () => {
+    const server = await startServer();
+    for (let index = 0; index < 12; index += 1) await post(server, `{ book(id: "small") { title } }`);
+    expect(commandListeners()).toBe(listenersBefore + 1);
+
+    await server.stop();
+    servers.splice(servers.indexOf(server), 1);
+    expect(commandListeners()).toBe(listenersBefore);
   });
 
   it("counts the outliers in the database at each scrape", async () => {
