@@ -1,8 +1,9 @@
-import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from "graphql";
+import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from "graphql";
 import type { LiveEvent, LiveSales, SharedFeed } from "../sales/live/live-sales";
 import type { LiveField } from "../sales/live/live-sales";
 import { LatestByKey, QueueBase, type SubscriberQueue } from "../sales/live/queues";
 import { inSubscriptionSpan } from "../observability/tracing";
+import { compileOperation, type CompiledOperation } from "./compiled-execution";
 import type { GraphQLContext } from "./context";
 
 /** One resolved value, as every subscriber of its operation gets it, with when the write it shows was applied. */
@@ -11,10 +12,17 @@ interface Delivery {
   writtenAt?: Date | undefined;
 }
 
-/** What a shared execution needs of the server: a fresh context for each value, and the live sales that observe its subscribers. */
+/**
+ * What a shared execution needs of the server: a fresh context for each value, the live sales that observe its
+ * subscribers, and, as HTTP has them, the schema graphql-jit compiles against and whether graphql-js must run instead.
+ */
 export interface SharedExecutionServer {
   freshContext(): GraphQLContext;
   live: LiveSales;
+  /** The schema built a second time, unwrapped by Apollo's plugins (see `CompiledExecutionOptions.compiledSchema`). */
+  compiledSchema: GraphQLSchema;
+  /** True while traces are exported: graphql-js' execution is what the instrumentation sees. */
+  interpreted(): boolean;
 }
 
 /**
@@ -73,6 +81,8 @@ class SharedExecution {
   private sequence = 0;
   private readonly opened: Promise<SharedFeed<unknown> | ExecutionResult>;
   private ended = false;
+  /** The operation compiled once, when its feed opens, for every value; undefined when graphql-jit cannot compile it. */
+  private compiled: CompiledOperation | undefined;
 
   constructor(
     private readonly args: ExecutionArgs,
@@ -123,6 +133,7 @@ class SharedExecution {
       return source as ExecutionResult;
     }
     const feed = source as SharedFeed<unknown>;
+    this.compiled = compileOperation(this.server.compiledSchema, this.args.document, this.args.operationName);
     void this.pump(feed);
     return feed;
   }
@@ -154,10 +165,15 @@ class SharedExecution {
 
   private async resolve(event: LiveEvent<unknown>): Promise<Delivery> {
     const span = { operationName: this.operationName, subscribers: this.subscribers.size };
-    const result = await inSubscriptionSpan("graphql.subscription.event", span, async () =>
-      execute({ ...this.args, rootValue: event, contextValue: this.server.freshContext() }),
-    );
+    const result = await inSubscriptionSpan("graphql.subscription.event", span, async () => this.execute(event));
     return { result, writtenAt: event.writtenAt };
+  }
+
+  /** The value's result: the compiled operation's, or graphql-js' while tracing or when it could not be compiled. */
+  private execute(event: LiveEvent<unknown>): Promise<ExecutionResult> | ExecutionResult {
+    const contextValue = this.server.freshContext();
+    if (this.compiled && !this.server.interpreted()) return this.compiled(event, contextValue, this.args.variableValues ?? {});
+    return execute({ ...this.args, rootValue: event, contextValue });
   }
 
   private leave(slot: SharedSlot, feed: SharedFeed<unknown>): void {

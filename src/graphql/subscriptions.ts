@@ -36,9 +36,9 @@ import { inputProblem, operationTransportRule } from "./input-checks";
 import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
 import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
-import { inSubscriptionSpan } from "../observability/tracing";
+import { inSubscriptionSpan, isTracing } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
-import { schema } from "./schema";
+import { buildApiSchema, schema } from "./schema";
 import { fragmentsOf } from "./selection";
 import { SharedExecutions } from "./shared-executions";
 
@@ -147,6 +147,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
   const shared = new SharedExecutions({
     freshContext: () => options.server.contextFor(options.settings, ANYONE),
     live: options.server.live,
+    compiledSchema: buildApiSchema(),
+    interpreted: isTracing,
   });
 
   const cleanup = useServer<Record<string, unknown>, { connection?: Connection }>(
