@@ -130,7 +130,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION,
       // The same text, operation and variables resolve to the same values for everyone allowed to subscribe.
       shared: CONFLATED_FIELDS.has(field)
-        ? { key: sharedExecutionKey(query, payload.operationName, checked.operation, payload.variables), field: field as LiveField }
+        ? { key: sharedExecutionKey(query, payload.operationName, checked.variables ?? payload.variables), field: field as LiveField }
         : undefined,
     };
     // No context yet: one is built for each value resolved, and none is held while the subscriber waits.
@@ -247,18 +247,16 @@ function rootFieldName(document: DocumentNode, operation: OperationDefinitionNod
 
 /**
  * What subscribers of one shared execution have in common: the text, the operation's name, and the variables as the
- * operation coerces them, in the order it declares them, so that the same variables sent with their keys in another
- * order (or a single id for a list of one) share an execution. Variables that do not coerce are keyed as sent: the
- * execution answers with their errors.
+ * operation coerces them (as its checks coerced them), in the order it declares them, so that the same variables sent
+ * with their keys in another order (or a single id for a list of one) share an execution. Variables that do not
+ * coerce are keyed as sent: the execution answers with their errors.
  */
 function sharedExecutionKey(
   query: string,
   operationName: string | null | undefined,
-  operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string {
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
-  return JSON.stringify([query, operationName ?? null, coerced.coerced ?? variables ?? {}]);
+  return JSON.stringify([query, operationName ?? null, variables ?? {}]);
 }
 
 /** connectionParams as Apollo Client's and urql's docs show them, `{ authorization: "Bearer ..." }`, or with the header's capital. */
@@ -294,7 +292,9 @@ function operationChecker(production: boolean) {
   return (
     payload: SubscribePayload,
     principal: Principal,
-  ): { document: DocumentNode; operation: OperationDefinitionNode } | { errors: GraphQLError[] } => {
+  ):
+    | { document: DocumentNode; operation: OperationDefinitionNode; variables: Record<string, unknown> | undefined }
+    | { errors: GraphQLError[] } => {
     let document = valid.get(payload.query);
     if (!document) {
       try {
@@ -311,11 +311,13 @@ function operationChecker(production: boolean) {
       return { errors: [refusal("OPERATION_RESOLUTION_FAILURE", "No operation to run: name one of the document's operations.")] };
     }
     const variables = payload.variables ?? {};
+    // Coerced once for the checks that read them and for the shared execution's key.
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
     const refused =
-      inputProblem(schema, document, operation, variables) ??
+      inputProblem(schema, document, operation, variables, coerced) ??
       weightRefusal(operationWeight(schema, document, operation, variables)) ??
-      accessRefusal(principal, operationScopes(schema, document, operation, variables));
-    return refused ? { errors: [refused] } : { document, operation };
+      accessRefusal(principal, operationScopes(schema, document, operation, variables, coerced));
+    return refused ? { errors: [refused] } : { document, operation, variables: coerced.coerced };
   };
 }
 
