@@ -26,6 +26,9 @@ import { memoizeByOperation } from "./operation-memo";
 import { fragmentsOf } from "./selection";
 import { statusOf } from "../error-codes";
 
+/** What graphql-js' `getVariableValues` answers: the variables as the operation coerces them, or why they do not coerce. */
+export type CoercedVariables = ReturnType<typeof getVariableValues>;
+
 type FieldScopes = { readonly [Type in keyof Resolvers]?: { readonly [Field in keyof NonNullable<Resolvers[Type]>]?: Scope } };
 
 /** The scope each protected field needs; every field not listed is public. SECURITY.md "Who may do what" explains them. */
@@ -65,8 +68,10 @@ export function operationScopes(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
+  /** The variables as the operation coerces them, when the caller already has them. */
+  coerced?: CoercedVariables,
 ): [Scope, FieldNode][] {
-  return [...scopesNeeded(schema, operation, Object.fromEntries(fragmentsOf(document)), variables)];
+  return [...scopesNeeded(schema, operation, Object.fromEntries(fragmentsOf(document)), variables, coerced)];
 }
 
 /** Why `principal` may not run an operation needing these scopes, as the GraphQL error to answer, or undefined when it may. */
@@ -94,8 +99,8 @@ export function scopesNeeded(
   operation: OperationDefinitionNode,
   fragments: Readonly<Record<string, FragmentDefinitionNode>>,
   variables: Record<string, unknown>,
+  coerced: CoercedVariables = getVariableValues(schema, operation.variableDefinitions ?? [], variables),
 ): Map<Scope, FieldNode> {
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
   // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
   if (coerced.errors) return new Map();
   const rootType = schema.getRootType(operation.operation);

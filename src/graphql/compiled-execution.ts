@@ -1,5 +1,5 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from "@apollo/server";
-import { execute, getVariableValues, GraphQLError, type GraphQLSchema } from "graphql";
+import { execute, getVariableValues, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
 
@@ -41,6 +41,33 @@ function asGraphQLJsError(error: GraphQLError): GraphQLError {
   const remade = new GraphQLError(error.message, { path: error.path, originalError });
   // graphql-js works locations out from nodes, which graphql-jit does not keep; the ones it found are the same.
   return Object.assign(remade, { locations: error.locations });
+}
+
+/** graphql-jit's result with its errors remade as graphql-js makes them. */
+function asGraphQLJsResult(result: ExecutionResult): ExecutionResult {
+  return result.errors ? { ...result, errors: result.errors.map(asGraphQLJsError) } : result;
+}
+
+/** One compiled operation run for a root value: a shared subscription execution runs one for each value. */
+export type CompiledOperation = (
+  rootValue: unknown,
+  context: unknown,
+  variables: Readonly<Record<string, unknown>>,
+) => Promise<ExecutionResult>;
+
+/**
+ * An operation compiled once by graphql-jit and run many times, each time from a root value of its own (a
+ * subscription's event), its errors as graphql-js words them; undefined when graphql-jit cannot compile it.
+ * Variables are those the operation was subscribed with: checked then, so none is refused here.
+ */
+export function compileOperation(
+  compiledSchema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+): CompiledOperation | undefined {
+  const compiled = compileQuery(compiledSchema, document, operationName ?? undefined);
+  if (!isCompiledQuery(compiled)) return undefined;
+  return async (rootValue, context, variables) => asGraphQLJsResult(await compiled.query(rootValue, context, variables));
 }
 
 /**
@@ -89,7 +116,7 @@ export function compiledExecution({ schema, compiledSchema, interpreted, onInter
       const refused = getVariableValues(compiledSchema, request.operation.variableDefinitions ?? [], variables).errors;
       if (refused) return { errors: refused };
     }
-    return result.errors ? { ...result, errors: result.errors.map(asGraphQLJsError) } : result;
+    return asGraphQLJsResult(result);
   };
   return {
     // Apollo waits for this call before it serves: the schema never changes, so it is the only one.

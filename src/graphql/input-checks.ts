@@ -93,8 +93,9 @@ export function inputProblem(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
+  /** The variables as the operation coerces them, when the caller already has them. */
+  coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables),
 ): MalformedInputError | undefined {
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
   // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
   if (coerced.errors) return undefined;
   let problem: MalformedInputError | undefined;

@@ -1,8 +1,8 @@
-import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult } from "graphql";
-import type { LiveEvent, LiveSales, SharedFeed } from "../sales/live/live-sales";
-import type { LiveField } from "../sales/live/live-sales";
-import { LatestByKey, QueueBase, type SubscriberQueue } from "../sales/live/queues";
+import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from "graphql";
+import type { LiveEvent, LiveField, LiveSales, SharedFeed, SubscriberMetrics } from "../sales/live/live-sales";
+import { LatestByKey, QueueBase } from "../sales/live/queues";
 import { inSubscriptionSpan } from "../observability/tracing";
+import { compileOperation, type CompiledOperation } from "./compiled-execution";
 import type { GraphQLContext } from "./context";
 
 /** One resolved value, as every subscriber of its operation gets it, with when the write it shows was applied. */
@@ -11,10 +11,24 @@ interface Delivery {
   writtenAt?: Date | undefined;
 }
 
-/** What a shared execution needs of the server: a fresh context for each value, and the live sales that observe its subscribers. */
+/** What the request log hears of a subscriber: its start, each value handed to its socket, and its end, once. */
+export interface SubscriberLog {
+  started(): void;
+  delivered(): void;
+  ended(): void;
+}
+
+/**
+ * What a shared execution needs of the server: a fresh context for each value, the live sales that observe its
+ * subscribers, and, as HTTP has them, the schema graphql-jit compiles against and whether graphql-js must run instead.
+ */
 export interface SharedExecutionServer {
   freshContext(): GraphQLContext;
   live: LiveSales;
+  /** The schema built a second time, unwrapped by Apollo's plugins (see `CompiledExecutionOptions.compiledSchema`). */
+  compiledSchema: GraphQLSchema;
+  /** True while traces are exported: graphql-js' execution is what the instrumentation sees. */
+  interpreted(): boolean;
 }
 
 /**
@@ -29,19 +43,20 @@ export class SharedExecutions {
 
   constructor(private readonly server: SharedExecutionServer) {}
 
-  /** The subscriber's values, or the errors that refused its start (a book that does not exist). */
+  /** The subscriber's values, or the errors that refused its start (a book that does not exist); `log` hears of it once it starts. */
   async join(
     key: string,
     args: ExecutionArgs,
     field: LiveField,
     operationName: string,
+    log: SubscriberLog,
   ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     let execution = this.executions.get(key);
     if (!execution) {
       execution = new SharedExecution(args, field, operationName, this.server, () => this.executions.delete(key));
       this.executions.set(key, execution);
     }
-    return (await execution.join()) ?? this.join(key, args, field, operationName);
+    return (await execution.join(log)) ?? this.join(key, args, field, operationName, log);
   }
 
   /** How many shared executions run: one per distinct operation subscribed to. */
@@ -62,8 +77,7 @@ interface Resolved {
  * had not taken the key's last value are counted as conflated when the new one replaces it, all at once.
  */
 class SharedExecution {
-  /** Each subscriber's slot, and the slot as /metrics observes it. */
-  private readonly subscribers = new Map<SharedSlot, SubscriberQueue<Delivery>>();
+  private readonly subscribers = new Set<SharedSlot>();
   /** Each key's latest value: a subscriber that joins later starts from these. */
   private readonly latest = new Map<string, Resolved>();
   /** How many subscribers have taken each key's latest value; every other one still has it to take. */
@@ -73,6 +87,8 @@ class SharedExecution {
   private sequence = 0;
   private readonly opened: Promise<SharedFeed<unknown> | ExecutionResult>;
   private ended = false;
+  /** The operation compiled once, when its feed opens, for every value; undefined when graphql-jit cannot compile it. */
+  private compiled: CompiledOperation | undefined;
 
   constructor(
     private readonly args: ExecutionArgs,
@@ -85,17 +101,16 @@ class SharedExecution {
   }
 
   /** Undefined when the execution ended while the subscriber waited for it to open: it starts another. */
-  async join(): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | undefined> {
+  async join(log: SubscriberLog): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | undefined> {
     const feed = await this.opened;
     if (!(feed instanceof LatestByKey)) return feed;
     // The values last handed on may be older than a write acknowledged before this subscriber came.
     await feed.caughtUp();
     if (this.ended) return undefined;
-    const slot: SharedSlot = new SharedSlot(this, () => this.leave(slot, feed));
-    const observed = this.server.live.observe(this.field, slot);
-    this.subscribers.set(slot, observed);
+    const slot: SharedSlot = new SharedSlot(this, this.server.live.subscriber(this.field), log, () => this.leave(slot, feed));
+    this.subscribers.add(slot);
     feed.audience = this.subscribers.size;
-    return new Results(observed);
+    return slot;
   }
 
   /** The oldest of the latest values `taken` (a subscriber's last sequence taken of each key) lacks, now taken; undefined when none. */
@@ -123,6 +138,7 @@ class SharedExecution {
       return source as ExecutionResult;
     }
     const feed = source as SharedFeed<unknown>;
+    this.compiled = compileOperation(this.server.compiledSchema, this.args.document, this.args.operationName);
     void this.pump(feed);
     return feed;
   }
@@ -136,7 +152,7 @@ class SharedExecution {
         this.publish(event.value.key, await this.resolve(event.value));
       }
     } catch (error) {
-      for (const observed of this.subscribers.values()) observed.fail(error as Error);
+      for (const slot of this.subscribers) slot.fail(error as Error);
       this.end();
     }
   }
@@ -154,10 +170,15 @@ class SharedExecution {
 
   private async resolve(event: LiveEvent<unknown>): Promise<Delivery> {
     const span = { operationName: this.operationName, subscribers: this.subscribers.size };
-    const result = await inSubscriptionSpan("graphql.subscription.event", span, async () =>
-      execute({ ...this.args, rootValue: event, contextValue: this.server.freshContext() }),
-    );
+    const result = await inSubscriptionSpan("graphql.subscription.event", span, async () => this.execute(event));
     return { result, writtenAt: event.writtenAt };
+  }
+
+  /** The value's result: the compiled operation's, or graphql-js' while tracing or when it could not be compiled. */
+  private execute(event: LiveEvent<unknown>): Promise<ExecutionResult> | ExecutionResult {
+    const contextValue = this.server.freshContext();
+    if (this.compiled && !this.server.interpreted()) return this.compiled(event, contextValue, this.args.variableValues ?? {});
+    return execute({ ...this.args, rootValue: event, contextValue });
   }
 
   private leave(slot: SharedSlot, feed: SharedFeed<unknown>): void {
@@ -182,19 +203,28 @@ class SharedExecution {
 
 /**
  * One subscriber's place in a shared execution: the sequence it last took of each key, so it holds no value of its
- * own; it takes each key's latest it has not taken, the oldest first, when its socket asks.
+ * own; it takes each key's latest it has not taken, the oldest first, when its socket asks. It is what graphql-ws
+ * reads, and it reports each value it hands on to /metrics and the request log itself: each wrapper between
+ * graphql-ws' loop and the slot cost every value a promise of its own.
  */
-class SharedSlot extends QueueBase<Delivery> {
+class SharedSlot extends QueueBase<ExecutionResult> {
   readonly taken = new Map<string, number>();
 
   constructor(
     private readonly execution: SharedExecution,
-    onEnd: () => void,
+    private readonly metrics: SubscriberMetrics,
+    private readonly log: SubscriberLog,
+    leave: () => void,
   ) {
-    super(onEnd);
+    super(() => {
+      metrics.end();
+      leave();
+      log.ended();
+    });
+    log.started();
   }
 
-  override next(): Promise<IteratorResult<Delivery>> {
+  override next(): Promise<IteratorResult<ExecutionResult>> {
     const next = super.next();
     if (this.reading) this.execution.wait(this);
     return next;
@@ -207,26 +237,12 @@ class SharedSlot extends QueueBase<Delivery> {
     if (value) this.handOver(value);
   }
 
-  protected take(): Delivery | undefined {
-    return this.ended ? undefined : this.execution.takeFor(this.taken);
-  }
-}
-
-/** What graphql-ws sends: each delivery's result. A class, not closures, since thousands of idle subscribers each hold one. */
-class Results implements AsyncIterableIterator<ExecutionResult> {
-  constructor(private readonly deliveries: SubscriberQueue<Delivery>) {}
-
-  async next(): Promise<IteratorResult<ExecutionResult>> {
-    const next = await this.deliveries.next();
-    return next.done ? { value: undefined, done: true } : { value: next.value.result, done: false };
-  }
-
-  async return(): Promise<IteratorResult<ExecutionResult>> {
-    await this.deliveries.return();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
-    return this;
+  /** The value handed on now, counted as delivered. */
+  protected take(): ExecutionResult | undefined {
+    const delivery = this.ended ? undefined : this.execution.takeFor(this.taken);
+    if (!delivery) return undefined;
+    this.metrics.delivered(delivery.writtenAt);
+    this.log.delivered();
+    return delivery.result;
   }
 }

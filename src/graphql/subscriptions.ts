@@ -36,11 +36,11 @@ import { inputProblem, operationTransportRule } from "./input-checks";
 import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
 import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
-import { inSubscriptionSpan } from "../observability/tracing";
+import { inSubscriptionSpan, isTracing } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
-import { schema } from "./schema";
+import { buildApiSchema, schema } from "./schema";
 import { fragmentsOf } from "./selection";
-import { SharedExecutions } from "./shared-executions";
+import { SharedExecutions, type SubscriberLog } from "./shared-executions";
 
 export interface SubscriptionServerOptions {
   settings: ApiSettings;
@@ -130,7 +130,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION,
       // The same text, operation and variables resolve to the same values for everyone allowed to subscribe.
       shared: CONFLATED_FIELDS.has(field)
-        ? { key: sharedExecutionKey(query, payload.operationName, checked.operation, payload.variables), field: field as LiveField }
+        ? { key: sharedExecutionKey(query, payload.operationName, checked.variables ?? payload.variables), field: field as LiveField }
         : undefined,
     };
     // No context yet: one is built for each value resolved, and none is held while the subscriber waits.
@@ -147,6 +147,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
   const shared = new SharedExecutions({
     freshContext: () => options.server.contextFor(options.settings, ANYONE),
     live: options.server.live,
+    compiledSchema: buildApiSchema(),
+    interpreted: isTracing,
   });
 
   const cleanup = useServer<Record<string, unknown>, { connection?: Connection }>(
@@ -186,10 +188,13 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       subscribe: async (args) => {
         const start = args.rootValue as SubscriptionStart;
         const { rootValue: _start, ...operation } = args;
+        const log = new SubscriptionLog(start, logger, () => (subscriptions -= 1));
         const values = start.shared
-          ? await shared.join(start.shared.key, operation, start.shared.field, start.operationName)
-          : await ownExecution(args, () => contextFor(options, start.connection.principal));
-        return logged(values, start, { logger, onEnd: () => (subscriptions -= 1) });
+          ? await shared.join(start.shared.key, operation, start.shared.field, start.operationName, log)
+          : await ownExecution(args, () => contextFor(options, start.connection.principal), log);
+        // Refused before it started: it ends here, unlogged, as a refused query is logged by its refusal alone.
+        if (!(Symbol.asyncIterator in values)) log.ended();
+        return values;
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => format(error)),
       // A result without errors is sent as it is: graphql-ws would otherwise copy it for each subscriber it goes to.
@@ -245,18 +250,16 @@ function rootFieldName(document: DocumentNode, operation: OperationDefinitionNod
 
 /**
  * What subscribers of one shared execution have in common: the text, the operation's name, and the variables as the
- * operation coerces them, in the order it declares them, so that the same variables sent with their keys in another
- * order (or a single id for a list of one) share an execution. Variables that do not coerce are keyed as sent: the
- * execution answers with their errors.
+ * operation coerces them (as its checks coerced them), in the order it declares them, so that the same variables sent
+ * with their keys in another order (or a single id for a list of one) share an execution. Variables that do not
+ * coerce are keyed as sent: the execution answers with their errors.
  */
 function sharedExecutionKey(
   query: string,
   operationName: string | null | undefined,
-  operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): string {
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
-  return JSON.stringify([query, operationName ?? null, coerced.coerced ?? variables ?? {}]);
+  return JSON.stringify([query, operationName ?? null, variables ?? {}]);
 }
 
 /** connectionParams as Apollo Client's and urql's docs show them, `{ authorization: "Bearer ..." }`, or with the header's capital. */
@@ -292,7 +295,9 @@ function operationChecker(production: boolean) {
   return (
     payload: SubscribePayload,
     principal: Principal,
-  ): { document: DocumentNode; operation: OperationDefinitionNode } | { errors: GraphQLError[] } => {
+  ):
+    | { document: DocumentNode; operation: OperationDefinitionNode; variables: Record<string, unknown> | undefined }
+    | { errors: GraphQLError[] } => {
     let document = valid.get(payload.query);
     if (!document) {
       try {
@@ -309,11 +314,13 @@ function operationChecker(production: boolean) {
       return { errors: [refusal("OPERATION_RESOLUTION_FAILURE", "No operation to run: name one of the document's operations.")] };
     }
     const variables = payload.variables ?? {};
+    // Coerced once for the checks that read them and for the shared execution's key.
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
     const refused =
-      inputProblem(schema, document, operation, variables) ??
+      inputProblem(schema, document, operation, variables, coerced) ??
       weightRefusal(operationWeight(schema, document, operation, variables)) ??
-      accessRefusal(principal, operationScopes(schema, document, operation, variables));
-    return refused ? { errors: [refused] } : { document, operation };
+      accessRefusal(principal, operationScopes(schema, document, operation, variables, coerced));
+    return refused ? { errors: [refused] } : { document, operation, variables: coerced.coerced };
   };
 }
 
@@ -335,94 +342,84 @@ function formatterFor({ logger, production }: SubscriptionServerOptions): (error
 }
 
 /**
- * graphql-js's `subscribe` for one subscriber (a field whose values differ between subscribers, as `newBuyers`'
- * missed counts do), with a fresh context for each event. Ending the iterator (the client completed, or the
- * connection closed) ends the source at once, even while it waits for an event: an async generator would wait
- * for that event first.
+ * graphql-js's `subscribe` for one subscriber (a field whose values differ between subscribers, as `newBuyers'`
+ * missed counts do), with a fresh context for each event; `log` hears of its start, each value and its end. Ending
+ * the iterator (the client completed, or the connection closed) ends the source at once, even while it waits for an
+ * event: an async generator would wait for that event first.
  */
 async function ownExecution(
   args: ExecutionArgs,
   freshContext: () => GraphQLContext,
+  log: SubscriberLog,
 ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const start = args.rootValue as SubscriptionStart;
   const source = await createSourceEventStream({ ...args, contextValue: freshContext() });
   if (!(Symbol.asyncIterator in source)) return source;
   const iterator = source[Symbol.asyncIterator]();
   const span = { operationName: start.operationName, connectionId: start.connection.id };
+  const resolve = async (event: unknown): Promise<IteratorResult<ExecutionResult>> => {
+    const value = await inSubscriptionSpan("graphql.subscription.event", span, async () =>
+      execute({ ...args, rootValue: event, contextValue: freshContext() }),
+    );
+    log.delivered();
+    return { value, done: false };
+  };
+  // Whichever way it ends, the source stops listening.
+  const end = async (): Promise<IteratorResult<ExecutionResult>> => {
+    log.ended();
+    await iterator.return?.();
+    return { value: undefined, done: true };
+  };
   const events: AsyncIterableIterator<ExecutionResult> = {
     async next() {
-      const event = await iterator.next();
-      if (event.done) return { value: undefined, done: true };
-      const value = await inSubscriptionSpan("graphql.subscription.event", span, async () =>
-        execute({ ...args, rootValue: event.value, contextValue: freshContext() }),
-      );
-      return { value, done: false };
+      try {
+        const event = await iterator.next();
+        return event.done ? await end() : await resolve(event.value);
+      } catch (error) {
+        // graphql-ws sends the error and forgets the subscription without calling return().
+        await end();
+        throw error;
+      }
     },
-    async return() {
-      await iterator.return?.();
-      return { value: undefined, done: true };
-    },
+    return: end,
     [Symbol.asyncIterator]: () => events,
   };
+  log.started();
   return events;
 }
 
-/** The subscriber's values, with its start and end in the request log; `onEnd` once it ends, or at once when it was refused. */
-function logged(
-  values: AsyncIterableIterator<ExecutionResult> | ExecutionResult,
-  start: SubscriptionStart,
-  { logger, onEnd }: { logger: Logger; onEnd: () => void },
-): AsyncIterableIterator<ExecutionResult> | ExecutionResult {
-  if (!(Symbol.asyncIterator in values)) {
-    onEnd();
-    return values;
-  }
-  return new LoggedSubscription(values, start, logger, onEnd);
-}
-
-/** A class, not closures, since thousands of idle subscribers each hold one. */
-class LoggedSubscription implements AsyncIterableIterator<ExecutionResult> {
-  private readonly started = performance.now();
-  private delivered = 0;
-  private ended = false;
+/**
+ * A subscription's start and end in the request log, and `onEnd` once it ends (or at once, when it was refused before it
+ * started). A class, not closures, since thousands of idle subscribers each hold one.
+ */
+class SubscriptionLog implements SubscriberLog {
+  /** When it started; undefined until it has, and for one refused before it did, which is not logged. */
+  private startedAt: number | undefined;
+  private events = 0;
+  private over = false;
 
   constructor(
-    private readonly values: AsyncIterableIterator<ExecutionResult>,
     private readonly start: SubscriptionStart,
     private readonly logger: Logger,
     private readonly onEnd: () => void,
-  ) {
-    logger.info(this.line(), "graphql subscription started");
+  ) {}
+
+  started(): void {
+    this.startedAt = performance.now();
+    this.logger.info(this.line(), "graphql subscription started");
   }
 
-  async next(): Promise<IteratorResult<ExecutionResult>> {
-    try {
-      const next = await this.values.next();
-      if (next.done) await this.end();
-      else this.delivered += 1;
-      return next;
-    } catch (error) {
-      // graphql-ws sends the error and forgets the subscription without calling return().
-      await this.end();
-      throw error;
-    }
+  delivered(): void {
+    this.events += 1;
   }
 
-  async return(): Promise<IteratorResult<ExecutionResult>> {
-    await this.end();
-    return { value: undefined, done: true };
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
-    return this;
-  }
-
-  private async end(): Promise<void> {
-    if (this.ended) return;
-    this.ended = true;
+  /** Once, however often it is said. */
+  ended(): void {
+    if (this.over) return;
+    this.over = true;
     this.onEnd();
-    await this.values.return?.();
-    const ended = { ...this.line(), durationMs: Math.round(performance.now() - this.started), events: this.delivered };
+    if (this.startedAt === undefined) return;
+    const ended = { ...this.line(), durationMs: Math.round(performance.now() - this.startedAt), events: this.events };
     this.logger.info(ended, "graphql subscription ended");
   }
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { execute, getOperationAST, parse, type ExecutionResult, type GraphQLError } from "graphql";
 import { unwrapResolverError } from "@apollo/server/errors";
 import { identifyCaller } from "../../src/auth/principal";
-import { compiledExecution, type InterpretedReason } from "../../src/graphql/compiled-execution";
+import { compiledExecution, compileOperation, type InterpretedReason } from "../../src/graphql/compiled-execution";
 import { createServerState, type ServerState } from "../../src/graphql/context";
 import { buildApiSchema, schema } from "../../src/graphql/schema";
 import { TEST_SETTINGS } from "../support/api";
@@ -12,6 +12,7 @@ import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { bookGlobalId } from "../../src/graphql/global-ids";
 import { parseBookId } from "../../src/sales/book-ids";
+import { WITHOUT_BUYERS } from "../../src/sales/books";
 
 /**
  * The same operations through graphql-jit (the adapter Apollo runs as its gateway executor) and through graphql-js'
@@ -227,5 +228,82 @@ describe("the fallback to graphql-js", () => {
     const result = await runThroughAdapter(testCase, await loadExecutor(true, reasons));
     expect(comparableResult(result)).toEqual(comparableResult(await runInterpreted(testCase)));
     expect(reasons).toEqual(["tracing"]);
+  });
+});
+
+/**
+ * A shared subscription execution compiles its operation once and runs it for each value, the value as its root:
+ * the same value through `compileOperation` and through graphql-js' `execute` must answer alike.
+ */
+describe("a subscription's operation compiled once, against graphql-js", () => {
+  const compiledSchema = buildApiSchema();
+
+  /** A value as the live sales hand it on: the book as stored, without its buyers. */
+  async function bookEvent(id: string) {
+    const value = await database.db
+      .collection("sales")
+      .findOne({ _id: (id === "damaged" ? id : parseBookId(id)) as never }, { projection: WITHOUT_BUYERS });
+    return { value, key: id, writtenAt: new Date() };
+  }
+
+  const subscriptionCases = [
+    {
+      name: "bookSales with its newest buyers and a variable in a nested field",
+      query: `subscription Sales($ids: [ID!]!, $n: Int!) { bookSales(ids: $ids) { databaseId title purchaseCount hasExtras customersPurchased(last: $n) { edges { node { databaseId } } } } }`,
+      variables: { ids: ["3"], n: 2 },
+      root: () => bookEvent("3"),
+    },
+    {
+      name: "bookSales of a book whose title is not stored: null from a non-null field, and its error",
+      query: `subscription Damaged($ids: [ID!]!) { bookSales(ids: $ids) { databaseId title } }`,
+      variables: { ids: ["damaged"] },
+      root: () => bookEvent("damaged"),
+    },
+    {
+      name: "bestsellers with fragments and aliases",
+      query: `subscription Top { list: bestsellers(top: 2) { ...Figures } } fragment Figures on Book { id count: purchaseCount author }`,
+      root: async () => ({ value: [(await bookEvent("3")).value, (await bookEvent("1")).value], key: "list" }),
+    },
+    {
+      name: "a refusal in a nested field",
+      query: `subscription Refused { bookSales(ids: ["1"]) { customersPurchased(first: -3) { totalCount } } }`,
+      root: () => bookEvent("1"),
+    },
+  ];
+
+  it.each(subscriptionCases.map((testCase) => [testCase.name, testCase] as const))(
+    "answers %s alike, errors included",
+    async (_name, testCase) => {
+      const document = parse(testCase.query);
+      const run = compileOperation(compiledSchema, document, undefined);
+      expect(run).toBeDefined();
+      const variables = testCase.variables ?? {};
+      const event = await testCase.root();
+      const [fast, reference] = await Promise.all([
+        run!(event, context(), variables),
+        execute({ schema, document, rootValue: event, contextValue: context(), variableValues: variables }),
+      ]);
+      expect(comparableResult(fast)).toEqual(comparableResult(reference));
+    },
+  );
+
+  it("holds the answers the set is meant to probe: data, a null from a failed resolver, and a refusal", async () => {
+    const answers = await Promise.all(
+      subscriptionCases.map(async (testCase) =>
+        compileOperation(compiledSchema, parse(testCase.query))!(await testCase.root(), context(), testCase.variables ?? {}),
+      ),
+    );
+    expect(answers[0]?.data).toEqual({
+      bookSales: {
+        databaseId: "3",
+        title: "Seeded 3",
+        purchaseCount: 70,
+        hasExtras: true,
+        customersPurchased: { edges: [expect.anything(), expect.anything()] },
+      },
+    });
+    expect(answers[1]).toMatchObject({ data: null, errors: [{ path: ["bookSales", "title"] }] });
+    expect(answers[2]?.data).toEqual({ list: [expect.objectContaining({ count: 70 }), expect.objectContaining({ count: 5 })] });
+    expect(answers[3]?.errors?.[0]?.path).toEqual(["bookSales", "customersPurchased"]);
   });
 });

@@ -397,26 +397,49 @@ export class LiveSales {
   observe<T extends { writtenAt?: Date | undefined }>(field: LiveField, queue: SubscriberQueue<T>): SubscriberQueue<T> {
     return new ObservedQueue(this.observers, field, queue);
   }
+
+  /** One subscriber as /metrics counts it, for a subscriber that hands its values on itself (a shared execution's). */
+  subscriber(field: LiveField): SubscriberMetrics {
+    return new SubscriberMetrics(this.observers, field);
+  }
 }
 
-/** A subscriber's queue as /metrics sees it: a class, not closures, since thousands of idle subscribers each hold one. */
-class ObservedQueue<T extends { writtenAt?: Date | undefined }> implements SubscriberQueue<T> {
+/** One subscriber as /metrics counts it: open from its start to its end, and each value handed on, with its lag from the write. */
+export class SubscriberMetrics {
   private open = true;
 
   constructor(
     private readonly observers: LiveSalesObservers,
     private readonly field: LiveField,
-    private readonly queue: SubscriberQueue<T>,
   ) {
     observers.onSubscription(field, 1);
   }
 
+  /** A value was handed to the subscriber's socket; `writtenAt` when it shows a write. */
+  delivered(writtenAt: Date | undefined): void {
+    this.observers.onDelivered(this.field, writtenAt ? Math.max(0, (Date.now() - writtenAt.getTime()) / 1000) : undefined);
+  }
+
+  /** The subscriber ended: counted once, however often it is said. */
+  end(): void {
+    if (this.open) this.observers.onSubscription(this.field, -1);
+    this.open = false;
+  }
+}
+
+/** A subscriber's queue as /metrics sees it: a class, not closures, since thousands of idle subscribers each hold one. */
+class ObservedQueue<T extends { writtenAt?: Date | undefined }> extends SubscriberMetrics implements SubscriberQueue<T> {
+  constructor(
+    observers: LiveSalesObservers,
+    field: LiveField,
+    private readonly queue: SubscriberQueue<T>,
+  ) {
+    super(observers, field);
+  }
+
   async next(): Promise<IteratorResult<T>> {
     const result = await this.queue.next();
-    if (!result.done) {
-      const writtenAt = result.value.writtenAt;
-      this.observers.onDelivered(this.field, writtenAt ? Math.max(0, (Date.now() - writtenAt.getTime()) / 1000) : undefined);
-    }
+    if (!result.done) this.delivered(result.value.writtenAt);
     return result;
   }
 
@@ -432,11 +455,6 @@ class ObservedQueue<T extends { writtenAt?: Date | undefined }> implements Subsc
 
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
     return this;
-  }
-
-  private end(): void {
-    if (this.open) this.observers.onSubscription(this.field, -1);
-    this.open = false;
   }
 }
 
