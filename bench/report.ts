@@ -266,7 +266,7 @@ function renderVictim({ database, attackersPerKind, attackSeconds, phases, attac
     "A cheap query beside attackers of every amplifying kind (issue 35)",
     `\`{ book(id: "1") { title purchaseCount } }\`, anonymous, sent every 50 ms: alone, beside ${attackersPerKind * attackers.length} clients ` +
       `sending it back to back, then for ${attackSeconds} s beside ${attackersPerKind} attackers of each kind sending back to back ` +
-      `(\`test/support/victim-attacks.ts\`). The API uncached, in a process of its own on ${database}; the victim and the attackers share the bench's process. ` +
+      `(\`test/support/victim-attacks.ts\`). The API uncached, in a process of its own on ${database}; the victim, the crowd and each kind's attackers in processes of their own. ` +
       `Issue 35's goal: p99 beside the attackers within ${VICTIM_TARGET.p99OverAlone}× its p99 alone, and no error.`,
     table(phases, [
       ["victim", (row) => row.phase],
