@@ -257,7 +257,7 @@ function renderSubscriberProfile(subscribers: number, { file, summary }: NonNull
   );
 }
 
-function renderVictim({ database, attackersPerKind, attackSeconds, phases, attackers }: VictimResults): string {
+function renderVictim({ database, attackersPerKind, attackSeconds, phases, attackers, costs }: VictimResults): string {
   const codes = (counts: Record<string, number>) =>
     Object.entries(counts)
       .map(([label, times]) => `${count(times)} ${label}`)
@@ -286,7 +286,18 @@ function renderVictim({ database, attackersPerKind, attackSeconds, phases, attac
       ["unexpected", (row) => row.unexpected],
     ]),
   );
-  return [victim, attacks].join("\n\n");
+  const perRequest = part(
+    "What one request of each kind costs",
+    `Each kind sent alone ${count(costs[0]?.requests ?? 0)} times one after another (after one that fills the memos): CPU time per request of the API's ` +
+      "process and of the database's (when the bench started it), read from /proc, and the commands the API sent.",
+    table(costs, [
+      ["request", (row) => row.kind],
+      ["API CPU ms", (row) => ms(row.apiCpuMs)],
+      ["database CPU ms", (row) => ms(row.databaseCpuMs)],
+      ["commands", (row) => row.commands.toFixed(1)],
+    ]),
+  );
+  return [victim, attacks, perRequest].join("\n\n");
 }
 
 function renderShardTargeting({ shards, rows }: ShardTargetingResults): string {

@@ -4,13 +4,17 @@ import type { SelectedDatabase } from "../../src/db/select-database";
 import {
   ATTACKERS_PER_KIND,
   MEANT_CODES,
+  attacks,
   seedVictimCatalog,
+  sendLabelled,
   unexpectedAnswers,
+  VICTIM,
   type AttackAnswer,
   type AttackKind,
   type Failure,
+  type VictimCatalog,
 } from "../../test/support/victim-attacks";
-import { startChild, type Child } from "../kit/children";
+import { commandsSent, cpuMsOf, scrapeCost, startChild, type Child } from "../kit/children";
 import { withDatabaseApart } from "../kit/database-apart";
 import type { Plan } from "../kit/plan";
 import type { Progress } from "../kit/progress";
@@ -48,16 +52,27 @@ export interface AttackerFigures {
   unexpected: number;
 }
 
+/** What one request of a kind costs, sent alone one after another: the API's and the database's CPU, and the commands it sends. */
+export interface RequestCost {
+  kind: "victim" | AttackKind;
+  requests: number;
+  apiCpuMs: number;
+  databaseCpuMs: number;
+  commands: number;
+}
+
 export interface VictimResults {
   database: string;
   attackersPerKind: number;
   attackSeconds: number;
   phases: VictimPhase[];
   attackers: AttackerFigures[];
+  /** Each kind's cost per request, the database's NaN when the run's database is not the bench's own process. */
+  costs: RequestCost[];
 }
 
 export function victimSteps(): number {
-  return 1 + VICTIM_PHASES.length;
+  return 2 + VICTIM_PHASES.length;
 }
 
 export async function benchmarkVictim(
@@ -67,7 +82,7 @@ export async function benchmarkVictim(
   plan: Plan["victim"],
   progress: Progress,
 ): Promise<VictimResults> {
-  return withDatabaseApart(database, open, async ({ db, env, description }) => {
+  return withDatabaseApart(database, open, async ({ db, env, description, standIn }) => {
     const catalog = await seedVictimCatalog(db, config);
     progress.step("3,002 books, 20 outliers");
     const { apiTokens, authorization } = benchToken();
@@ -77,6 +92,8 @@ export async function benchmarkVictim(
     const sides = new Map<VictimRole, Child>();
     try {
       const url = api.firstLine;
+      const costs = await costPerRequest(url, { api: api.pid, database: standIn?.pid ?? null }, catalog, authorization);
+      progress.step("what one request of each kind costs");
       for (const role of ["victim", "crowd", ...kinds] as const) sides.set(role, await startSide(url, role));
       const side = (role: VictimRole) => sides.get(role)!;
       await measure(side("victim"), { durationMs: plan.warmupMs });
@@ -99,12 +116,52 @@ export async function benchmarkVictim(
         attackSeconds: plan.attackMs / 1000,
         phases: [alone, crowded, attacked].map((measured, index) => phase(VICTIM_PHASES[index]!, measured)),
         attackers: kinds.map((kind, index) => attackerFigures(kind, byKind[index]!.flat())),
+        costs,
       };
     } finally {
       await Promise.all([...sides.values()].map((child) => child.stop()));
       await api.stop();
     }
   });
+}
+
+/** Requests of each kind sent one after another for its cost: enough for CPU time read in 10 ms ticks. */
+const COST_REQUESTS = 50;
+
+/**
+ * What one request of each kind (the victim's, each attack) costs the API and the database, sent alone one after another
+ * after one request that fills the caches and memos a repeat finds: CPU time, which holds on a busy machine, and commands.
+ */
+async function costPerRequest(
+  url: string,
+  pids: { api: number; database: number | null },
+  catalog: VictimCatalog,
+  authorization: string,
+): Promise<RequestCost[]> {
+  const kinds: { kind: RequestCost["kind"]; text: string; reader: boolean }[] = [
+    { kind: "victim", text: JSON.stringify(VICTIM), reader: false },
+    ...Object.entries(attacks(catalog)).map(([kind, { body, reader }]) => ({
+      kind: kind as AttackKind,
+      text: JSON.stringify(body),
+      reader,
+    })),
+  ];
+  const costs: RequestCost[] = [];
+  for (const { kind, text, reader } of kinds) {
+    const options = { label: `cost-${kind}`, ...(reader && { authorization }) };
+    await sendLabelled(url, text, options);
+    const [api, database, commands] = [cpuMsOf(pids.api), cpuMsOf(pids.database), await commandsSent(url)];
+    for (let sent = 0; sent < COST_REQUESTS; sent += 1) await sendLabelled(url, text, options);
+    costs.push({
+      kind,
+      requests: COST_REQUESTS,
+      apiCpuMs: (cpuMsOf(pids.api) - api) / COST_REQUESTS,
+      databaseCpuMs: (cpuMsOf(pids.database) - database) / COST_REQUESTS,
+      // The /metrics scrape itself sends a count (the outlier-books gauge): taken out.
+      commands: ((await commandsSent(url)) - commands - (await scrapeCost(url))) / COST_REQUESTS,
+    });
+  }
+  return costs;
 }
 
 interface Measured {
