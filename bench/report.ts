@@ -292,8 +292,8 @@ function renderVictim({ database, attackersPerKind, attackSeconds, phases, attac
       "process and of the database's (when the bench started it), read from /proc, and the commands the API sent.",
     table(costs, [
       ["request", (row) => row.kind],
-      ["API CPU ms", (row) => ms(row.apiCpuMs)],
-      ["database CPU ms", (row) => ms(row.databaseCpuMs)],
+      ["API CPU ms", (row) => cpu(row.apiCpuMs)],
+      ["database CPU ms", (row) => cpu(row.databaseCpuMs)],
       ["commands", (row) => row.commands.toFixed(1)],
     ]),
   );
