@@ -257,7 +257,7 @@ function renderSubscriberProfile(subscribers: number, { file, summary }: NonNull
   );
 }
 
-function renderVictim({ database, attackersPerKind, attackSeconds, phases, attackers }: VictimResults): string {
+function renderVictim({ database, attackersPerKind, attackSeconds, phases, attackers, costs }: VictimResults): string {
   const codes = (counts: Record<string, number>) =>
     Object.entries(counts)
       .map(([label, times]) => `${count(times)} ${label}`)
@@ -266,7 +266,7 @@ function renderVictim({ database, attackersPerKind, attackSeconds, phases, attac
     "A cheap query beside attackers of every amplifying kind (issue 35)",
     `\`{ book(id: "1") { title purchaseCount } }\`, anonymous, sent every 50 ms: alone, beside ${attackersPerKind * attackers.length} clients ` +
       `sending it back to back, then for ${attackSeconds} s beside ${attackersPerKind} attackers of each kind sending back to back ` +
-      `(\`test/support/victim-attacks.ts\`). The API uncached, in a process of its own on ${database}; the victim and the attackers share the bench's process. ` +
+      `(\`test/support/victim-attacks.ts\`). The API uncached, in a process of its own on ${database}; the victim, the crowd and each kind's attackers in processes of their own. ` +
       `Issue 35's goal: p99 beside the attackers within ${VICTIM_TARGET.p99OverAlone}× its p99 alone, and no error.`,
     table(phases, [
       ["victim", (row) => row.phase],
@@ -286,7 +286,18 @@ function renderVictim({ database, attackersPerKind, attackSeconds, phases, attac
       ["unexpected", (row) => row.unexpected],
     ]),
   );
-  return [victim, attacks].join("\n\n");
+  const perRequest = part(
+    "What one request of each kind costs",
+    `Each kind sent alone ${count(costs[0]?.requests ?? 0)} times one after another (after one that fills the memos): CPU time per request of the API's ` +
+      "process and of the database's (when the bench started it), read from /proc, and the commands the API sent.",
+    table(costs, [
+      ["request", (row) => row.kind],
+      ["API CPU ms", (row) => cpu(row.apiCpuMs)],
+      ["database CPU ms", (row) => cpu(row.databaseCpuMs)],
+      ["commands", (row) => row.commands.toFixed(1)],
+    ]),
+  );
+  return [victim, attacks, perRequest].join("\n\n");
 }
 
 function renderShardTargeting({ shards, rows }: ShardTargetingResults): string {

@@ -1,32 +1,33 @@
-import { performance } from "node:perf_hooks";
 import type { Config } from "../../src/config";
 import type { DatabaseConnection } from "../../src/db/connection";
 import type { SelectedDatabase } from "../../src/db/select-database";
 import {
   ATTACKERS_PER_KIND,
   MEANT_CODES,
+  attacks,
   seedVictimCatalog,
-  sendUntil,
-  underAttack,
+  sendLabelled,
   unexpectedAnswers,
-  victim,
   VICTIM,
+  type AttackAnswer,
   type AttackKind,
   type Failure,
+  type VictimCatalog,
 } from "../../test/support/victim-attacks";
-import { startChild } from "../kit/children";
+import { commandsSent, cpuMsOf, scrapeCost, startChild, type Child } from "../kit/children";
 import { withDatabaseApart } from "../kit/database-apart";
 import type { Plan } from "../kit/plan";
 import type { Progress } from "../kit/progress";
 import { percentile } from "../kit/stats";
+import type { VictimOrder, VictimRole } from "../processes/victim-process";
 import { benchToken } from "./versus-bare";
-
 /**
  * Issue 35's victim as a benchmark: a cheap anonymous query (`book(id: "1")`) sent every 50 ms, alone, then
  * beside as many clients sending it back to back, then beside four attackers of each amplifying kind (a broad
  * search, windows of buyers, `_entities`, aliases) sending back to back; the attacks are the test's
- * (`test/support/victim-attacks.ts`). The database and the API each run in a process of their own; the victim
- * and the attackers share the bench's.
+ * (`test/support/victim-attacks.ts`). The database, the API, the victim, the crowd and each kind's attackers each run
+ * in a process of their own (bench/processes/victim-process.ts), as a user's victim is another machine than its
+ * attackers: the victim's latency is then the API's, not time its client waited behind theirs on one event loop.
  */
 
 /** The issue's goal: the victim's p99 beside the attackers within five times its p99 alone. */
@@ -51,16 +52,27 @@ export interface AttackerFigures {
   unexpected: number;
 }
 
+/** What one request of a kind costs, sent alone one after another: the API's and the database's CPU, and the commands it sends. */
+export interface RequestCost {
+  kind: "victim" | AttackKind;
+  requests: number;
+  apiCpuMs: number;
+  databaseCpuMs: number;
+  commands: number;
+}
+
 export interface VictimResults {
   database: string;
   attackersPerKind: number;
   attackSeconds: number;
   phases: VictimPhase[];
   attackers: AttackerFigures[];
+  /** Each kind's cost per request, the database's NaN when the run's database is not the bench's own process. */
+  costs: RequestCost[];
 }
 
 export function victimSteps(): number {
-  return 1 + VICTIM_PHASES.length;
+  return 2 + VICTIM_PHASES.length;
 }
 
 export async function benchmarkVictim(
@@ -70,51 +82,111 @@ export async function benchmarkVictim(
   plan: Plan["victim"],
   progress: Progress,
 ): Promise<VictimResults> {
-  return withDatabaseApart(database, open, async ({ db, env, description }) => {
+  return withDatabaseApart(database, open, async ({ db, env, description, standIn }) => {
     const catalog = await seedVictimCatalog(db, config);
     progress.step("3,002 books, 20 outliers");
     const { apiTokens, authorization } = benchToken();
     // Uncached, as the test's server: every victim and attacker reaches the database.
     const api = await startChild("bench/processes/api-process.ts", [], { ...env, CATALOG_MAX_AGE_SECONDS: "0", API_TOKENS: apiTokens });
+    const kinds = Object.keys(MEANT_CODES) as AttackKind[];
+    const sides = new Map<VictimRole, Child>();
     try {
       const url = api.firstLine;
-      await victim(url, performance.now() + plan.warmupMs);
-      const alone = await victim(url, performance.now() + plan.aloneMs);
+      const costs = await costPerRequest(url, { api: api.pid, database: standIn?.pid ?? null }, catalog, authorization);
+      progress.step("what one request of each kind costs");
+      for (const role of ["victim", "crowd", ...kinds] as const) sides.set(role, await startSide(url, role));
+      const side = (role: VictimRole) => sides.get(role)!;
+      await measure(side("victim"), { durationMs: plan.warmupMs });
+      const alone = await measure<Measured>(side("victim"), { durationMs: plan.aloneMs });
       progress.step(VICTIM_PHASES[0]);
-      const crowded = await besideCrowd(url, plan.crowdMs);
+      const [crowded] = await Promise.all([
+        measure<Measured>(side("victim"), { durationMs: plan.crowdMs }),
+        measure(side("crowd"), { durationMs: plan.crowdMs }),
+      ]);
       progress.step(VICTIM_PHASES[1]);
-      const attacked = await underAttack(url, catalog, authorization, plan.attackMs);
+      const order = { durationMs: plan.attackMs, catalog, authorization };
+      const [attacked, ...byKind] = await Promise.all([
+        measure<Measured>(side("victim"), order),
+        ...kinds.map((kind) => measure<AttackAnswer[][]>(side(kind), order)),
+      ]);
       progress.step(VICTIM_PHASES[2]);
       return {
         database: description,
         attackersPerKind: ATTACKERS_PER_KIND,
         attackSeconds: plan.attackMs / 1000,
-        phases: [alone, crowded, attacked.victim].map((measured, index) => phase(VICTIM_PHASES[index]!, measured)),
-        attackers: (Object.keys(MEANT_CODES) as AttackKind[]).map((kind) => {
-          const answers = attacked.attackers.filter((attacker) => attacker.kind === kind).flatMap((attacker) => attacker.answers);
-          return {
-            kind,
-            answers: tally(
-              answers.map(({ status, codes }) => (status >= 500 ? `HTTP ${status}: ` : "") + (codes.join(", ") || "answered in full")),
-            ),
-            unexpected: unexpectedAnswers(kind, answers).length,
-          };
-        }),
+        phases: [alone, crowded, attacked].map((measured, index) => phase(VICTIM_PHASES[index]!, measured)),
+        attackers: kinds.map((kind, index) => attackerFigures(kind, byKind[index]!.flat())),
+        costs,
       };
     } finally {
+      await Promise.all([...sides.values()].map((child) => child.stop()));
       await api.stop();
     }
   });
 }
 
-/** The victim beside as many clients as there are attackers, each sending the victim's own query back to back: what their number alone costs it. */
-async function besideCrowd(url: string, durationMs: number) {
-  const until = performance.now() + durationMs;
-  const clients = Object.keys(MEANT_CODES).length * ATTACKERS_PER_KIND;
-  const crowd = Array.from({ length: clients }, () => sendUntil(url, VICTIM, until, { label: "crowd" }));
-  const measured = await victim(url, until);
-  await Promise.all(crowd);
-  return measured;
+/** Requests of each kind sent one after another for its cost: enough for CPU time read in 10 ms ticks. */
+const COST_REQUESTS = 50;
+
+/**
+ * What one request of each kind (the victim's, each attack) costs the API and the database, sent alone one after another
+ * after one request that fills the caches and memos a repeat finds: CPU time, which holds on a busy machine, and commands.
+ */
+async function costPerRequest(
+  url: string,
+  pids: { api: number; database: number | null },
+  catalog: VictimCatalog,
+  authorization: string,
+): Promise<RequestCost[]> {
+  const kinds: { kind: RequestCost["kind"]; text: string; reader: boolean }[] = [
+    { kind: "victim", text: JSON.stringify(VICTIM), reader: false },
+    ...Object.entries(attacks(catalog)).map(([kind, { body, reader }]) => ({
+      kind: kind as AttackKind,
+      text: JSON.stringify(body),
+      reader,
+    })),
+  ];
+  const costs: RequestCost[] = [];
+  for (const { kind, text, reader } of kinds) {
+    const options = { label: `cost-${kind}`, ...(reader && { authorization }) };
+    await sendLabelled(url, text, options);
+    const [api, database, commands] = [cpuMsOf(pids.api), cpuMsOf(pids.database), await commandsSent(url)];
+    for (let sent = 0; sent < COST_REQUESTS; sent += 1) await sendLabelled(url, text, options);
+    costs.push({
+      kind,
+      requests: COST_REQUESTS,
+      apiCpuMs: (cpuMsOf(pids.api) - api) / COST_REQUESTS,
+      databaseCpuMs: (cpuMsOf(pids.database) - database) / COST_REQUESTS,
+      // The /metrics scrape itself sends a count (the outlier-books gauge): taken out.
+      commands: ((await commandsSent(url)) - commands - (await scrapeCost(url))) / COST_REQUESTS,
+    });
+  }
+  return costs;
+}
+
+interface Measured {
+  latencies: number[];
+  failures: Failure[];
+}
+
+/** One side of the benchmark (the victim, the crowd, one kind's attackers) in a process of its own, ready for orders. */
+function startSide(url: string, role: VictimRole): Promise<Child> {
+  return startChild("bench/processes/victim-process.ts", [url, role], {}, [], { ipc: true });
+}
+
+/** What `side` measured, sending for the order's time: started in every side at once, the sides overlap within milliseconds. */
+async function measure<T = unknown>(side: Child, order: VictimOrder): Promise<T> {
+  return (await side.ask(JSON.stringify(order))) as T;
+}
+
+function attackerFigures(kind: AttackKind, answers: AttackAnswer[]): AttackerFigures {
+  return {
+    kind,
+    answers: tally(
+      answers.map(({ status, codes }) => (status >= 500 ? `HTTP ${status}: ` : "") + (codes.join(", ") || "answered in full")),
+    ),
+    unexpected: unexpectedAnswers(kind, answers).length,
+  };
 }
 
 function phase(name: VictimPhase["phase"], { latencies, failures }: { latencies: number[]; failures: Failure[] }): VictimPhase {

@@ -1,10 +1,15 @@
+import { createHash } from "node:crypto";
 import type { GraphQLRequestContextDidResolveOperation } from "@apollo/server";
 import type { OperationDefinitionNode } from "graphql";
 import { LRUCache } from "lru-cache";
 
 /** Characters of keys one memo holds at most: a storefront's few operations with their usual variables take a few KiB. */
 const MAX_KEY_CHARACTERS = 1_000_000;
-/** Variables this long are rarely sent twice; analysing them again is cheaper than holding them. */
+/**
+ * A key longer than this is held as its SHA-256 digest: variables of hundreds of representations or ids, which a
+ * client sending them again and again (an attacker among them) would otherwise have coerced, weighed and refused
+ * anew each time, at more cost than hashing them.
+ */
 const MAX_KEY_LENGTH = 2_000;
 /** Entries at most: an analysis may hold nodes of its document, which stays in memory while the entry does. */
 const MAX_ENTRIES = 1_000;
@@ -28,19 +33,19 @@ export function memoizeByOperation<T>(analyse: Analysis<T>): Analysis<T> {
   });
   return (request, operation) => {
     const key = operationKey(request.queryHash, operation, request.request.variables ?? {});
-    const known = key === undefined ? undefined : memo.get(key);
+    const known = memo.get(key);
     if (known) return known.value;
     const value = analyse(request, operation);
-    if (key !== undefined) memo.set(key, { value });
+    memo.set(key, { value });
     return value;
   };
 }
 
-function operationKey(queryHash: string, operation: OperationDefinitionNode, variables: Record<string, unknown>): string | undefined {
+function operationKey(queryHash: string, operation: OperationDefinitionNode, variables: Record<string, unknown>): string {
   const declared = (operation.variableDefinitions ?? []).map(({ variable }) => {
     const value = variables[variable.name.value];
     return value === undefined ? 0 : [value];
   });
   const key = `${queryHash}:${operation.name?.value ?? ""}:${JSON.stringify(declared)}`;
-  return key.length <= MAX_KEY_LENGTH ? key : undefined;
+  return key.length <= MAX_KEY_LENGTH ? key : `sha256:${createHash("sha256").update(key).digest("base64")}`;
 }

@@ -94,6 +94,7 @@ describe("issue 35's victim targets", () => {
     attackSeconds: 10,
     phases: [phase(VICTIM_PHASES[0], 20), phase(VICTIM_PHASES[1], 40), attacked],
     attackers: [{ kind: "search", answers: { SEARCH_TOO_BROAD: 9 }, unexpected }],
+    costs: [{ kind: "search", requests: 50, apiCpuMs: 2, databaseCpuMs: 1, commands: 0 }],
   });
   const byTarget = (checks: TargetCheck[]) => checks.map(({ pass, failsRun }) => ({ pass, failsRun }));
 
