@@ -119,6 +119,18 @@ describe("Query.book", () => {
     expect(result).toEqual({ data: { book: null } });
   });
 
+  it("reads one book by an equality on _id for one document, which mongod answers by its _id fast path", async () => {
+    api.commands.reset();
+    const result = await api.execute(`{ book(id: "a-string") { id: databaseId } }`);
+    expect(result.data).toEqual({ book: { id: "a-string" } });
+    expect(api.monitor.log().map(({ command }) => [command["filter"], command["limit"]])).toEqual([[{ _id: "a-string" }, 1]]);
+    const explained = await api.db.command({
+      explain: { find: "sales", filter: { _id: "a-string" }, limit: 1 },
+      verbosity: "executionStats",
+    });
+    expect(explained["executionStats"]).toMatchObject({ nReturned: 1, totalKeysExamined: 1, totalDocsExamined: 1 });
+  });
+
   it("reports the stored purchase count and the outlier flag", async () => {
     await seedBook(api.db, "popular", customers(60));
     const result = await api.execute(`{ book(id: "popular") { purchaseCount hasExtras } }`);
