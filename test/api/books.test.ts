@@ -2,6 +2,7 @@ import { graphql } from "../__generated__";
 import type { BooksWindowQuery } from "../__generated__/graphql";
 import { useTestApi } from "../support/api";
 import { addBook, customers, idOrderCursor, seedBook } from "../support/factories";
+import * as cursors from "../../src/graphql/cursors";
 import { customerCursor } from "../../src/graphql/cursors";
 
 const asEdge = (id: string) => ({ node: { id } });
@@ -101,6 +102,23 @@ describe("Query.books", () => {
       edges: [{ node: { customersPurchased: { edges: customers(2).map(asEdge) }, wide: { edges: customers(5, 3).map(asEdge) } } }],
     });
     expect(api.commands.received()[0]?.[0]?.customers_purchased).toEqual(customers(9));
+  });
+
+  it("makes a book's cursor only for an edge that selects it, and for pageInfo's two ends", async () => {
+    const made = jest.spyOn(cursors, "catalogCursor");
+    try {
+      await api.execute(`{ books(first: 5) { edges { node { id } } } }`);
+      expect(made).not.toHaveBeenCalled();
+      const ends = await api.execute(`{ books(first: 5) { pageInfo { startCursor endCursor } } }`);
+      expect(made).toHaveBeenCalledTimes(2);
+      made.mockClear();
+      const edges = await api.execute(`{ books(first: 5) { edges { cursor } } }`);
+      expect(made).toHaveBeenCalledTimes(5);
+      const cursorsOf = (edges.data as { books: { edges: { cursor: string }[] } }).books.edges.map(({ cursor }) => cursor);
+      expect(ends.data).toEqual({ books: { pageInfo: { startCursor: cursorsOf[0], endCursor: cursorsOf[4] } } });
+    } finally {
+      made.mockRestore();
+    }
   });
 
   it("batches several book(id:) lookups into one query", async () => {
