@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin, BaseContext } from "@apollo/server";
+import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from "@apollo/server";
 import {
   GraphQLSkipDirective,
   GraphQLIncludeDirective,
@@ -89,13 +89,15 @@ export function staticCachePolicyPlugin<TContext extends BaseContext>(defaultMax
   const policyOf = memoizeByOperation((request, operation) =>
     operationCachePolicy(request.schema, operation, fragmentsOf(request.document), request.request.variables ?? {}, defaultMaxAge),
   );
+  // The same listener for every request: it keeps nothing of its own between the hooks.
+  const listener: GraphQLRequestListener<TContext> = {
+    executionDidStart: async (requestContext) => {
+      if (requestContext.operation) requestContext.overallCachePolicy.restrict(policyOf(requestContext, requestContext.operation));
+    },
+  };
   return {
     serverWillStart: async ({ schema }) => refuseInheritedMaxAge(schema),
-    requestDidStart: async () => ({
-      executionDidStart: async (requestContext) => {
-        if (requestContext.operation) requestContext.overallCachePolicy.restrict(policyOf(requestContext, requestContext.operation));
-      },
-    }),
+    requestDidStart: async () => listener,
   };
 }
 

@@ -19,10 +19,10 @@ export interface BookConnectionModel {
   count: () => Promise<number>;
 }
 
-/** One book of a BookConnection with its cursor in that list. */
+/** One book of a BookConnection, with how its cursor in that list is made, when a client asks for it. */
 export interface BookEdgeModel {
-  cursor: string;
   node: BookDocument;
+  cursorOf: BookConnectionModel["cursorOf"];
 }
 
 /** What `Book.customersPurchased` hands to the CustomerConnection resolvers. */

@@ -98,10 +98,17 @@ function buildRequestServices(
   const share = createPoolShare(requestPoolShare(db));
   if (weight) share.allow(weight);
   const loaders = createSalesLoaders(db, { batch: batchLoads, share });
+  // Each service on its first use too: a request by id reads through the loaders alone, a listing through the catalog.
+  let catalog: CatalogService | undefined;
+  let customers: CustomerService | undefined;
   return {
     loaders,
-    catalog: catalogService(db, share, loaders, settings, salesStats),
-    customers: customerService(db, share),
+    get catalog() {
+      return (catalog ??= catalogService(db, share, loaders, settings, salesStats));
+    },
+    get customers() {
+      return (customers ??= customerService(db, share));
+    },
     weigh: (next) => share.allow(next),
   };
 }

@@ -48,7 +48,9 @@ export interface SearchTerms {
 
 /** The terms of a search, or null for a blank one (no words at all), which searches nothing. */
 export function searchTermsOf(search: string | null | undefined): SearchTerms | null {
-  const words = normalizedWords(search ?? "");
+  // Most browses search nothing: no text to normalize.
+  if (!search) return null;
+  const words = normalizedWords(search);
   const prefix = words.pop();
   return prefix === undefined ? null : { words: [...new Set(words)], prefix };
 }

@@ -2,6 +2,7 @@ import { graphql } from "../__generated__";
 import type { BooksWindowQuery } from "../__generated__/graphql";
 import { useTestApi } from "../support/api";
 import { addBook, customers, idOrderCursor, seedBook } from "../support/factories";
+import * as cursors from "../../src/graphql/cursors";
 import { customerCursor } from "../../src/graphql/cursors";
 import { salesCollection } from "../../src/sales/documents";
 
@@ -104,6 +105,23 @@ describe("Query.books", () => {
     expect(api.commands.received()[0]?.[0]?.customers_purchased).toEqual(customers(9));
   });
 
+  it("makes a book's cursor only for an edge that selects it, and for pageInfo's two ends", async () => {
+    const made = jest.spyOn(cursors, "catalogCursor");
+    try {
+      await api.execute(`{ books(first: 5) { edges { node { id } } } }`);
+      expect(made).not.toHaveBeenCalled();
+      const ends = await api.execute(`{ books(first: 5) { pageInfo { startCursor endCursor } } }`);
+      expect(made).toHaveBeenCalledTimes(2);
+      made.mockClear();
+      const edges = await api.execute(`{ books(first: 5) { edges { cursor } } }`);
+      expect(made).toHaveBeenCalledTimes(5);
+      const cursorsOf = (edges.data as { books: { edges: { cursor: string }[] } }).books.edges.map(({ cursor }) => cursor);
+      expect(ends.data).toEqual({ books: { pageInfo: { startCursor: cursorsOf[0], endCursor: cursorsOf[4] } } });
+    } finally {
+      made.mockRestore();
+    }
+  });
+
   it("batches several book(id:) lookups into one query", async () => {
     api.commands.reset();
     const result = await api.execute(
@@ -118,6 +136,18 @@ describe("Query.book", () => {
   it("returns null for an unknown id", async () => {
     const result = await api.execute(`{ book(id: "nobody-wrote-this") { id: databaseId } }`);
     expect(result).toEqual({ data: { book: null } });
+  });
+
+  it("reads one book by an equality on _id for one document, which mongod answers by its _id fast path", async () => {
+    api.commands.reset();
+    const result = await api.execute(`{ book(id: "a-string") { id: databaseId } }`);
+    expect(result.data).toEqual({ book: { id: "a-string" } });
+    expect(api.monitor.log().map(({ command }) => [command["filter"], command["limit"]])).toEqual([[{ _id: "a-string" }, 1]]);
+    const explained = await api.db.command({
+      explain: { find: "sales", filter: { _id: "a-string" }, limit: 1 },
+      verbosity: "executionStats",
+    });
+    expect(explained["executionStats"]).toMatchObject({ nReturned: 1, totalKeysExamined: 1, totalDocsExamined: 1 });
   });
 
   it("reports the stored purchase count and the outlier flag", async () => {

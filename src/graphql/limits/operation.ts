@@ -241,6 +241,9 @@ export function weightRefusal(
   return undefined;
 }
 
+/** A request outside the heavy lane leaves nothing: one function for all of them, not one made per request. */
+const NOT_IN_LANE: LaneRelease = () => {};
+
 /** What `costLimitPlugin` refuses and how long a heavy request may wait for its turn. */
 export interface CostLimits {
   maxCost?: number;
@@ -269,7 +272,7 @@ export function costLimitPlugin<TContext extends object>(
   const lane = createHeavyLane(laneWaitMs);
   return {
     async requestDidStart() {
-      let leave: LaneRelease = () => {};
+      let leave: LaneRelease = NOT_IN_LANE;
       return {
         async didResolveOperation(requestContext) {
           const { operation } = requestContext;
@@ -290,7 +293,7 @@ export function costLimitPlugin<TContext extends object>(
         },
         async willSendResponse() {
           leave();
-          leave = () => {};
+          leave = NOT_IN_LANE;
         },
       };
     },

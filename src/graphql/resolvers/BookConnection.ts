@@ -1,10 +1,20 @@
-import type { BookConnectionResolvers } from "../__generated__/resolvers-types";
+import type { BookConnectionResolvers, BookEdgeResolvers } from "../__generated__/resolvers-types";
 import { pageInfo } from "../windows";
 
 export const BookConnection: BookConnectionResolvers = {
   // Counted only when a client asks for it, as the list that made the connection says (see its `count`).
   totalCount: ({ count }) => count(),
-  edges: ({ books, cursorOf }) => books.map((book) => ({ cursor: cursorOf(book), node: book })),
+  edges: ({ books, cursorOf }) => books.map((node) => ({ node, cursorOf })),
+  // Only the window's ends carry their cursors into pageInfo.
   pageInfo: async ({ books, hasNextPage, hasPreviousPage, cursorOf }) =>
-    pageInfo(books.map(cursorOf), typeof hasNextPage === "boolean" ? hasNextPage : await hasNextPage(), hasPreviousPage),
+    pageInfo(
+      books.length === 0 ? [] : [cursorOf(books[0]!), cursorOf(books.at(-1)!)],
+      typeof hasNextPage === "boolean" ? hasNextPage : await hasNextPage(),
+      hasPreviousPage,
+    ),
+};
+
+export const BookEdge: BookEdgeResolvers = {
+  // Made when a client selects it: a listing that shows its books without paging by them makes none.
+  cursor: ({ node, cursorOf }) => cursorOf(node),
 };

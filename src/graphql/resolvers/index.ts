@@ -1,6 +1,6 @@
 import type { Resolvers } from "../__generated__/resolvers-types";
 import { Book } from "./Book";
-import { BookConnection } from "./BookConnection";
+import { BookConnection, BookEdge } from "./BookConnection";
 import { Customer } from "./Customer";
 import { CustomerConnection, CustomerEdge } from "./CustomerConnection";
 import { Mutation } from "./Mutation";
@@ -15,6 +15,7 @@ export const resolvers: Resolvers = {
   Node,
   Book,
   BookConnection,
+  BookEdge,
   Customer,
   CustomerConnection,
   CustomerEdge,
