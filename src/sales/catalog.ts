@@ -147,15 +147,16 @@ export async function browseCatalog(
   browse: CatalogBrowse,
   window: { first: number; after: CatalogPosition | null } | { last: number; before: CatalogPosition | null },
   embeddedBuyers: number,
+  countTerm: TermCount = termCounter(db),
 ): Promise<CatalogWindow> {
   if ("first" in window) {
     checkWindowSize(window.first);
-    const query = await catalogQuery(db, browse, window.first);
+    const query = await catalogQuery(browse, window.first, countTerm);
     const books = await walk(db, browse, query, 1, window.after, window.first + 1, embeddedBuyers);
     return { books: books.slice(0, window.first), hasNextPage: books.length > window.first, hasPreviousPage: window.after !== null, query };
   }
   checkWindowSize(window.last, "last");
-  const query = await catalogQuery(db, browse, window.last);
+  const query = await catalogQuery(browse, window.last, countTerm);
   const books = await walk(db, browse, query, -1, window.before, window.last + 1, embeddedBuyers);
   return {
     books: books.slice(0, window.last).reverse(),
@@ -233,7 +234,7 @@ function laterKeys(value: string | number | null, direction: Sign, mayBeMissing:
  * answers any order by sorting them; a search is answered from its terms' index (see `searchQuery`);
  * otherwise the planner has the order's index (and YEAR's, for a year filter) to choose from.
  */
-export async function catalogQuery(db: Db, browse: CatalogBrowse, results: number): Promise<CatalogQuery> {
+export async function catalogQuery(browse: CatalogBrowse, results: number, countTerm: TermCount): Promise<CatalogQuery> {
   const { filter, search } = browse;
   const year = { ...(filter.yearFrom == null ? {} : { $gte: filter.yearFrom }), ...(filter.yearTo == null ? {} : { $lte: filter.yearTo }) };
   const parts: Filter<BookDocument>[] = [
@@ -242,7 +243,7 @@ export async function catalogQuery(db: Db, browse: CatalogBrowse, results: numbe
   ];
   if (filter.author != null)
     return { filter: allOf([...parts, ...(search === null ? [] : [termsCheck(search, null)])]), hint: AUTHOR_INDEX };
-  if (search !== null) return searchQuery(db, browse.field, search, year, results);
+  if (search !== null) return searchQuery(countTerm, browse.field, search, year, results);
   return { filter: allOf(parts) };
 }
 
@@ -278,7 +279,13 @@ function termsCheck(search: SearchTerms, lead: string | null): Filter<BookDocume
  * leads, counted in the index up to `results` × SEARCH_CANDIDATES_PER_RESULT, and a search whose every
  * term is in more books than that is refused before anything is read.
  */
-async function searchQuery(db: Db, field: CatalogOrderField, search: SearchTerms, year: Document, results: number): Promise<CatalogQuery> {
+async function searchQuery(
+  countTerm: TermCount,
+  field: CatalogOrderField,
+  search: SearchTerms,
+  year: Document,
+  results: number,
+): Promise<CatalogQuery> {
   const keys = termKeys(search);
   if (keys.length === 0) {
     throw new SearchTooBroadError(
@@ -297,7 +304,7 @@ async function searchQuery(db: Db, field: CatalogOrderField, search: SearchTerms
   const budget = SEARCH_CANDIDATES_PER_RESULT * Math.max(results, 1);
   // One count after another: the browse holds one connection of the request's pool share.
   const counted: { key: string; books: number }[] = [];
-  for (const key of keys) counted.push({ key, books: await countCandidates(db, key, budget + 1) });
+  for (const key of keys) counted.push({ key, books: await countTerm(key, budget + 1) });
   const lead = counted.reduce((narrowest, term) => (term.books < narrowest.books ? term : narrowest));
   if (lead.books <= budget) return queryOf(lead.key, ordered ?? SEARCH_INDEX);
   throw new SearchTooBroadError(
@@ -307,12 +314,28 @@ async function searchQuery(db: Db, field: CatalogOrderField, search: SearchTerms
   );
 }
 
+/** How many books hold a search term, counted up to `limit`. */
+export type TermCount = (key: string, limit: number) => Promise<number>;
+
 /**
- * How many books hold a search term, counted up to `limit`. The `count` command: mongod counts a term's
- * keys in the multikey index without fetching a book (COUNT_SCAN), where an aggregation's count fetches.
+ * Counts a search term's books with the `count` command: mongod counts a term's keys in the multikey index
+ * without fetching a book (COUNT_SCAN), where an aggregation's count fetches. Each term and limit is counted
+ * once by one counter: a request's aliases that repeat a search (an amplifier, issue 35) cost one count, not
+ * one each; a counter lives as long as its request, so no count outlives the request that asked for it.
  */
-async function countCandidates(db: Db, key: string, limit: number): Promise<number> {
-  return countCommand(db, { search_words: key }, limit, SEARCH_INDEX);
+export function termCounter(db: Db): TermCount {
+  const counts = new Map<string, Promise<number>>();
+  return (key, limit) => {
+    const entry = `${limit} ${key}`;
+    let count = counts.get(entry);
+    if (!count) {
+      count = countCommand(db, { search_words: key }, limit, SEARCH_INDEX);
+      // A failed count is sent again by the next alias that needs it, as it would have been before.
+      count.catch(() => counts.delete(entry));
+      counts.set(entry, count);
+    }
+    return count;
+  };
 }
 
 async function countCommand(db: Db, query: Filter<BookDocument>, limit: number, hint: string): Promise<number> {

@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { createBook, type NewBook } from "./books";
-import { browseCatalog, countCatalog, type CatalogBrowse, type CatalogQuery, type CatalogWindow } from "./catalog";
+import { browseCatalog, countCatalog, termCounter, type CatalogBrowse, type CatalogQuery, type CatalogWindow } from "./catalog";
 import type { BookDocument, BookId } from "./documents";
 import { createSalesLoaders, type SalesLoaders } from "./loaders";
 import { createPoolShare, requestPoolShare, type PoolShare, type RequestWeight } from "./pool-share";
@@ -120,9 +120,10 @@ function catalogService(
   settings: OutlierSettings,
   stats: RecentSalesStats,
 ): CatalogService {
+  const countTerm = termCounter(db);
   return {
     // A window's queries go one after another, so one connection of the request's share serves them.
-    browse: (browse, window, embeddedBuyers) => share.use(1, () => browseCatalog(db, browse, window, embeddedBuyers)),
+    browse: (browse, window, embeddedBuyers) => share.use(1, () => browseCatalog(db, browse, window, embeddedBuyers, countTerm)),
     count: (query) => share.use(1, () => countCatalog(db, query)),
     // Five commands side by side, sent once for every request that asks within the cache's age.
     salesStats: (top, options) => share.use(SALES_STATS_COMMANDS, () => stats.fetch(settings, top ?? DEFAULT_LARGEST_BOOKS, options)),

@@ -179,6 +179,21 @@ describe("the documents a request may make the database examine (issue 35, item 
   });
 });
 
+describe("a search repeated by aliases (issue 35's search amplifier)", () => {
+  it("counts each of its words once for the whole request, not once per alias", async () => {
+    const search = (alias: string) => `${alias}: books(first: 5, search: "zqxv wkjy") { edges { node { title } } }`;
+    const once = await sendCounted(`{ ${search("s")} }`);
+    const fifteen = await sendCounted(`{ ${Array.from({ length: 15 }, (_, index) => search(`s${index}`)).join(" ")} }`);
+
+    expectAnsweredInFull(once.answer);
+    expectAnsweredInFull(fifteen.answer);
+    const counts = (sent: string[]) => sent.filter((name) => name === "count").length;
+    // Two words, neither stored: each is counted to choose the narrower one to read, once per request.
+    expect(counts(once.sent)).toBe(2);
+    expect(counts(fifteen.sent)).toBe(2);
+  });
+});
+
 describe("first: 0", () => {
   it("sends no command for a customer's booksPurchased, by customer(id:) or as an entity", async () => {
     const direct = await sendCounted(`{ customer(id: "user01") { booksPurchased(first: 0) { edges { cursor } } } }`);
