@@ -25,3 +25,6 @@ export function buildApiSchema() {
 
 /** Built once: a schema never changes. Apollo and the subscriptions use this one; compiled execution builds its own. */
 export const schema = buildApiSchema();
+
+/** The second build graphql-jit compiles against (see `CompiledExecutionOptions.compiledSchema`), shared by HTTP and subscriptions. */
+export const compiledSchema = buildApiSchema();

@@ -35,7 +35,7 @@ import { createErrorFormatter } from "./errors";
 import { MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestErrors, requestTimeLimit, undecompressable } from "./limits/http";
 import { inputCheckPlugin, operationTransportRule } from "./input-checks";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
-import { buildApiSchema, schema } from "./schema";
+import { compiledSchema, schema } from "./schema";
 import { compiledExecution } from "./compiled-execution";
 import { graphqlHandler } from "./http-handler";
 import { isTracing } from "../observability/tracing";
@@ -100,7 +100,7 @@ export function createApolloServer(
   return new ApolloServer<GraphQLContext>({
     gateway: compiledExecution({
       schema,
-      compiledSchema: buildApiSchema(),
+      compiledSchema,
       interpreted: isTracing,
       ...(metrics ? { onInterpreted: metrics.countInterpretedOperation } : {}),
     }),

@@ -38,7 +38,7 @@ import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, Request
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
 import { inSubscriptionSpan, isTracing } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
-import { buildApiSchema, schema } from "./schema";
+import { compiledSchema, schema } from "./schema";
 import { fragmentsOf } from "./selection";
 import { SharedExecutions, type SubscriberLog } from "./shared-executions";
 
@@ -147,7 +147,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
   const shared = new SharedExecutions({
     freshContext: () => options.server.contextFor(options.settings, ANYONE),
     live: options.server.live,
-    compiledSchema: buildApiSchema(),
+    compiledSchema,
     interpreted: isTracing,
   });
 
