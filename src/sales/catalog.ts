@@ -234,7 +234,7 @@ function laterKeys(value: string | number | null, direction: Sign, mayBeMissing:
  * answers any order by sorting them; a search is answered from its terms' index (see `searchQuery`);
  * otherwise the planner has the order's index (and YEAR's, for a year filter) to choose from.
  */
-export async function catalogQuery(browse: CatalogBrowse, results: number, countTerm: TermCount): Promise<CatalogQuery> {
+async function catalogQuery(browse: CatalogBrowse, results: number, countTerm: TermCount): Promise<CatalogQuery> {
   const { filter, search } = browse;
   const year = { ...(filter.yearFrom == null ? {} : { $gte: filter.yearFrom }), ...(filter.yearTo == null ? {} : { $lte: filter.yearTo }) };
   const parts: Filter<BookDocument>[] = [
