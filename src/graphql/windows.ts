@@ -16,11 +16,17 @@ export function windowSizeOf(args: { first?: number | null; last?: number | null
   return args.last != null ? { last: args.last } : { first: args.first ?? DEFAULT_WINDOW_SIZE };
 }
 
-export function pageInfo(cursors: string[], hasNextPage: boolean, hasPreviousPage: boolean): PageInfo {
-  return {
-    hasNextPage,
-    hasPreviousPage,
-    startCursor: cursors[0] ?? null,
-    endCursor: cursors.at(-1) ?? null,
-  };
+/** A window's ends, as cursors; null for an empty window. */
+export type WindowEnds = { start: string; end: string } | null;
+
+export function pageInfo(ends: WindowEnds, hasNextPage: boolean, hasPreviousPage: boolean): PageInfo {
+  return { hasNextPage, hasPreviousPage, startCursor: ends?.start ?? null, endCursor: ends?.end ?? null };
+}
+
+/** The cursors of a window's first and last items, each made once (the same item's in a window of one). */
+export function windowEnds<T>(items: readonly T[], cursorOf: (item: T) => string): WindowEnds {
+  const first = items[0];
+  if (first === undefined) return null;
+  const start = cursorOf(first);
+  return { start, end: items.length === 1 ? start : cursorOf(items.at(-1)!) };
 }

@@ -1,6 +1,7 @@
 import { ObjectId } from "mongodb";
 import { bookCursor, customerCursor, parseBookCursor, parseCustomerCursor } from "../../src/graphql/cursors";
 import { InvalidInputError } from "../../src/sales/errors";
+import { pageInfo, windowEnds } from "../../src/graphql/windows";
 
 describe("customer cursors", () => {
   it("round-trip a position", () => {
@@ -47,5 +48,25 @@ describe("book cursors", () => {
 
   it("accept a cursor carrying a 128-character string id", () => {
     expect(parseBookCursor(bookCursor("b".repeat(128)))).toBe("b".repeat(128));
+  });
+});
+
+describe("a window's ends", () => {
+  it("make one cursor for a window of one item, whose start and end it is", () => {
+    const cursorOf = jest.fn((position: number) => customerCursor(position));
+    expect(windowEnds([7], cursorOf)).toEqual({ start: customerCursor(7), end: customerCursor(7) });
+    expect(cursorOf).toHaveBeenCalledTimes(1);
+  });
+
+  it("make cursors for the first and last items only, and none for an empty window", () => {
+    const cursorOf = jest.fn((position: number) => customerCursor(position));
+    expect(windowEnds([1, 2, 3, 4], cursorOf)).toEqual({ start: customerCursor(1), end: customerCursor(4) });
+    expect(cursorOf.mock.calls).toEqual([[1], [4]]);
+    expect(pageInfo(windowEnds([], cursorOf), false, true)).toEqual({
+      hasNextPage: false,
+      hasPreviousPage: true,
+      startCursor: null,
+      endCursor: null,
+    });
   });
 });

@@ -1,5 +1,5 @@
 import type { BookConnectionResolvers, BookEdgeResolvers } from "../__generated__/resolvers-types";
-import { pageInfo } from "../windows";
+import { pageInfo, windowEnds } from "../windows";
 
 export const BookConnection: BookConnectionResolvers = {
   // Counted only when a client asks for it, as the list that made the connection says (see its `count`).
@@ -7,11 +7,7 @@ export const BookConnection: BookConnectionResolvers = {
   edges: ({ books, cursorOf }) => books.map((node) => ({ node, cursorOf })),
   // Only the window's ends carry their cursors into pageInfo.
   pageInfo: async ({ books, hasNextPage, hasPreviousPage, cursorOf }) =>
-    pageInfo(
-      books.length === 0 ? [] : [cursorOf(books[0]!), cursorOf(books.at(-1)!)],
-      typeof hasNextPage === "boolean" ? hasNextPage : await hasNextPage(),
-      hasPreviousPage,
-    ),
+    pageInfo(windowEnds(books, cursorOf), typeof hasNextPage === "boolean" ? hasNextPage : await hasNextPage(), hasPreviousPage),
 };
 
 export const BookEdge: BookEdgeResolvers = {

@@ -1,13 +1,13 @@
 import type { CustomerConnectionResolvers, CustomerEdgeResolvers } from "../__generated__/resolvers-types";
 import { customerCursor } from "../cursors";
-import { pageInfo } from "../windows";
+import { pageInfo, windowEnds } from "../windows";
 
 export const CustomerConnection: CustomerConnectionResolvers = {
   totalCount: ({ book }) => book.purchase_count,
   edges: ({ buyers }) => buyers,
   pageInfo: ({ buyers, hasNextPage, hasPreviousPage }) =>
     pageInfo(
-      buyers.map((buyer) => customerCursor(buyer.position)),
+      windowEnds(buyers, (buyer) => customerCursor(buyer.position)),
       hasNextPage,
       hasPreviousPage,
     ),
