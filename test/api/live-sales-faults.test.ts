@@ -17,7 +17,6 @@ import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
  * through a TCP proxy the test cuts, as a failed network path; purchases go on meanwhile through a client of the test's own, which nothing cuts.
  */
 const SETTINGS = { outlierThreshold: 3, extraSalesPageSize: 4 };
-const APP_NAME = "live-sales-faults";
 const BOOK_SALES = `subscription ($ids: [ID!]!) { bookSales(ids: $ids) { purchaseCount } }`;
 const NEW_BUYERS = `subscription ($bookId: ID!) { newBuyers(bookId: $bookId) { missedBefore edge { node { databaseId } } } }`;
 
@@ -43,7 +42,6 @@ beforeAll(async () => {
   api = openDatabase(uri.toString(), database.db.databaseName, {
     ensureIndexes: ensureSalesIndexes,
     logger: log.logger,
-    appName: APP_NAME,
     ...driverTimeouts(DEFAULT_REQUEST_TIMEOUT_MS),
   });
   await api.ready();

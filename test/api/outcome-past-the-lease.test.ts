@@ -78,8 +78,8 @@ describe("across processes (SECURITY.md: what stays at least once on a standalon
   });
 
   it("another process's retry past the lease, while the owner still cannot store the outcome, records it again", async () => {
-    // The owner runs in a process of its own: a client inside jest cannot name its application to the server (see
-    // packages/offline-mongo/test/fail-points.test.ts), and the fail point must refuse the owner's writes alone.
+    // The owner is another API process, as in production; the fail point names its application, so that it refuses
+    // the owner's writes alone and this process's retry reaches the database.
     const uri = new URL(process.env.TEST_REPLICA_SET_URI!);
     uri.searchParams.set("appName", "lease-owner");
     owner = await startApiProcess("src/cli/start.ts", {
