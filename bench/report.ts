@@ -9,7 +9,7 @@ import type { WriteResults } from "./scenarios/writes";
 import type { HotBookFigures, ScaleResults } from "./scenarios/catalog-scale";
 import type { ListingProfile, ProcessProfile, ProfileResults } from "./scenarios/profile";
 import type { ShardTargetingResults } from "./scenarios/shard-targeting";
-import { SUBSCRIBER_TARGETS, type SubscriberResults, type SubscriberRow } from "./scenarios/subscribers";
+import { SUBSCRIBER_TARGETS, type SubscriberProfile, type SubscriberResults } from "./scenarios/subscribers";
 import { SHELF_BOOKS, SUBSCRIBER_MIX, SUBSCRIBER_PERIOD } from "./scenarios/subscriber-mix";
 import { VICTIM_TARGET, type VictimResults } from "./scenarios/victim";
 
@@ -216,7 +216,7 @@ function renderSubscribers({ database, plan, rows }: SubscriberResults): string 
     [
       `One server process, its subscribers in load processes of their own (${count(plan.perLoadProcess)} each): ${SUBSCRIBER_MIX.hotPage} in ${SUBSCRIBER_PERIOD} on the hot book's page, ${SUBSCRIBER_MIX.quietPage} on a quiet book's page, ${SUBSCRIBER_MIX.shelf} on a shelf of ${SHELF_BOOKS} books (the hot one and quiet ones).`,
       `${count(plan.purchasesPerSecond)} purchases a second of the hot book and ${count(plan.quietPurchasesPerSecond)} a second over the ${count(plan.quietBooks)} quiet books in turn, for ${plan.seconds} s, written straight to the database (${database}).`,
-      "Latency from the purchase's write to the value's arrival; conflated: values replaced by a later count before they were sent. The bare baseline sends the same change feed's counts as plain WebSocket messages: no GraphQL, no protocol, no checks.",
+      "Latency from the purchase's write to the value's arrival; load CPU: the load processes' own, from the first purchase to their final counts; bench CPU: the bench's process (the purchases' writes, and the stand-in when it runs there). Conflated: values replaced by a later count before they were sent. The bare baseline sends the same change feed's counts as plain WebSocket messages: no GraphQL, no protocol, no checks.",
       `Memory per idle subscriber: held after full garbage collections (heap in use and external memory, the target's measure), and resident memory grown (RSS, allocator slack included).`,
       `Issue 37's targets: p99 under ${count(p99Ms)} ms with 10,000 subscribers at 100 purchases a second; an idle subscriber under ${bytes(idleBytes)}.`,
     ].join(" "),
@@ -233,15 +233,18 @@ function renderSubscribers({ database, plan, rows }: SubscriberResults): string 
       ["RSS per idle subscriber", (row) => bytes(row.idleBytesPerSubscriber)],
       ["CPU ms per 1,000 events", (row) => ms(row.cpuMsPerThousandEvents)],
       ["CPU ms per purchase", (row) => ms(row.cpuMsPerPurchase)],
+      ["load CPU ms per 1,000 events", (row) => ms(row.loadCpuMsPerThousandEvents)],
+      ["bench CPU ms per purchase", (row) => ms(row.benchCpuMsPerPurchase)],
     ]),
   );
-  return [measured, ...rows.flatMap((row) => (row.profile ? [renderSubscriberProfile(row.subscribers, row.profile)] : []))].join("\n\n");
+  const profiles = rows.flatMap((row) => (row.profiles ?? []).map((profile) => renderSubscriberProfile(row.subscribers, profile)));
+  return [measured, ...profiles].join("\n\n");
 }
 
-/** The API's profile over one row's purchases (`--subscriber-profile`): its parts and top lines, as shares of the busy samples. */
-function renderSubscriberProfile(subscribers: number, { file, summary }: NonNullable<SubscriberRow["profile"]>): string {
+/** One process's profile over an API row's purchases (`--subscriber-profile`): its parts and top lines, as shares of the busy samples. */
+function renderSubscriberProfile(subscribers: number, { process, file, summary }: SubscriberProfile): string {
   return part(
-    `API process, ${count(subscribers)} subscribers: where the CPU goes (self time)`,
+    `${process}, ${count(subscribers)} subscribers: where the CPU goes (self time)`,
     `Profiled over the row's purchases until every subscriber had its final counts (\`${file}\`); shares of the busy samples.`,
     [
       table(summary.parts.slice(0, TOP_PARTS), [

@@ -55,8 +55,9 @@ prints markdown tables and saves raw figures in bench/results/.
                      victim: a cheap query beside attackers of every amplifying kind, about 40 s)
   --subscribers N,…  the numbers of subscribers the subscribers section measures; e.g. 50 to try it out
   --subscriber-profile
-                     with the subscribers section: a CPU profile of the API process over each row's purchases,
-                     saved in bench/results/profiles/ and summarized (top lines, parts) under its table
+                     with the subscribers section: CPU profiles over each API row's purchases of the API, the
+                     first load process and the bench's own (the stand-in), saved in bench/results/profiles/
+                     and summarized (top lines, parts) under its table
   --profile          only CPU profiles of the API and the stand-in under the 5-, 20- and 50-book
                      storefront listings, saved in bench/results/profiles/ (about 1 minute, less with --quick)
   --help             show this text`;

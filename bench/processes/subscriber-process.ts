@@ -1,19 +1,21 @@
-import { once } from "node:events";
+import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { createClient } from "graphql-ws";
+import { setTimeout } from "node:timers/promises";
+import { GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, stringifyMessage } from "graphql-ws";
 import WebSocket from "ws";
 import { subscribedBooks, valueKey, type MixBooks } from "../scenarios/subscriber-mix";
 
 /**
  * Subscribers in a process of their own, each on a WebSocket of its own as each shopper's page is: `graphql`
- * subscribes with graphql-ws to `bookSales` of the books its place in the mix names (one book's page, or a shelf
- * of several), as the web storefront would; `bare` asks the baseline for the same books and reads its plain
+ * subscribes over graphql-transport-ws to `bookSales` of the books its place in the mix names (one book's page, or a
+ * shelf of several), as the web storefront would; `bare` asks the baseline for the same books and reads its plain
  * messages. Arguments: url, graphql|bare, the first subscriber's number in the mix, count, the books (JSON `MixBooks`).
  *
- * Prints `ready` once every subscriber holds each of its books' first value; then reads one line from stdin
- * (`SubscriberWrites`: each book's final count, and the write time of each value by `valueKey`), waits until every
- * subscriber has seen each of its books' final count (or a minute has passed), and prints what it received as JSON
- * (`SubscriberReport`).
+ * Prints `ready` once every subscriber holds each of its books' first value; then reads `go` from stdin when the
+ * purchases start, and one more line (`SubscriberWrites`: each book's final count, and the write time of each value by
+ * `valueKey`), waits until every subscriber has seen each of its books' final count (or a minute has passed), and
+ * prints what it received as JSON (`SubscriberReport`). Started with bench/processes/profiler.ts and BENCH_CPU_PROFILE,
+ * it profiles itself from `go` until then.
  */
 
 export interface SubscriberWrites {
@@ -29,6 +31,8 @@ export interface SubscriberReport {
   atFinal: number;
   /** Delivery latencies, from the purchase's write to the value's arrival, in 0.1 ms buckets: bucket → values. */
   latencyHistogram: Record<string, number>;
+  /** This process's CPU time (user and system) from `go` until every subscriber had its final counts: the load's own cost. */
+  cpuMs: number;
 }
 
 interface Subscriber {
@@ -43,6 +47,8 @@ const SETTLE_LIMIT_MS = 60_000;
 const BOOK_SALES = `subscription BenchBookSales($ids: [ID!]!) { bookSales(ids: $ids) { databaseId purchaseCount } }`;
 
 const now = () => performance.timeOrigin + performance.now();
+/** Set once the report is written: the sockets are closed on purpose. */
+let finished = false;
 
 async function main(): Promise<void> {
   const [url, protocol, fromText, countText, booksText] = process.argv.slice(2);
@@ -73,11 +79,16 @@ async function main(): Promise<void> {
     await Promise.all(batch);
   }
   process.stdout.write("ready\n");
-  const [line] = (await once(createInterface({ input: process.stdin }), "line")) as [string];
-  const { finals, writtenAt } = JSON.parse(line) as SubscriberWrites;
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+  await lines.next();
+  const cpuBefore = process.cpuUsage();
+  toggleProfiler();
+  const { finals, writtenAt } = JSON.parse(((await lines.next()).value as string | undefined) ?? "{}") as SubscriberWrites;
   const atFinal = (subscriber: Subscriber) => subscriber.books.every((bookId) => subscriber.last.get(bookId) === finals[bookId]);
   const deadline = Date.now() + SETTLE_LIMIT_MS;
-  while (!subscribers.every(atFinal) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!subscribers.every(atFinal) && Date.now() < deadline) await setTimeout(50);
+  const cpu = process.cpuUsage(cpuBefore);
+  await profileSaved();
   const latencyHistogram: Record<string, number> = {};
   for (let index = 0; index < arrivals.length; index += 2) {
     const written = writtenAt[arrivals[index] as string];
@@ -90,39 +101,76 @@ async function main(): Promise<void> {
     delivered: arrivals.length / 2,
     atFinal: subscribers.filter(atFinal).length,
     latencyHistogram,
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
   // A pipe's writes are asynchronous: exiting before this one is flushed would cut the report short.
   await new Promise((resolve) => process.stdout.write(`${JSON.stringify(report)}\n`, resolve));
+  finished = true;
   for (const close of closers) close();
   process.exit(0);
+}
+
+const PROFILE = process.env["BENCH_CPU_PROFILE"];
+
+/** Starts or stops bench/processes/profiler.ts, when it was loaded, as the bench's SIGUSR2 does for the servers. */
+function toggleProfiler(): void {
+  if (PROFILE) process.kill(process.pid, "SIGUSR2");
+}
+
+/** Stops the profiler and waits until it has written its profile. */
+async function profileSaved(): Promise<void> {
+  if (!PROFILE) return;
+  toggleProfiler();
+  while (!existsSync(PROFILE)) await setTimeout(50);
 }
 
 /** Takes one value; true once the subscriber holds a first value of each of its books. */
 type Receive = (subscriber: Subscriber, bookId: string, purchaseCount: number) => boolean;
 
-/** Resolves once the subscriber holds each of its books' first value (the counts as they stand); a refusal or a close ends the process. */
+/**
+ * Resolves once the subscriber holds each of its books' first value (the counts as they stand); a refusal or a close
+ * ends the process. The subscription goes over the wire as graphql-ws's client sends it (`connection_init`, its ack,
+ * one `subscribe`, then `next` messages), with graphql-ws's own message functions on a bare `ws` socket: its client's
+ * connection machinery (lazy connecting, retries, listeners by event and by id) cost this process more CPU for each
+ * value received than the API spent sending it, CPU taken from the API on a machine they share
+ * (docs/benchmarks/analysis.md, "The load processes"). A value's arrival is taken when its message is read, as before.
+ */
 function graphqlSubscriber(url: string, subscriber: Subscriber, receive: Receive, closers: (() => void)[]): Promise<void> {
-  const client = createClient({ url, webSocketImpl: WebSocket, retryAttempts: 0 });
-  closers.push(() => void client.dispose());
+  const socket = new WebSocket(url, GRAPHQL_TRANSPORT_WS_PROTOCOL);
+  closers.push(() => socket.terminate());
   return new Promise((resolve, reject) => {
     let ready = false;
     // Before it is ready a failure stops the process; after, it is said here and shows as a subscriber short of a final count.
     const fail = (error: Error) => (ready ? process.stderr.write(`subscriber-process: ${error.message}\n`) : reject(error));
-    client.subscribe<{ bookSales: { databaseId: string; purchaseCount: number } }>(
-      { query: BOOK_SALES, variables: { ids: subscriber.books } },
-      {
-        next: (value) => {
+    const send = (message: Parameters<typeof stringifyMessage>[0]) => socket.send(stringifyMessage(message));
+    socket.once("open", () => send({ type: MessageType.ConnectionInit }));
+    socket.on("message", (data) => {
+      const message = parseMessage(String(data as Buffer));
+      switch (message.type) {
+        case MessageType.ConnectionAck:
+          return send({ id: "1", type: MessageType.Subscribe, payload: { query: BOOK_SALES, variables: { ids: subscriber.books } } });
+        case MessageType.Next: {
+          const value = message.payload as { data?: { bookSales: { databaseId: string; purchaseCount: number } }; errors?: unknown };
           if (!value.data) return void fail(new Error(`the API refused a subscriber: ${JSON.stringify(value.errors)}`));
           const { databaseId, purchaseCount } = value.data.bookSales;
           if (receive(subscriber, databaseId, purchaseCount) && !ready) {
             ready = true;
             resolve();
           }
-        },
-        error: (error) => void fail(new Error(`a subscription ended with an error: ${JSON.stringify(error)}`)),
-        complete: () => void fail(new Error("the API completed a subscription it should have kept open")),
-      },
-    );
+          return;
+        }
+        case MessageType.Ping:
+          return send({ type: MessageType.Pong });
+        case MessageType.Error:
+          return void fail(new Error(`a subscription ended with an error: ${JSON.stringify(message.payload)}`));
+        case MessageType.Complete:
+          return void fail(new Error("the API completed a subscription it should have kept open"));
+        default:
+          return;
+      }
+    });
+    socket.once("error", (error) => fail(error));
+    socket.once("close", (code, reason) => !finished && fail(new Error(`the API closed a subscriber's socket: ${code} ${String(reason)}`)));
   });
 }
 

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
@@ -39,7 +40,10 @@ export interface SubscriberPlan {
   seconds: number;
   /** Subscribers per load process: each process is one Node thread, and 10,000 sockets in one would measure it. */
   perLoadProcess: number;
-  /** Where to save a CPU profile of each API row's server over its purchases (`--subscriber-profile`); none when absent. */
+  /**
+   * Where to save CPU profiles over each API row's purchases (`--subscriber-profile`): of the API, of the first load
+   * process, and of the bench's own process (the purchases' writes, and the stand-in when it runs there); none when absent.
+   */
   profileFolder?: string;
 }
 
@@ -84,8 +88,19 @@ export interface SubscriberRow {
   cpuMsPerPurchase: number;
   /** The same CPU time per 1,000 values delivered (issue 37's unit). */
   cpuMsPerThousandEvents: number;
-  /** With `profileFolder`, the API row's CPU profile over the same span (the profiler's own cost included in the CPU above). */
-  profile?: { file: string; summary: ProfileSummary };
+  /** The load processes' CPU time, all together, from the first purchase until each had its final counts, per 1,000 values received. */
+  loadCpuMsPerThousandEvents: number;
+  /** The bench's own process's CPU time over the purchases, per purchase: their writes, and the stand-in with its change stream when it runs there. */
+  benchCpuMsPerPurchase: number;
+  /** With `profileFolder`, the API row's CPU profiles over the same span (the profiler's own cost included in the CPU above). */
+  profiles?: SubscriberProfile[];
+}
+
+/** One process's CPU profile over a row's purchases. */
+export interface SubscriberProfile {
+  process: "API" | "first load process" | "bench process";
+  file: string;
+  summary: ProfileSummary;
 }
 
 export interface SubscriberResults {
@@ -173,12 +188,16 @@ async function measure(
   const loads: LoadProcess[] = [];
   try {
     for (let from = 0; from < subscribers; from += plan.perLoadProcess) {
-      loads.push(await startLoad(target, books, from, Math.min(plan.perLoadProcess, subscribers - from)));
+      const loadProfile = profileFile && from === 0 ? profileFile.replace(/api\.cpuprofile$/, "load.cpuprofile") : undefined;
+      loads.push(await startLoad(target, books, from, Math.min(plan.perLoadProcess, subscribers - from), loadProfile));
     }
     const idleBytesPerSubscriber = (residentBytes(server.pid) - rssBefore) / subscribers;
     const retainedBytesPerSubscriber = ((await retainedBytes(server)) - heapBefore) / subscribers;
     if (profileFile) server.signal("SIGUSR2");
+    const benchProfile = profileFile ? await startProfiling() : undefined;
     const cpuBefore = cpuMs(server.pid);
+    const benchCpuBefore = process.cpuUsage();
+    for (const load of loads) load.go();
     const schedule = purchaseSchedule(plan, books);
     const finals = finalCounts(schedule, books);
     const reached: Record<string, number> = {};
@@ -196,7 +215,8 @@ async function measure(
     const purchasesPerSecond = purchases / ((performance.now() - started) / 1000);
     const reports = await Promise.all(loads.map((load) => load.report({ finals, writtenAt })));
     const cpu = cpuMs(server.pid) - cpuBefore;
-    const profile = profileFile ? await savedProfile(server, profileFile) : undefined;
+    const benchCpu = process.cpuUsage(benchCpuBefore);
+    const profiles = profileFile ? await savedProfiles(server, profileFile, benchProfile!) : undefined;
     const delivered = reports.reduce((total, report) => total + report.delivered, 0);
     const expected = expectedValues(subscribers, books, finals);
     const histogram = mergedHistogram(reports);
@@ -214,18 +234,38 @@ async function measure(
       retainedBytesPerSubscriber,
       cpuMsPerPurchase: ratio(cpu, schedule.length),
       cpuMsPerThousandEvents: ratio(cpu * 1000, delivered),
-      ...(profile && { profile }),
+      loadCpuMsPerThousandEvents: ratio(reports.reduce((total, report) => total + report.cpuMs, 0) * 1000, delivered),
+      benchCpuMsPerPurchase: ratio((benchCpu.user + benchCpu.system) / 1000, schedule.length),
+      ...(profiles && { profiles }),
     };
   } finally {
     for (const load of loads) load.stop();
   }
 }
 
-/** Stops the server's profiler (started before the first purchase) and summarizes what it wrote. */
-async function savedProfile(server: Child, file: string): Promise<{ file: string; summary: ProfileSummary }> {
+/** The bench's own process profiled from now: the purchases' writes, and the stand-in when it is the replica set. */
+async function startProfiling(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return session;
+}
+
+/** Stops the server's and the bench's profilers (started before the first purchase) and summarizes what they and the first load process wrote. */
+async function savedProfiles(server: Child, apiFile: string, bench: Session): Promise<SubscriberProfile[]> {
   server.signal("SIGUSR2");
-  await waitFor(file);
-  return { file, summary: summarizeProfile(readProfile(file), ROOT) };
+  const benchFile = apiFile.replace(/api\.cpuprofile$/, "bench.cpuprofile");
+  const { profile } = await bench.post("Profiler.stop");
+  bench.disconnect();
+  writeFileSync(benchFile, JSON.stringify(profile));
+  await waitFor(apiFile);
+  const files: [SubscriberProfile["process"], string][] = [
+    ["API", apiFile],
+    ["first load process", apiFile.replace(/api\.cpuprofile$/, "load.cpuprofile")],
+    ["bench process", benchFile],
+  ];
+  return files.map(([process, file]) => ({ process, file, summary: summarizeProfile(readProfile(file), ROOT) }));
 }
 
 /** What the server holds after full collections: its heap in use and the memory its objects own outside it. */
@@ -241,16 +281,33 @@ interface Target {
 }
 
 interface LoadProcess {
+  /** The purchases start now: the load counts its CPU, and profiles itself when asked to, from here. */
+  go(): void;
   report(writes: SubscriberWrites): Promise<SubscriberReport>;
   stop(): void;
 }
 
-/** A subscriber process for subscribers `from` to `from + count - 1` of the mix, once every one holds each of its books' first value. */
-async function startLoad({ url, protocol }: Target, books: MixBooks, from: number, count: number): Promise<LoadProcess> {
+/**
+ * A subscriber process for subscribers `from` to `from + count - 1` of the mix, once every one holds each of its books'
+ * first value; with `profileFile`, it profiles itself from `go` until it has its final counts.
+ */
+async function startLoad(
+  { url, protocol }: Target,
+  books: MixBooks,
+  from: number,
+  count: number,
+  profileFile: string | undefined,
+): Promise<LoadProcess> {
   const child: ChildProcessByStdio<Writable, Readable, null> = spawn(
     process.execPath,
-    ["--import", "tsx", "bench/processes/subscriber-process.ts", url, protocol, String(from), String(count), JSON.stringify(books)],
-    { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] },
+    [
+      "--import",
+      "tsx",
+      ...(profileFile ? PROFILER : []),
+      "bench/processes/subscriber-process.ts",
+      ...[url, protocol, String(from), String(count), JSON.stringify(books)],
+    ],
+    { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, ...(profileFile && { BENCH_CPU_PROFILE: profileFile }) } },
   );
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const exited = once(child, "exit").then(([code]) => {
@@ -261,6 +318,7 @@ async function startLoad({ url, protocol }: Target, books: MixBooks, from: numbe
   const ready = await next();
   if (ready !== "ready") throw new Error(`a subscriber process said "${ready}" instead of "ready"`);
   return {
+    go: () => void child.stdin.write("go\n"),
     report: async (writes) => {
       child.stdin.write(`${JSON.stringify(writes)}\n`);
       return JSON.parse(await next()) as SubscriberReport;

@@ -77,6 +77,8 @@ describe("issue 37's targets for the subscribers", () => {
     retainedBytesPerSubscriber: 10 * 1024,
     cpuMsPerPurchase: 10,
     cpuMsPerThousandEvents: 100,
+    loadCpuMsPerThousandEvents: 50,
+    benchCpuMsPerPurchase: 1,
     ...figures,
   });
   const targets = (figures: Partial<SubscriberRow>) =>
