@@ -59,14 +59,16 @@ export interface Config {
 export type ClientBudgetSettings = Pick<Config, "clientBudgetDocuments" | "clientBudgetTokenDocuments" | "clientBudgetSeconds">;
 
 /**
- * Five requests at the document limit (1,000) per 10 s for an address, ten times that for a token: a storefront's
- * pages are light (never counted), while four clients sending `_entities` of 1,000 books back to back ran about 10 a
- * second and took most of the API's CPU (docs/benchmarks/analysis.md, issue 35).
+ * Two requests at the document limit (1,000) per 4 s for an address, ten times that for a token: a storefront's
+ * pages are light (never counted) but for the largest (`ListBooks` with 100 books and their buyers, 301 documents:
+ * six per 4 s), while four clients sending `_entities` of 1,000 books back to back ran about 10 a second and took
+ * most of the API's CPU (docs/benchmarks/analysis.md, issue 35). A short window spreads what a client may spend:
+ * 5,000 per 10 s let each attacker spend its whole budget at once, and the four together held the API for a second.
  */
 export const DEFAULT_CLIENT_BUDGET: ClientBudgetSettings = {
-  clientBudgetDocuments: 5_000,
-  clientBudgetTokenDocuments: 50_000,
-  clientBudgetSeconds: 10,
+  clientBudgetDocuments: 2_000,
+  clientBudgetTokenDocuments: 20_000,
+  clientBudgetSeconds: 4,
 };
 // A budget under the document limit could never pay the largest request a client may send.
 const MIN_CLIENT_BUDGET_DOCUMENTS = 1_000;

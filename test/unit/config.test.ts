@@ -28,9 +28,9 @@ describe("configuration", () => {
       subscriptionsPerProcess: 20_000,
       anonymousConnectionsPerProcess: 10_000,
       subscriptionKeepAliveSeconds: 20,
-      clientBudgetDocuments: 5_000,
-      clientBudgetTokenDocuments: 50_000,
-      clientBudgetSeconds: 10,
+      clientBudgetDocuments: 2_000,
+      clientBudgetTokenDocuments: 20_000,
+      clientBudgetSeconds: 4,
     });
   });
 
