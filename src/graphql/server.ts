@@ -30,6 +30,7 @@ import { countDatabaseCommands, requestContextHook } from "../observability/requ
 import { operationalRoutes } from "../observability/operational-routes";
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
+import { embeddedBuyersPlugin } from "./embedded-buyers";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
 import { countOutliers } from "../sales/stats";
 import { createServerState, type GraphQLContext } from "./context";
@@ -136,6 +137,7 @@ export function createApolloServer(
         context.weigh(weight),
       ),
       accessPlugin<GraphQLContext>(),
+      embeddedBuyersPlugin<GraphQLContext>(),
       ...cachingPlugins<GraphQLContext>(caching),
       requestLogPlugin<GraphQLContext>(logger, metrics, (context) => context.purchases.writeSizes),
       // Apollo turns field-level traces on for any subgraph, for GraphOS usage reporting through a router;
