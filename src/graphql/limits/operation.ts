@@ -8,7 +8,7 @@ import { SEARCH_CANDIDATES_PER_RESULT } from "../../sales/catalog";
 import { searchTermsOf } from "../../sales/search-words";
 import { SALES_STATS_COMMANDS } from "../../sales/stats";
 import { memoizeByOperation } from "../operation-memo";
-import { createHeavyLane, type LaneRelease } from "./heavy-lane";
+import { createHeavyLane, LIGHT_DOCUMENTS, type LaneRelease } from "./heavy-lane";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
 
 /**
@@ -242,6 +242,13 @@ export function weightRefusal(
   return undefined;
 }
 
+/**
+ * What a client's budget pays for an operation refused as over the limits: as much as the lightest heavy request, which
+ * is what weighing and refusing it costs the server (2 to 3 ms of CPU for 400 representations, where an answered
+ * request of 1,000 books costs 50), and what a client's one mistake should cost it, not its whole budget.
+ */
+export const REFUSED_DOCUMENTS = LIGHT_DOCUMENTS + 1;
+
 /** A request outside the heavy lane leaves nothing: one function for all of them, not one made per request. */
 const NOT_IN_LANE: LaneRelease = () => {};
 
@@ -268,7 +275,7 @@ export type WeighedHook<TContext> = (context: TContext, weight: OperationWeight)
  * get in within `laneWaitMs` is refused with REQUEST_TIMEOUT, having read nothing. An operation let through is
  * `weighed` first: the server bounds the connection time its pool share may hold by its documents (pool-share.ts).
  * Before either, `charge` pays its documents from its client's budget, or refuses it RATE_LIMITED: an operation
- * refused as over the limits pays the most one may weigh, as its weighing cost the server, so that a client sending
+ * refused as over the limits pays REFUSED_DOCUMENTS, as its weighing cost the server, so that a client sending
  * it again and again is soon in debt and refused before its body is read.
  */
 export function costLimitPlugin<TContext extends object>(
@@ -289,7 +296,7 @@ export function costLimitPlugin<TContext extends object>(
           const weight = weightOf(requestContext, operation);
           if (weight === undefined) return;
           const refused = weightRefusal(weight, { maxCost, maxDocuments });
-          const unpaid = await charge?.(requestContext.contextValue, refused ? maxDocuments : weight.documents);
+          const unpaid = await charge?.(requestContext.contextValue, refused ? REFUSED_DOCUMENTS : weight.documents);
           if (unpaid) throw unpaid;
           if (refused) throw refused;
           weighed(requestContext.contextValue, weight);
