@@ -47,7 +47,34 @@ export interface Config {
   readonly anonymousConnectionsPerProcess: number;
   /** How often an idle WebSocket is pinged, and how long its pong may take before the connection is dropped. */
   readonly subscriptionKeepAliveSeconds: number;
+  /** Documents heavy requests of one client without a token (one address) may weigh per budget window. */
+  readonly clientBudgetDocuments: number;
+  /** Documents heavy requests of one bearer token may weigh per budget window. */
+  readonly clientBudgetTokenDocuments: number;
+  /** The budget window: a client's budget is whole again this many seconds after it began spending it. */
+  readonly clientBudgetSeconds: number;
 }
+
+/** Each client's budget of weighed documents (src/graphql/limits/client-budget.ts). */
+export type ClientBudgetSettings = Pick<Config, "clientBudgetDocuments" | "clientBudgetTokenDocuments" | "clientBudgetSeconds">;
+
+/**
+ * Two requests at the document limit (1,000) per 4 s for an address, ten times that for a token: a storefront's
+ * pages are light (never counted) but for the largest (`ListBooks` with 100 books and their buyers, 301 documents:
+ * six per 4 s), while four clients sending `_entities` of 1,000 books back to back ran about 10 a second and took
+ * most of the API's CPU (docs/benchmarks/analysis.md, issue 35). A short window spreads what a client may spend:
+ * 5,000 per 10 s let each attacker spend its whole budget at once, and the four together held the API for a second.
+ */
+export const DEFAULT_CLIENT_BUDGET: ClientBudgetSettings = {
+  clientBudgetDocuments: 2_000,
+  clientBudgetTokenDocuments: 20_000,
+  clientBudgetSeconds: 4,
+};
+// A budget under the document limit could never pay the largest request a client may send.
+const MIN_CLIENT_BUDGET_DOCUMENTS = 1_000;
+const MAX_CLIENT_BUDGET_DOCUMENTS = 1_000_000_000;
+// An hour: past it, a refused client is told to come back later than any client waits.
+const MAX_CLIENT_BUDGET_SECONDS = 3_600;
 
 /** The limits and keep-alive of the subscriptions' WebSocket server. */
 export type SubscriptionSettings = Pick<
@@ -262,6 +289,24 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         default: DEFAULT_SUBSCRIPTION_SETTINGS.subscriptionKeepAliveSeconds,
         desc: "seconds between pings of a WebSocket connection; one not answered within as long again is dropped",
       }),
+      CLIENT_BUDGET_DOCUMENTS: wholeNumber(
+        MIN_CLIENT_BUDGET_DOCUMENTS,
+        MAX_CLIENT_BUDGET_DOCUMENTS,
+      )({
+        default: DEFAULT_CLIENT_BUDGET.clientBudgetDocuments,
+        desc: "documents heavy requests (over 100 documents each) of one address without a token may weigh per CLIENT_BUDGET_SECONDS",
+      }),
+      CLIENT_BUDGET_TOKEN_DOCUMENTS: wholeNumber(
+        MIN_CLIENT_BUDGET_DOCUMENTS,
+        MAX_CLIENT_BUDGET_DOCUMENTS,
+      )({
+        default: DEFAULT_CLIENT_BUDGET.clientBudgetTokenDocuments,
+        desc: "documents heavy requests of one bearer token may weigh per CLIENT_BUDGET_SECONDS",
+      }),
+      CLIENT_BUDGET_SECONDS: positiveInteger(MAX_CLIENT_BUDGET_SECONDS)({
+        default: DEFAULT_CLIENT_BUDGET.clientBudgetSeconds,
+        desc: "seconds after a client begins spending its budget that it is whole again",
+      }),
     },
     { reporter: throwAllErrors },
   );
@@ -290,5 +335,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     subscriptionsPerProcess: clean.SUBSCRIPTIONS_PER_PROCESS,
     anonymousConnectionsPerProcess: clean.ANONYMOUS_CONNECTIONS_PER_PROCESS,
     subscriptionKeepAliveSeconds: clean.SUBSCRIPTION_KEEP_ALIVE_SECONDS,
+    clientBudgetDocuments: clean.CLIENT_BUDGET_DOCUMENTS,
+    clientBudgetTokenDocuments: clean.CLIENT_BUDGET_TOKEN_DOCUMENTS,
+    clientBudgetSeconds: clean.CLIENT_BUDGET_SECONDS,
   };
 }

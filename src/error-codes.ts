@@ -53,6 +53,11 @@ export const ERROR_CODES = {
     meaning:
       "The operation, weighed with its variables, costs more than the limit or may make the database examine more documents than the limit: ask for fewer items.",
   },
+  RATE_LIMITED: {
+    status: 429,
+    meaning:
+      "The client (its bearer token, else its address) has used its budget of documents that heavy requests may make the database examine per window (CLIENT_BUDGET_*): retry after the `Retry-After` seconds, and ask for less (smaller `first` values, fewer representations or windows).",
+  },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: "The request body is larger than the limit." },
   REQUEST_TIMEOUT: {
     status: 503,

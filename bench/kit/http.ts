@@ -37,6 +37,14 @@ export function load(url: string, scenario: Scenario, options: Partial<autocanno
   });
 }
 
+/**
+ * Budgets no client of these benchmarks spends: autocannon sends every connection from 127.0.0.1, and the HTTP
+ * section's amplifiers (heavy, back to back) share that address with the client it measures beside them, which the
+ * default budget (client-budget.ts) would then refuse; the victim section measures the budgets, with its clients on
+ * addresses of their own.
+ */
+const UNSPENT_CLIENT_BUDGET = { clientBudgetDocuments: 1_000_000_000, clientBudgetTokenDocuments: 1_000_000_000, clientBudgetSeconds: 1 };
+
 export async function withServer<T>(
   db: Db,
   settings: OutlierSettings,
@@ -45,7 +53,15 @@ export async function withServer<T>(
   purchaseBatching = true,
 ): Promise<T> {
   const batching = { purchaseBatching, purchaseBatchMax: DEFAULT_PURCHASE_BATCH_MAX };
-  const options = { db, settings, logger: pino({ level: "silent" }), production: true, batchLoads, purchaseBatching: batching };
+  const options = {
+    db,
+    settings,
+    logger: pino({ level: "silent" }),
+    production: true,
+    batchLoads,
+    purchaseBatching: batching,
+    clientBudget: UNSPENT_CLIENT_BUDGET,
+  };
   const server: RunningServer = await startHttpServer(options, 0);
   try {
     // The load stays on the loopback interface.

@@ -1,7 +1,9 @@
 import { performance } from "node:perf_hooks";
 import {
   ATTACKERS_PER_KIND,
+  attackerAddress,
   attacks,
+  crowdAddress,
   MEANT_CODES,
   sendUntil,
   victim,
@@ -14,7 +16,8 @@ import {
  * One side of issue 35's victim benchmark in a process of its own, as a user's victim and its attackers are other
  * machines: so that the victim's latency is the API's, not time its client waited behind the attackers' client code
  * (sending, parsing answers) on one event loop. Arguments: url, then `victim`, `crowd` (as many clients as there are
- * attackers, each sending the victim's query back to back) or an attack kind (its four attackers).
+ * attackers, each sending the victim's query back to back) or an attack kind (its four attackers). The victim sends
+ * from 127.0.0.1, every other client from an address of its own (127.0.0.2 and on), as real clients are other machines.
  *
  * Prints `ready`, then answers each IPC message (`VictimOrder`: how long to send, and for an attack its catalog and
  * bearer) with what it measured once the time is up: the victim's latencies and failures, or every client's answers.
@@ -32,11 +35,22 @@ async function perform(url: string, role: VictimRole, { durationMs, catalog, aut
   const until = performance.now() + durationMs;
   if (role === "victim") return victim(url, until);
   const crowd = Object.keys(MEANT_CODES).length * ATTACKERS_PER_KIND;
-  if (role === "crowd") return Promise.all(Array.from({ length: crowd }, () => sendUntil(url, VICTIM, until, { label: "crowd" })));
+  if (role === "crowd") {
+    return Promise.all(
+      Array.from({ length: crowd }, (_, index) => sendUntil(url, VICTIM, until, { label: "crowd", from: crowdAddress(index) })),
+    );
+  }
   if (!catalog || !authorization) throw new Error(`the ${role} attackers need the catalog and the reader's bearer`);
   const attack = attacks(catalog)[role];
-  const options = { label: `attack-${role}`, ...(attack.reader && { authorization }) };
-  return Promise.all(Array.from({ length: ATTACKERS_PER_KIND }, () => sendUntil(url, attack.body, until, options)));
+  return Promise.all(
+    Array.from({ length: ATTACKERS_PER_KIND }, (_, index) =>
+      sendUntil(url, attack.body, until, {
+        label: `attack-${role}`,
+        from: attackerAddress(role, index),
+        ...(attack.reader && { authorization }),
+      }),
+    ),
+  );
 }
 
 function main(): void {

@@ -67,6 +67,7 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     purchaseBatching: config,
     metricsOperations: config.metricsOperations,
     subscriptions: config,
+    clientBudget: config,
   };
   try {
     return await startHttpServer(options, config.port, config.host);

@@ -17,8 +17,10 @@ import { trustedDocumentsPlugin, type TrustedDocuments } from "../auth/trusted-d
 import {
   DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
   DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_CLIENT_BUDGET,
   DEFAULT_SUBSCRIPTION_SETTINGS,
   type ApiSettings,
+  type ClientBudgetSettings,
   type CacheSettings,
   type PurchaseSharingSettings,
   type SubscriptionSettings,
@@ -28,12 +30,14 @@ import { countDatabaseCommands, requestContextHook } from "../observability/requ
 import { operationalRoutes } from "../observability/operational-routes";
 import { requestLogPlugin } from "../observability/request-log-plugin";
 import { accessPlugin } from "./access";
+import { embeddedBuyersPlugin } from "./embedded-buyers";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
 import { countOutliers } from "../sales/stats";
 import { createServerState, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestErrors, requestTimeLimit, undecompressable } from "./limits/http";
 import { inputCheckPlugin, operationTransportRule } from "./input-checks";
+import { createClientBudget, type ClientBudget } from "./limits/client-budget";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { compiledSchema, schema } from "./schema";
 import { compiledExecution } from "./compiled-execution";
@@ -72,6 +76,8 @@ export interface ServerOptions {
   subscriptions?: SubscriptionSettings;
   /** How long a WebSocket may take to send `connection_init`; graphql-ws's 3 s unless given (tests shorten it). */
   connectionInitWaitTimeoutMs?: number;
+  /** Each client's budget of weighed documents per window; default DEFAULT_CLIENT_BUDGET. */
+  clientBudget?: ClientBudgetSettings;
 }
 
 /**
@@ -85,8 +91,11 @@ export function createApolloServer(
     caching,
     requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
     trustedDocuments,
+    budget,
   }: Pick<ServerOptions, "logger" | "production" | "requestTimeoutMs" | "trustedDocuments"> & {
     caching?: Caching;
+    /** Each HTTP client's budget; absent (executeOperation), nothing is charged. */
+    budget?: ClientBudget;
   },
   httpServer?: http.Server,
   metrics?: ServerMetrics,
@@ -124,8 +133,11 @@ export function createApolloServer(
       // Before the cost and access checks, which leave to it the input they cannot weigh.
       inputCheckPlugin<GraphQLContext>(),
       // A heavy request waits at most half its time limit for its turn, leaving it the other half to run.
-      costLimitPlugin<GraphQLContext>({ laneWaitMs: requestTimeoutMs / 2 }, (context, weight) => context.weigh(weight)),
+      costLimitPlugin<GraphQLContext>({ laneWaitMs: requestTimeoutMs / 2, ...(budget && { charge: budget.charge }) }, (context, weight) =>
+        context.weigh(weight),
+      ),
       accessPlugin<GraphQLContext>(),
+      embeddedBuyersPlugin<GraphQLContext>(),
       ...cachingPlugins<GraphQLContext>(caching),
       requestLogPlugin<GraphQLContext>(logger, metrics, (context) => context.purchases.writeSizes),
       // Apollo turns field-level traces on for any subgraph, for GraphOS usage reporting through a router;
@@ -157,15 +169,21 @@ const NODE_REQUEST_TIMEOUT_MS = 300_000;
 const CORS = { origin: "*", methods: "GET,HEAD,PUT,PATCH,POST,DELETE", strictPreflight: false };
 
 /**
- * `/graphql` with its protections, in the order a request meets them: the time limit, CORS, `Vary`, the refusal of
- * non-JSON POSTs (all before the body is read), the body's decompression and parsing (Fastify's `bodyLimit`), the
+ * `/graphql` with its protections, in the order a request meets them: the time limit, CORS, `Vary`, the refusal of a
+ * client in debt (client-budget.ts; with CORS headers, so that a page can read it), the refusal of non-JSON POSTs (all before the body is read), the body's decompression and parsing (Fastify's `bodyLimit`), the
  * refusal of deep JSON, the request's context, then Apollo. A GET's answer carries a weak ETag, and a matching
  * `If-None-Match` is answered 304; no other method's does (a POST is never revalidated).
  */
-async function serveGraphQL(graphql: FastifyInstance, handler: RouteHandlerMethod, requestTimeoutMs: number): Promise<void> {
+async function serveGraphQL(
+  graphql: FastifyInstance,
+  handler: RouteHandlerMethod,
+  requestTimeoutMs: number,
+  budget: ClientBudget,
+): Promise<void> {
   graphql.addHook("onRequest", requestTimeLimit(requestTimeoutMs));
   await graphql.register(cors, CORS);
   graphql.addHook("onRequest", varyByAuthorization);
+  graphql.addHook("onRequest", budget.refuseInDebt);
   graphql.addHook("onRequest", refuseNonJsonPosts);
   await graphql.register(compress, { globalCompression: false, onInvalidRequestPayload: undecompressable });
   graphql.addHook("preValidation", refuseDeepJson(MAX_JSON_DEPTH));
@@ -215,16 +233,19 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     server,
     metrics,
   });
-  const apollo = createApolloServer({ ...options, caching }, httpServer, metrics, subscriptions.plugin);
+  const budget = createClientBudget(options.clientBudget ?? DEFAULT_CLIENT_BUDGET, options.apiTokens);
+  const apollo = createApolloServer({ ...options, caching, budget }, httpServer, metrics, subscriptions.plugin);
   await apollo.start();
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
 
   app.setErrorHandler(requestErrors(REQUEST_LIMITS.maxBodySize, options.logger));
   await app.register(operationalRoutes({ ...options, metrics }));
-  const handler = graphqlHandler(apollo, async (request) =>
-    server.contextFor(options.settings, identifyCaller(options.apiTokens, request.headers.authorization)),
-  );
-  await app.register((graphql) => serveGraphQL(graphql, handler, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS));
+  const handler = graphqlHandler(apollo, async (request) => {
+    const context = await server.contextFor(options.settings, identifyCaller(options.apiTokens, request.headers.authorization));
+    budget.attach(context, request);
+    return context;
+  });
+  await app.register((graphql) => serveGraphQL(graphql, handler, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, budget));
   await app.ready();
 
   // once() rejects on "error", so a port in use fails start-up with EADDRINUSE instead of an unhandled event.

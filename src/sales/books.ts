@@ -1,7 +1,7 @@
 import { ObjectId, type Db } from "mongodb";
 import type { OutlierSettings } from "../config";
 import { isDuplicateKeyError } from "../db/errors";
-import { salesCollection, type BookId, type BookDocument } from "./documents";
+import { salesCollection, type BookId, type BookDocument, type BookWithoutBuyers } from "./documents";
 import { formatBookId } from "./book-ids";
 import { BookAlreadyExistsError, BookNotFoundError, InvalidInputError } from "./errors";
 import { searchWordsOf } from "./search-words";
@@ -101,9 +101,12 @@ export function foundBook<T>(book: T | null, bookId: BookId): T {
  * document, as `findOne` sends it: mongod answers that by its `_id` fast path (IDHACK), without planning
  * an index scan for a one-element `$in`; the same one key and one document examined.
  */
-export async function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<BookDocument[]> {
+export function retrieveBooksByIds(db: Db, ids: readonly BookId[]): Promise<BookDocument[]>;
+/** Without their embedded buyers too (`WITHOUT_BUYERS`), for an operation no field of which reads them. */
+export function retrieveBooksByIds(db: Db, ids: readonly BookId[], buyers: false): Promise<BookWithoutBuyers[]>;
+export async function retrieveBooksByIds(db: Db, ids: readonly BookId[], buyers = true): Promise<BookWithoutBuyers[]> {
   // Without its search words, which only the search's index reads: most of a generated book's bytes with its buyers.
-  const options = { projection: { search_words: 0 } };
+  const options = { projection: buyers ? { search_words: 0 } : WITHOUT_BUYERS };
   if (ids.length === 1) {
     const book = await salesCollection(db).findOne({ _id: ids[0]! }, options);
     return book === null ? [] : [book];

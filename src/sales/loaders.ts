@@ -1,6 +1,6 @@
 import DataLoader from "dataloader";
 import type { Db, Document } from "mongodb";
-import { extraSalesCollection, type BookId, type BookDocument } from "./documents";
+import { extraSalesCollection, type BookId, type BookDocument, type BookWithoutBuyers } from "./documents";
 import { bookIdKey } from "./book-ids";
 import { retrieveBooksByIds } from "./books";
 import type { ExtraSalesWindow, PageSlice } from "./book-buyers";
@@ -10,7 +10,15 @@ import { retrieveAlsoBoughtSamples } from "./recommendations";
 
 /** Per-request batching and caching: every read of one kind within a tick becomes one query. */
 export interface SalesLoaders {
+  /** Books with their embedded buyers, as a window of them reads them. */
   readonly book: DataLoader<BookId, BookDocument | null, string>;
+  /**
+   * Books as the operation shows them: `book`'s, or without their embedded buyers (up to 50 ids, most of a book's
+   * bytes) once `leaveOutEmbeddedBuyers` was called, as no field of the operation reads them.
+   */
+  readonly shownBook: DataLoader<BookId, BookWithoutBuyers | null, string>;
+  /** Says that no field of the operation reads a book's embedded buyers (only `Book.customersPurchased` does). */
+  leaveOutEmbeddedBuyers(): void;
   readonly extraSalesWindow: DataLoader<ExtraSalesWindow, PageSlice[], string>;
   readonly purchasedBy: DataLoader<PurchaseQuestion, boolean, string>;
   /** The buyers `alsoBought` counts over, per book: one query for every book of a request. */
@@ -46,16 +54,30 @@ export function createSalesLoaders(
   { batch = true, share = createPoolShare(Infinity) }: { batch?: boolean; share?: PoolShare } = {},
 ): SalesLoaders {
   let book: SalesLoaders["book"] | undefined;
+  let bookWithoutBuyers: SalesLoaders["shownBook"] | undefined;
+  let buyersRead = true;
   let extraSalesWindow: SalesLoaders["extraSalesWindow"] | undefined;
   let purchasedBy: SalesLoaders["purchasedBy"] | undefined;
   let alsoBoughtSample: SalesLoaders["alsoBoughtSample"] | undefined;
-  return {
+  const loaders: SalesLoaders = {
     get book() {
-      return (book ??= new DataLoader((ids) => share.use(1, () => loadBooks(db, ids)), {
+      return (book ??= new DataLoader((ids) => share.use(1, () => loadBooks(ids, (named) => retrieveBooksByIds(db, named))), {
         cacheKeyFn: bookIdKey,
         batch,
         maxBatchSize: KEYS_PER_READ,
       }));
+    },
+    get shownBook() {
+      if (buyersRead) return loaders.book;
+      const withoutBuyers = (ids: readonly BookId[]) => retrieveBooksByIds(db, ids, false);
+      return (bookWithoutBuyers ??= new DataLoader((ids) => share.use(1, () => loadBooks(ids, withoutBuyers)), {
+        cacheKeyFn: bookIdKey,
+        batch,
+        maxBatchSize: KEYS_PER_READ,
+      }));
+    },
+    leaveOutEmbeddedBuyers() {
+      buyersRead = false;
     },
     get extraSalesWindow() {
       return (extraSalesWindow ??= new DataLoader((windows) => share.use(1, () => loadExtraSalesWindows(db, windows)), {
@@ -80,10 +102,15 @@ export function createSalesLoaders(
       }));
     },
   };
+  return loaders;
 }
 
-async function loadBooks(db: Db, ids: readonly BookId[]): Promise<(BookDocument | null)[]> {
-  const found = new Map((await retrieveBooksByIds(db, ids)).map((book) => [bookIdKey(book._id), book]));
+/** The books with these ids in their order, null for each that does not exist, as `retrieve` reads them. */
+async function loadBooks<T extends BookWithoutBuyers>(
+  ids: readonly BookId[],
+  retrieve: (ids: readonly BookId[]) => Promise<T[]>,
+): Promise<(T | null)[]> {
+  const found = new Map((await retrieve(ids)).map((book) => [bookIdKey(book._id), book]));
   return ids.map((id) => found.get(bookIdKey(id)) ?? null);
 }
 

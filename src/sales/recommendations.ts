@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import { bookIdKey } from "./book-ids";
 import { checkWindowSize } from "./books";
-import { EXTRA_SALES, salesCollection, type BookId, type BookDocument } from "./documents";
+import { EXTRA_SALES, salesCollection, type BookId, type BookWithoutBuyers } from "./documents";
 import type { PoolShare } from "./pool-share";
 
 /**
@@ -10,9 +10,9 @@ import type { PoolShare } from "./pool-share";
  */
 export const ALSO_BOUGHT_SAMPLE_SIZE = 50;
 
-/** A book bought by `sharedBuyers` of the sampled buyers of another. */
+/** A book bought by `sharedBuyers` of the sampled buyers of another; its embedded buyers read only when the operation reads them. */
 export interface Recommendation {
-  book: BookDocument;
+  book: BookWithoutBuyers;
   sharedBuyers: number;
 }
 

@@ -184,4 +184,28 @@ describe("Query.book", () => {
       });
     }
   });
+
+  // Issue 35: the embedded buyers (up to 50 ids) were most of what `_entities` of 1,000 books read and deserialized.
+  it("reads books by id without their embedded buyers when no field of the operation reads them, with them in the same one read when one does", async () => {
+    await seedBook(api.db, "with-buyers", customers(3, 0, "embedded"));
+    const buyers = `customersPurchased(first: 2) { edges { node { id } } }`;
+    const representation = `[{ __typename: "Book", databaseId: "with-buyers" }]`;
+    for (const [query, readsBuyers] of [
+      [`{ book(id: "with-buyers") { title } }`, false],
+      [`{ _entities(representations: ${representation}) { ... on Book { title } } }`, false],
+      [`{ nodes(ids: ["${Buffer.from("Book:with-buyers").toString("base64")}"]) { id } }`, false],
+      [`{ book(id: "with-buyers") { title ${buyers} } }`, true],
+      [`{ _entities(representations: ${representation}) { ... on Book { title } } a: book(id: "with-buyers") { ${buyers} } }`, true],
+    ] as const) {
+      api.commands.reset();
+      const result = await api.execute(query);
+      expect(result.errors).toBeUndefined();
+      const read = api.commands.received();
+      expect({
+        query,
+        commands: read.length,
+        withBuyers: read.flat().filter((book) => "customers_purchased" in book).length,
+      }).toEqual({ query, commands: 1, withBuyers: readsBuyers ? 1 : 0 });
+    }
+  });
 });

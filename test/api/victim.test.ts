@@ -1,12 +1,15 @@
 import { MongoClient, type Document } from "mongodb";
-import { REQUEST_LIMITS } from "../../src/graphql/limits/operation";
+import { DEFAULT_CLIENT_BUDGET } from "../../src/config";
+import { REFUSED_DOCUMENTS, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
 import type { RunningServer } from "../../src/graphql/server";
 import { TEST_SETTINGS } from "../support/api";
 import { CommandMonitor } from "../support/command-monitor";
 import { examinedBy, openTestDatabase, type TestDatabase } from "../support/database";
+import { closeAddressedClients } from "../support/from-address";
 import { startTestHttpServer } from "../support/http";
 import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 import {
+  ATTACK_MS,
   attacks,
   MEANT_CODES,
   seedVictimCatalog,
@@ -20,13 +23,19 @@ import {
 // aliases) send for ten seconds, each as fast as it is answered, while a cheap anonymous query runs every
 // 50 ms on a 3,002-book catalog (the stand-in in its own process), under the default time limit. The victim
 // gets no error; each attacker gets the refusal meant for it (or a full answer, or REQUEST_TIMEOUT from the
-// heavy lane), never DATABASE_UNAVAILABLE or a 5xx, and no attacking request's reads examine more documents
+// heavy lane, or RATE_LIMITED once its address's budget is spent: each attacker sends from an address of its own),
+// never DATABASE_UNAVAILABLE or a 5xx, and no attacking request's reads examine more documents
 // than a request may (counted with explain). The code before this issue fails it: its victim got
 // REQUEST_TIMEOUT, and one search examined 1,795 documents per alias. The victim's latency beside the
 // attackers, against its latency alone (the issue's 5×), is a time: `npm run bench -- --only victim`
 // measures it with the same attacks (test/support/victim-attacks.ts).
 
 const reader = tokenSpec("router", ["purchases:read"]);
+// The attackers' token may have spent its budget (client-budget.ts): each kind sent alone afterwards is a client of its own.
+const aloneReader = tokenSpec("router-alone", ["purchases:read"]);
+/** Each request sent alone after the attack comes from an address of its own (127.0.0.201 and on), past the attackers'. */
+const aloneAddress = (index: number) => `127.0.0.${200 + index}`;
+let alones = 0;
 const READS = ["find", "aggregate", "count", "distinct"];
 
 let database: TestDatabase;
@@ -43,9 +52,10 @@ beforeAll(async () => {
     if (request?.startsWith("attack-") && READS.includes(commandName)) sentBy.set(request, [...(sentBy.get(request) ?? []), command]);
   });
   // The default time limit: a victim answered REQUEST_TIMEOUT is a victim that got an error.
-  server = await startTestHttpServer(client.db(database.db.databaseName), { apiTokens: configuredTokens(reader) });
+  server = await startTestHttpServer(client.db(database.db.databaseName), { apiTokens: configuredTokens(reader, aloneReader) });
 }, 180_000);
 afterAll(async () => {
+  closeAddressedClients();
   await server.stop();
   await client.close();
   await database.close();
@@ -81,7 +91,8 @@ describe("a cheap query beside four attackers of each amplifying kind", () => {
       // too long to wait for on a busy machine: its first code, or a full answer when that code is REQUEST_TIMEOUT.
       const alone = await sendLabelled(server.url, JSON.stringify(attacks(catalog)[kind].body), {
         label: `attack-${kind}-alone`,
-        ...(attacks(catalog)[kind].reader && { authorization: bearer(reader) }),
+        from: aloneAddress((alones += 1)),
+        ...(attacks(catalog)[kind].reader && { authorization: bearer(aloneReader) }),
       });
       const meant = MEANT_CODES[kind][0] === "REQUEST_TIMEOUT" ? [] : [MEANT_CODES[kind][0]];
       expect({ kind, alone: alone.codes }).toEqual({ kind, alone: meant });
@@ -90,6 +101,17 @@ describe("a cheap query beside four attackers of each amplifying kind", () => {
       for (const { requestId } of [...answers, alone]) examined.push(await documentsExamined(sentBy.get(requestId) ?? []));
       const most = Math.max(...examined);
       expect({ kind, most, withinLimit: most <= REQUEST_LIMITS.maxDocuments }).toEqual({ kind, most, withinLimit: true });
+    }
+    // The default budget of an address pays 19 refusals as over the limits (101 documents each) per 4 s window, and
+    // its next one is refused RATE_LIMITED: an aliases attacker sending for 10 s (in four windows at most, the last
+    // begun before the attack's end) is told QUERY_TOO_COMPLEX at most 76 times, then refused before its body is read,
+    // however fast it sends.
+    const { clientBudgetDocuments, clientBudgetSeconds } = DEFAULT_CLIENT_BUDGET;
+    const atMost = Math.floor(clientBudgetDocuments / REFUSED_DOCUMENTS) * (Math.ceil(ATTACK_MS / 1000 / clientBudgetSeconds) + 1);
+    for (const { answers } of attackers.filter(({ kind }) => kind === "aliases")) {
+      const weighed = answers.filter(({ codes }) => codes.includes("QUERY_TOO_COMPLEX")).length;
+      const rateLimited = answers.some(({ status, codes }) => status === 429 && codes.includes("RATE_LIMITED"));
+      expect({ weighed, withinBudget: weighed <= atMost, rateLimited }).toEqual({ weighed, withinBudget: true, rateLimited: true });
     }
   }, 120_000);
 });

@@ -4,13 +4,16 @@ import type { OutlierSettings } from "../../src/config";
 import { loadCatalog } from "../../src/maintenance/demo-catalog";
 import { formatBookId } from "../../src/sales/book-ids";
 import { salesCollection } from "../../src/sales/documents";
+import { sendFrom } from "./from-address";
 import { errorCodes, send } from "./http";
 
 /**
  * Issue 35's victim set-up, one module for its test (`test/api/victim.test.ts`: what is not a time) and
  * its benchmark (`bench/scenarios/victim.ts`: the victim's latency): a 3,002-book catalog with 20 outliers,
  * four attackers of each amplifying kind (a broad search, windows of buyers, `_entities`, aliases), each
- * sending again as soon as it is answered, and a cheap anonymous query sent every 50 ms.
+ * sending again as soon as it is answered, and a cheap anonymous query sent every 50 ms. Each attacker sends from
+ * an address of its own (127.0.0.2 and on), as real attackers are other machines, and each client's budget
+ * (client-budget.ts) is its own; the victim sends from 127.0.0.1.
  */
 
 export const ATTACKERS_PER_KIND = 4;
@@ -54,16 +57,34 @@ export interface Attack {
 
 /**
  * The codes each attacker's answers may carry: the refusal meant for it first, or only REQUEST_TIMEOUT (a wait
- * too long in the heavy lane) when it may be answered in full. Never DATABASE_UNAVAILABLE, never a 5xx.
+ * too long in the heavy lane) when it may be answered in full; then RATE_LIMITED, once its budget is spent.
+ * Never DATABASE_UNAVAILABLE, never a 5xx.
  */
 export const MEANT_CODES = {
-  search: ["SEARCH_TOO_BROAD", "REQUEST_TIMEOUT"],
-  windows: ["QUERY_TOO_COMPLEX"],
-  entities: ["REQUEST_TIMEOUT"],
-  aliases: ["QUERY_TOO_COMPLEX"],
+  search: ["SEARCH_TOO_BROAD", "REQUEST_TIMEOUT", "RATE_LIMITED"],
+  windows: ["QUERY_TOO_COMPLEX", "RATE_LIMITED"],
+  entities: ["REQUEST_TIMEOUT", "RATE_LIMITED"],
+  aliases: ["QUERY_TOO_COMPLEX", "RATE_LIMITED"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type AttackKind = keyof typeof MEANT_CODES;
+
+const KINDS = Object.keys(MEANT_CODES) as AttackKind[];
+
+/** The address of the `index`th client of the attack (127.0.0.2 and on): every address of 127.0.0.0/8 is loopback. */
+function clientAddress(index: number): string {
+  return `127.0.0.${2 + index}`;
+}
+
+/** The address of attacker `index` of `kind`: one of its own. */
+export function attackerAddress(kind: AttackKind, index: number): string {
+  return clientAddress(KINDS.indexOf(kind) * ATTACKERS_PER_KIND + index);
+}
+
+/** The address of client `index` of the crowd sending the victim's query: past every attacker's. */
+export function crowdAddress(index: number): string {
+  return clientAddress(KINDS.length * ATTACKERS_PER_KIND + index);
+}
 
 const aliased = (count: number, field: (index: number) => string) => Array.from({ length: count }, (_, index) => field(index)).join(" ");
 
@@ -139,25 +160,24 @@ export interface AttackAnswer {
 
 let sequence = 0;
 
+/** Who sends a labelled request: its label, its bearer if any, and its address (127.0.0.1 unless given). */
+export interface Sender {
+  label: string;
+  authorization?: string;
+  from?: string;
+}
+
 /** One request of `text` (a JSON body), under an x-request-id `<label>-<n>` of its own. */
-export async function sendLabelled(
-  url: string,
-  text: string,
-  { label, authorization }: { label: string; authorization?: string },
-): Promise<AttackAnswer> {
+export async function sendLabelled(url: string, text: string, { label, authorization, from = "127.0.0.1" }: Sender): Promise<AttackAnswer> {
   const requestId = `${label}-${(sequence += 1)}`;
   const headers = { "content-type": "application/json", "x-request-id": requestId, ...(authorization && { authorization }) };
-  const answer = await send(url, text, { headers });
-  return { requestId, status: answer.status, codes: [...new Set(errorCodes(answer))].map(String) };
+  const answer = await sendFrom(url, from, text, headers);
+  const codes = (answer.json?.errors ?? []).map((error) => String(error.extensions?.code));
+  return { requestId, status: answer.status, codes: [...new Set(codes)] };
 }
 
 /** One client sending `body` again as soon as it is answered, until `until`: the status and codes of every answer. */
-export async function sendUntil(
-  url: string,
-  body: RequestBody,
-  until: number,
-  options: { label: string; authorization?: string },
-): Promise<AttackAnswer[]> {
+export async function sendUntil(url: string, body: RequestBody, until: number, options: Sender): Promise<AttackAnswer[]> {
   // Serialized once: a thousand representations, stringified per request, would load the sender's process, the victim's in the benchmark.
   const text = JSON.stringify(body);
   const answers: AttackAnswer[] = [];
@@ -171,14 +191,18 @@ export interface Attacker {
 }
 
 /**
- * Four attackers of each kind for `durationMs` beside the victim: the victim's latencies and failures,
- * and every attacker's answers. Attacking request ids start with `attack-`.
+ * Four attackers of each kind, each from an address of its own, for `durationMs` beside the victim: the victim's
+ * latencies and failures, and every attacker's answers. Attacking request ids start with `attack-`.
  */
 export async function underAttack(url: string, catalog: VictimCatalog, authorization: string, durationMs = ATTACK_MS) {
   const until = performance.now() + durationMs;
   const attackers = Object.entries(attacks(catalog)).flatMap(([kind, attack]) =>
-    Array.from({ length: ATTACKERS_PER_KIND }, async (): Promise<Attacker> => {
-      const options = { label: `attack-${kind}`, ...(attack.reader && { authorization }) };
+    Array.from({ length: ATTACKERS_PER_KIND }, async (_, index): Promise<Attacker> => {
+      const options = {
+        label: `attack-${kind}`,
+        from: attackerAddress(kind as AttackKind, index),
+        ...(attack.reader && { authorization }),
+      };
       return { kind: kind as AttackKind, answers: await sendUntil(url, attack.body, until, options) };
     }),
   );

@@ -28,6 +28,17 @@ describe("configuration", () => {
       subscriptionsPerProcess: 20_000,
       anonymousConnectionsPerProcess: 10_000,
       subscriptionKeepAliveSeconds: 20,
+      clientBudgetDocuments: 2_000,
+      clientBudgetTokenDocuments: 20_000,
+      clientBudgetSeconds: 4,
+    });
+  });
+
+  it("refuses a client budget that could not pay one request at the document limit", () => {
+    expect(() => readConfig({ CLIENT_BUDGET_DOCUMENTS: "999" })).toThrow(/CLIENT_BUDGET_DOCUMENTS: must be a whole number from 1000 to/);
+    expect(readConfig({ CLIENT_BUDGET_TOKEN_DOCUMENTS: "1000", CLIENT_BUDGET_SECONDS: "60" })).toMatchObject({
+      clientBudgetTokenDocuments: 1_000,
+      clientBudgetSeconds: 60,
     });
   });
 

@@ -15,7 +15,7 @@ const DEFAULT_RECOMMENDATIONS = 10;
 
 export const Book: BookResolvers = {
   // A router's `_entities` representations: every book of one request is read by one query, as `book(id:)` reads it.
-  __resolveReference: (reference, { loaders }) => loaders.book.load(bookIdOf(reference)),
+  __resolveReference: (reference, { loaders }) => loaders.shownBook.load(bookIdOf(reference)),
   id: (book) => bookGlobalId(book._id),
   databaseId: (book) => formatBookId(book._id),
   globalId: (book) => bookGlobalId(book._id),
@@ -37,7 +37,7 @@ export const Book: BookResolvers = {
   alsoBought: async (book, { first }, { catalog, loaders }) => {
     const recommended = await catalog.alsoBought(book._id, first ?? DEFAULT_RECOMMENDATIONS);
     const loaded = await Promise.all(
-      recommended.map(async ({ _id, sharedBuyers }) => ({ book: await loaders.book.load(_id), sharedBuyers })),
+      recommended.map(async ({ _id, sharedBuyers }) => ({ book: await loaders.shownBook.load(_id), sharedBuyers })),
     );
     // A book id left only on extra_sales pages (reconcile reports those) is no book to recommend.
     return loaded.filter((recommendation): recommendation is Recommendation => recommendation.book !== null);

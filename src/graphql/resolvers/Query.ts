@@ -11,7 +11,7 @@ import { windowSizeOf } from "../windows";
 const MAX_NODES = 100;
 
 export const Query: QueryResolvers = {
-  book: (_parent, { id }, { loaders }) => loaders.book.load(bookIdFromEither(id)),
+  book: (_parent, { id }, { loaders }) => loaders.shownBook.load(bookIdFromEither(id)),
 
   books: async (_parent, { first, after, last, before, orderBy, filter, search }, { catalog }, info) => {
     const size = windowSizeOf({ first, last });
@@ -53,7 +53,7 @@ async function nodesOf(globalIds: readonly string[], { loaders }: GraphQLContext
     globalIds.map(async (globalId) => {
       const named = parseGlobalId(globalId);
       if (named?.type === "Customer") return { id: named.id };
-      return named === null ? null : loaders.book.load(named.id);
+      return named === null ? null : loaders.shownBook.load(named.id);
     }),
   );
 }

@@ -1,0 +1,130 @@
+import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RunningServer } from "../../src/graphql/server";
+import { REQUEST_LIMITS } from "../../src/graphql/limits/operation";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { seedBook, storedPurchases } from "../support/factories";
+import { closeAddressedClients, sendFrom, type AddressedAnswer } from "../support/from-address";
+import { startTestHttpServer } from "../support/http";
+import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
+
+// Each client's budget of weighed documents (src/graphql/limits/client-budget.ts), through the API over HTTP, each
+// client on an address of its own (127.0.0.2 and on). The budget here is one request at the document limit per
+// window: the second such request of a client is refused, and so is everything it sends until the window is over.
+
+const WINDOW_SECONDS = 3;
+const router = tokenSpec("router", ["purchases:read"]);
+/** A public page's token, held to trusted documents: every visitor of the page sends it. */
+const page = { ...tokenSpec("page", ["purchases:read"]), trustedDocuments: true };
+/** As many representations as the document limit lets in: a heavy request that weighs the whole budget. */
+const HEAVY = {
+  query: "query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { title } } }",
+  variables: {
+    r: Array.from({ length: REQUEST_LIMITS.maxDocuments }, (_, index) => ({ __typename: "Book", databaseId: String(index + 1) })),
+  },
+};
+const HEAVY_HASH = createHash("sha256").update(HEAVY.query).digest("hex");
+/** A light request (100 documents, the heavy lane's threshold): never counted. */
+const LIGHT = {
+  query: "query ($ids: [ID!]!) { nodes(ids: $ids) { id } }",
+  variables: { ids: Array.from({ length: 100 }, (_, index) => Buffer.from(`Book:${index + 1}`).toString("base64")) },
+};
+const PURCHASE = { query: 'mutation { recordPurchase(input: { bookId: "7", customerId: "in-debt" }) { purchaseCount } }' };
+
+let database: TestDatabase;
+let server: RunningServer;
+beforeAll(async () => {
+  database = await openTestDatabase();
+  await seedBook(database.db, "7", []);
+  server = await startTestHttpServer(database.db, {
+    apiTokens: configuredTokens(router, page),
+    trustedDocuments: new Map([[HEAVY_HASH, HEAVY.query]]),
+    clientBudget: {
+      clientBudgetDocuments: REQUEST_LIMITS.maxDocuments,
+      clientBudgetTokenDocuments: REQUEST_LIMITS.maxDocuments,
+      clientBudgetSeconds: WINDOW_SECONDS,
+    },
+  });
+});
+afterAll(async () => {
+  closeAddressedClients();
+  await server?.stop();
+  await database?.close();
+});
+
+const codesOf = (answer: AddressedAnswer) => (answer.json?.errors ?? []).map((error) => error.extensions?.code);
+
+/** Spends the budget of `address`: one heavy request paid, the next refused. */
+async function spend(address: string, headers?: Record<string, string>): Promise<AddressedAnswer> {
+  const paid = await sendFrom(server.url, address, HEAVY, headers);
+  expect([paid.status, codesOf(paid)]).toEqual([200, []]);
+  return sendFrom(server.url, address, HEAVY, headers);
+}
+
+test("a client over its budget is refused 429 RATE_LIMITED with Retry-After, while another address is served", async () => {
+  const refused = await spend("127.0.0.2");
+  expect(refused.status).toBe(429);
+  expect(codesOf(refused)).toEqual(["RATE_LIMITED"]);
+  expect(refused.json?.errors?.[0]?.message).toMatch(/retry in \d+ s, and ask for less/);
+  expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(refused.retryAfter)).toBeLessThanOrEqual(WINDOW_SECONDS);
+  expect(refused.json?.data).toBeUndefined();
+
+  // In debt, even its light requests are refused; another address is served meanwhile.
+  const light = await sendFrom(server.url, "127.0.0.2", LIGHT);
+  expect([light.status, codesOf(light)]).toEqual([429, ["RATE_LIMITED"]]);
+  const other = await sendFrom(server.url, "127.0.0.3", HEAVY);
+  expect([other.status, codesOf(other)]).toEqual([200, []]);
+});
+
+test("a client in debt is refused before its body is read: an unparsable body, one over the size limit, a purchase", async () => {
+  await spend("127.0.0.4");
+  // Parsed, the first would be 400 BAD_REQUEST and the second 413 PAYLOAD_TOO_LARGE.
+  const unparsable = await sendFrom(server.url, "127.0.0.4", "{ not json");
+  expect([unparsable.status, codesOf(unparsable)]).toEqual([429, ["RATE_LIMITED"]]);
+  const oversized = await sendFrom(
+    server.url,
+    "127.0.0.4",
+    JSON.stringify({ query: "{ __typename }", pad: "x".repeat(REQUEST_LIMITS.maxBodyBytes) }),
+  );
+  expect([oversized.status, codesOf(oversized)]).toEqual([429, ["RATE_LIMITED"]]);
+  // Nothing half-written: the purchase refused is not stored.
+  const purchase = await sendFrom(server.url, "127.0.0.4", PURCHASE);
+  expect([purchase.status, codesOf(purchase)]).toEqual([429, ["RATE_LIMITED"]]);
+  expect(await storedPurchases(database.db, "7")).toEqual([]);
+});
+
+test("the budget is whole again once the window the refusal named is over", async () => {
+  const refused = await spend("127.0.0.5");
+  expect(refused.status).toBe(429);
+  await sleep(Number(refused.retryAfter) * 1000 + 200);
+  const again = await sendFrom(server.url, "127.0.0.5", HEAVY);
+  expect([again.status, codesOf(again)]).toEqual([200, []]);
+});
+
+test("light requests are not counted: twenty of 100 documents from one address are all served", async () => {
+  const answers = [];
+  for (let sent = 0; sent < 20; sent += 1) answers.push(await sendFrom(server.url, "127.0.0.6", LIGHT));
+  expect(answers.map(({ status }) => status)).toEqual(Array(20).fill(200));
+});
+
+test("a bearer token has a budget of its own, whatever address it sends from", async () => {
+  await spend("127.0.0.7");
+  const headers = { "content-type": "application/json", authorization: bearer(router) };
+  const withToken = await sendFrom(server.url, "127.0.0.7", HEAVY, headers);
+  expect([withToken.status, codesOf(withToken)]).toEqual([200, []]);
+  // The token's budget is spent wherever it sends from: the same token from another address is refused.
+  const elsewhere = await sendFrom(server.url, "127.0.0.8", HEAVY, headers);
+  expect([elsewhere.status, codesOf(elsewhere)]).toEqual([429, ["RATE_LIMITED"]]);
+});
+
+test("a token held to trusted documents, a public page's, has a budget per address: one visitor does not spend the others'", async () => {
+  const headers = { "content-type": "application/json", authorization: bearer(page) };
+  const trusted = { variables: HEAVY.variables, extensions: { persistedQuery: { version: 1, sha256Hash: HEAVY_HASH } } };
+  const paid = await sendFrom(server.url, "127.0.0.9", trusted, headers);
+  expect([paid.status, codesOf(paid)]).toEqual([200, []]);
+  const refused = await sendFrom(server.url, "127.0.0.9", trusted, headers);
+  expect([refused.status, codesOf(refused)]).toEqual([429, ["RATE_LIMITED"]]);
+  const otherVisitor = await sendFrom(server.url, "127.0.0.10", trusted, headers);
+  expect([otherVisitor.status, codesOf(otherVisitor)]).toEqual([200, []]);
+});
