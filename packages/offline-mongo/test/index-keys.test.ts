@@ -104,4 +104,57 @@ describe("an update's index keys", () => {
     expect((await collection.find({ count: 1 }, { hint: { count: 1 } }).toArray()).map((book) => book._id)).toEqual([1]);
     expect(await collection.countDocuments({ count: 0 }, { hint: { count: 1 } })).toBe(0);
   });
+
+  // Appends are worked out from the appended values alone (a buyer pushed onto a page of 1,000): these pin that
+  // shortcut to the keys a whole diff of both documents gives.
+  it("are only the new strings' keys when strings are pushed, none for a string the array already holds", async () => {
+    const collection = await books();
+    await collection.createIndex({ tags: 1, count: 1 });
+    // c and d are new to both multikey indexes; a is held already, and c comes twice.
+    expect(await keysWrittenBy(() => collection.updateOne({ _id: 1 }, { $push: { tags: { $each: ["c", "a", "c", "d"] } } }))).toEqual({
+      keysInserted: 4,
+      keysDeleted: 0,
+    });
+    expect(await keysWrittenBy(() => collection.updateOne({ _id: 1 }, { $push: { tags: "b" } }))).toEqual({
+      keysInserted: 0,
+      keysDeleted: 0,
+    });
+    expect(await taggedWith(collection, "d")).toEqual([1]);
+    const compound = await collection.find({ tags: "c", count: 0 }, { hint: { tags: 1, count: 1 } }).toArray();
+    expect(compound.map((book) => book._id)).toEqual([1]);
+    // Pulling an appended tag takes its keys out of both indexes again: they were stored as the diff would have stored them.
+    expect(await keysWrittenBy(() => collection.updateOne({ _id: 1 }, { $pull: { tags: "c" } }))).toEqual({
+      keysInserted: 0,
+      keysDeleted: 2,
+    });
+    expect(await taggedWith(collection, "c")).toEqual([]);
+  });
+
+  it("are the appended values' keys when a number joins the strings, as a whole diff gives them", async () => {
+    const collection = target.db.collection<{ _id: number; tags: (string | number)[] }>(target.freshCollection("mixed").collectionName);
+    await collection.createIndex({ tags: 1 });
+    await collection.insertOne({ _id: 1, tags: ["a", 2] });
+    expect(await keysWrittenBy(() => collection.updateOne({ _id: 1 }, { $push: { tags: { $each: [2, 3, "a"] } } }))).toEqual({
+      keysInserted: 1,
+      keysDeleted: 0,
+    });
+    expect((await collection.find({ tags: 3 }, { hint: { tags: 1 } }).toArray()).map((doc) => doc._id)).toEqual([1]);
+  });
+
+  it("refuse a pushed string another document holds under a unique multikey index with E11000 naming it, writing nothing", async () => {
+    const collection = target.db.collection<{ _id: number; codes: string[] }>(target.freshCollection("codes").collectionName);
+    await collection.createIndex({ codes: 1 }, { unique: true });
+    await collection.insertMany([
+      { _id: 1, codes: ["a"] },
+      { _id: 2, codes: ["z"] },
+    ]);
+    let refused: unknown;
+    const written = await keysWrittenBy(() =>
+      collection.updateOne({ _id: 1 }, { $push: { codes: { $each: ["b", "z"] } } }).catch((error: unknown) => (refused = error)),
+    );
+    expect(refused).toMatchObject({ code: 11000, message: expect.stringContaining('dup key: { codes: "z" }') });
+    expect(written).toEqual({ keysInserted: 0, keysDeleted: 0 });
+    expect(await collection.findOne({ _id: 1 })).toEqual({ _id: 1, codes: ["a"] });
+    expect(await collection.countDocuments({ codes: "b" }, { hint: { codes: 1 } })).toBe(0);
+  });
 });

@@ -13,6 +13,19 @@ test("reports matched and modified counts, not counting a no-op as modified", as
   expect(await items.updateMany({ k: 1 }, { $set: { v: 2 } })).toMatchObject({ matchedCount: 2, modifiedCount: 1 });
 });
 
+// The stand-in compares sizes before bytes, so these pin both outcomes at an unchanged size.
+test("counts a write that changes a value but not the document's size as modified, and the same value again as not", async () => {
+  const items = freshCollection();
+  const { insertedId } = await items.insertOne({ word: "abc", n: new Int32(1) });
+  expect(await items.updateOne({ _id: insertedId }, { $set: { word: "abd" } })).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
+  expect(await items.updateOne({ _id: insertedId }, { $inc: { n: 1 } })).toMatchObject({ matchedCount: 1, modifiedCount: 1 });
+  expect(await items.updateOne({ _id: insertedId }, { $set: { word: "abd", n: new Int32(2) } })).toMatchObject({
+    matchedCount: 1,
+    modifiedCount: 0,
+  });
+  expect(await items.findOne({ _id: insertedId }, RAW_NUMBERS)).toEqual({ _id: insertedId, word: "abd", n: new Int32(2) });
+});
+
 test("keeps each number's BSON type through $inc, promoting int32 overflow to int64", async () => {
   const items = freshCollection();
   const { insertedId } = await items.insertOne({ i: new Int32(1), d: new Double(1), l: Long.fromNumber(1), big: new Int32(2147483647) });

@@ -18,9 +18,11 @@ export function updateRecord(
   spec: UpdateSpec,
   options: ModifyOptions,
 ): { record: StoredDocument; modified: boolean } {
-  const doc = applyUpdate(spec, record.doc, { ...options, inserting: false });
-  if (Buffer.compare(BSON.serialize(doc), BSON.serialize(record.doc)) === 0) return { record, modified: false };
-  return { record: collection.replace(record, doc, spec.kind === "replacement" ? "replace" : "update"), modified: true };
+  const doc = applyUpdate(spec, record.doc, { ...options, inserting: false, plain: record.plain });
+  // A size that differs tells bytes that differ without serializing both documents (a push always grows one).
+  const size = BSON.calculateObjectSize(doc);
+  if (size === record.bytes && Buffer.compare(BSON.serialize(doc), BSON.serialize(record.doc)) === 0) return { record, modified: false };
+  return { record: collection.replace(record, doc, spec.kind === "replacement" ? "replace" : "update", size), modified: true };
 }
 
 /** Inserts the document an upsert creates: the filter's equalities, then the update (with $setOnInsert). */

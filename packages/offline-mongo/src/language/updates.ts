@@ -131,15 +131,18 @@ export interface UpdateContext {
   readonly arrayFilters: readonly Document[];
   /** True when the document is being created by an upsert ($setOnInsert applies; `_id` may be set). */
   readonly inserting: boolean;
+  /** The document's plain values (`toPlain`) when the caller holds them, as a stored record does: never written to. */
+  readonly plain?: Document;
 }
 
 /** The updated document as a new object (the stored one is never touched); throws mongod's error otherwise. */
 export function applyUpdate(spec: UpdateSpec, original: Document, context: UpdateContext): Document {
   if (spec.kind === "replacement") return replaceDocument(original, spec.doc, context.inserting);
   if (spec.kind === "pipeline") return applyPipeline(spec.stages, original, context.inserting);
-  const resolved = effectiveOperators(spec.ops, context, toPlain(original) as Document);
+  const plainOriginal = context.plain ?? (toPlain(original) as Document);
+  const resolved = effectiveOperators(spec.ops, context, plainOriginal);
   const { ops, base: before } = separateIdUpdate(resolved, original, context.inserting);
-  const plainBefore = toPlain(before) as Document;
+  const plainBefore = before === original ? plainOriginal : (toPlain(before) as Document);
   const patterns = Object.values(ops).flatMap((operand) => Object.keys(operand as Document));
   const arrayFilters = compileArrayFilters(context.arrayFilters, patterns);
   for (const [op, operand] of Object.entries(ops)) {

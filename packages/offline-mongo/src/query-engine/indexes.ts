@@ -2,7 +2,16 @@ import type { Document } from "bson";
 import BTree from "sorted-btree";
 import { bulkLoad } from "sorted-btree/extended/bulkLoad";
 import { ErrorCode, MongoCommandError, notSupported } from "../errors";
-import { compareKeyValues, documentKeys, keyComparator, keyEntries, keyTuples, type IndexKey, type KeyTuple } from "./keys";
+import {
+  appendedKeyTuples,
+  compareKeyValues,
+  documentKeys,
+  keyComparator,
+  keyEntries,
+  keyTuples,
+  type IndexKey,
+  type KeyTuple,
+} from "./keys";
 import { valuesAtPath } from "../values/paths";
 import type { StorageMeter, StoredDocument } from "./records";
 import { canonicalKey, formatDocument, isNumeric, sameStoredValue, toNumber, type TypedNumber } from "../values/values";
@@ -221,7 +230,11 @@ export class Index {
    * even computed). Refuses a new document that cannot be indexed (parallel arrays).
    */
   keyChange(before: Document | undefined, after: Document | undefined): KeyChange {
-    if (before !== undefined && after !== undefined && this.readsSameFields(before, after)) return NO_CHANGE;
+    if (before !== undefined && after !== undefined) {
+      if (this.readsSameFields(before, after)) return NO_CHANGE;
+      const appended = this.appendedKeys(before, after);
+      if (appended !== undefined) return appended;
+    }
     const old = before === undefined ? [] : (this.keysOf(before)?.tuples ?? []);
     const next = after === undefined ? undefined : this.keysOf(after);
     if (old.length === 0) return { removed: [], added: next?.tuples ?? [], arrayFields: next?.arrayFields ?? [] };
@@ -232,6 +245,14 @@ export class Index {
       added: next?.tuples.filter((tuple) => !hadKey.has(tuple.canonical)) ?? [],
       arrayFields: next?.arrayFields ?? [],
     };
+  }
+
+  /** The change of an update that only appends to one field's values (see `appendedKeyTuples`), or undefined. */
+  private appendedKeys(before: Document, after: Document): KeyChange | undefined {
+    const old = this.fieldValuesOf(before);
+    const next = old && this.fieldValuesOf(after);
+    const added = next && appendedKeyTuples(old.perField, next.perField);
+    return added && { removed: [], added, arrayFields: next.arrayFields };
   }
 
   private readsSameFields(before: Document, after: Document): boolean {

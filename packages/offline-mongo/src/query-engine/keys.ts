@@ -1,7 +1,7 @@
 import type { Document } from "bson";
 import { compareBytes, compareValues, typeRank } from "../values/compare";
 import { valueAt, valuesAtPath } from "../values/paths";
-import { canonicalKey, toPlain } from "../values/values";
+import { canonicalKey, sameStoredValue, toPlain } from "../values/values";
 
 /**
  * A value that sorts just before (`after: false`) or just after (`after: true`) every value of one
@@ -88,6 +88,36 @@ export function keyTuples(perField: readonly unknown[][]): KeyTuple[] {
     });
   }
   return tuples;
+}
+
+/**
+ * The keys a write adds when it changes an index's values (`documentKeys`'s `perField`) only by appending strings to
+ * one field's (a buyer `$push`ed onto an indexed array), worked out from the appended values alone: a document's keys
+ * follow from its values, so the new document holds every key of the old one and, besides, each combination that takes
+ * an appended string the field did not hold. That is the same set, in the same order, that `keyTuples` of both
+ * documents and their difference give, without turning every element of the array into a key twice. Undefined when the
+ * values differ in any other way (a value changed or removed, a non-string appended, two fields grown), for the caller
+ * to diff the whole keys.
+ */
+export function appendedKeyTuples(before: readonly unknown[][], after: readonly unknown[][]): KeyTuple[] | undefined {
+  if (before.length !== after.length) return undefined;
+  let grown = -1;
+  for (let field = 0; field < after.length; field++) {
+    const old = before[field] ?? [];
+    const next = after[field] ?? [];
+    if (next.length < old.length || old.some((value, i) => !sameStoredValue(value, next[i]))) return undefined;
+    if (next.length > old.length) {
+      if (grown >= 0) return undefined;
+      grown = field;
+    }
+  }
+  if (grown < 0) return [];
+  const old = before[grown] ?? [];
+  const appended = (after[grown] ?? []).slice(old.length);
+  // A string's key equals only the same string's, so `includes` finds exactly the appended values already keyed.
+  if (!appended.every((value) => typeof value === "string")) return undefined;
+  const fresh = appended.filter((value) => !old.includes(value));
+  return keyTuples(after.map((values, field) => (field === grown ? fresh : values)));
 }
 
 /**

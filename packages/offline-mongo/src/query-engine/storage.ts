@@ -149,10 +149,10 @@ export class Collection {
 
   /**
    * Stores the new version of a record, changing only the index keys that differ (none when no indexed field
-   * changed); `operation` says whether an update or a replacement wrote it, as the history records it.
+   * changed); `operation` says whether an update or a replacement wrote it, as the history records it. `size` is the
+   * document's BSON size, when the caller has already measured it.
    */
-  replace(old: StoredDocument, doc: Document, operation: "update" | "replace"): StoredDocument {
-    const size = BSON.calculateObjectSize(doc);
+  replace(old: StoredDocument, doc: Document, operation: "update" | "replace", size = BSON.calculateObjectSize(doc)): StoredDocument {
     if (size > MAX_BSON_SIZE)
       throw new MongoCommandError(
         LocationCode.DocumentTooLargeAfterUpdate,
