@@ -45,41 +45,58 @@ export function createSalesLoaders(
   db: Db,
   { batch = true, share = createPoolShare(Infinity) }: { batch?: boolean; share?: PoolShare } = {},
 ): SalesLoaders {
-  let book: SalesLoaders["book"] | undefined;
-  let extraSalesWindow: SalesLoaders["extraSalesWindow"] | undefined;
-  let purchasedBy: SalesLoaders["purchasedBy"] | undefined;
-  let alsoBoughtSample: SalesLoaders["alsoBoughtSample"] | undefined;
-  return {
-    get book() {
-      return (book ??= new DataLoader((ids) => share.use(1, () => loadBooks(db, ids)), {
-        cacheKeyFn: bookIdKey,
-        batch,
-        maxBatchSize: KEYS_PER_READ,
-      }));
-    },
-    get extraSalesWindow() {
-      return (extraSalesWindow ??= new DataLoader((windows) => share.use(1, () => loadExtraSalesWindows(db, windows)), {
-        cacheKeyFn: windowKey,
-        batch,
-        maxBatchSize: WINDOWS_PER_READ,
-      }));
-    },
-    get purchasedBy() {
-      // Two aggregations side by side: the books' arrays and their extra_sales pages.
-      return (purchasedBy ??= new DataLoader((questions) => share.use(2, () => retrievePurchasedBy(db, questions)), {
-        cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId),
-        batch,
-        maxBatchSize: KEYS_PER_READ,
-      }));
-    },
-    get alsoBoughtSample() {
-      return (alsoBoughtSample ??= new DataLoader((ids) => share.use(1, () => retrieveAlsoBoughtSamples(db, ids)), {
-        cacheKeyFn: bookIdKey,
-        batch,
-        maxBatchSize: KEYS_PER_READ,
-      }));
-    },
-  };
+  return new LazySalesLoaders(db, batch, share);
+}
+
+/** A class for its getters: V8 keeps an object literal's own accessors, and what they hold, until a full collection (see `createPoolShare`). */
+class LazySalesLoaders implements SalesLoaders {
+  private bookLoader: SalesLoaders["book"] | undefined;
+  private extraSalesWindowLoader: SalesLoaders["extraSalesWindow"] | undefined;
+  private purchasedByLoader: SalesLoaders["purchasedBy"] | undefined;
+  private alsoBoughtSampleLoader: SalesLoaders["alsoBoughtSample"] | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly batch: boolean,
+    private readonly share: PoolShare,
+  ) {}
+
+  get book(): SalesLoaders["book"] {
+    const { db, batch, share } = this;
+    return (this.bookLoader ??= new DataLoader((ids) => share.use(1, () => loadBooks(db, ids)), {
+      cacheKeyFn: bookIdKey,
+      batch,
+      maxBatchSize: KEYS_PER_READ,
+    }));
+  }
+
+  get extraSalesWindow(): SalesLoaders["extraSalesWindow"] {
+    const { db, batch, share } = this;
+    return (this.extraSalesWindowLoader ??= new DataLoader((windows) => share.use(1, () => loadExtraSalesWindows(db, windows)), {
+      cacheKeyFn: windowKey,
+      batch,
+      maxBatchSize: WINDOWS_PER_READ,
+    }));
+  }
+
+  get purchasedBy(): SalesLoaders["purchasedBy"] {
+    const { db, batch, share } = this;
+    // Two aggregations side by side: the books' arrays and their extra_sales pages.
+    return (this.purchasedByLoader ??= new DataLoader((questions) => share.use(2, () => retrievePurchasedBy(db, questions)), {
+      cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId),
+      batch,
+      maxBatchSize: KEYS_PER_READ,
+    }));
+  }
+
+  get alsoBoughtSample(): SalesLoaders["alsoBoughtSample"] {
+    const { db, batch, share } = this;
+    return (this.alsoBoughtSampleLoader ??= new DataLoader((ids) => share.use(1, () => retrieveAlsoBoughtSamples(db, ids)), {
+      cacheKeyFn: bookIdKey,
+      batch,
+      maxBatchSize: KEYS_PER_READ,
+    }));
+  }
 }
 
 async function loadBooks(db: Db, ids: readonly BookId[]): Promise<(BookDocument | null)[]> {
