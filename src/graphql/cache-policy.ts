@@ -1,4 +1,5 @@
 import type { ApolloServerPlugin, BaseContext, GraphQLRequestListener } from "@apollo/server";
+import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import {
   GraphQLSkipDirective,
   GraphQLIncludeDirective,
@@ -98,6 +99,27 @@ export function staticCachePolicyPlugin<TContext extends BaseContext>(defaultMax
   return {
     serverWillStart: async ({ schema }) => refuseInheritedMaxAge(schema),
     requestDidStart: async () => listener,
+  };
+}
+
+/**
+ * Apollo's cache-control plugin for the one thing this API needs of it: the `Cache-Control` header, from the policy
+ * `staticCachePolicyPlugin` gives the operation. Its `executionDidStart` is left out: the field hooks it returns
+ * learn from the resolvers what the static policy already holds (and no resolver reads `info.cacheControl`), and
+ * while any plugin has such a hook Apollo gives each request's context a function that holds the whole request
+ * pipeline. Under the gateway interface (compiled execution) Apollo also hands the executor a request object with
+ * accessors made per request, which V8's scavenges keep alive until a full collection: through that function every
+ * request's objects outlived the young generation (docs/benchmarks/analysis.md, "What survived the scavenges").
+ */
+export function cacheControlHeaderPlugin<TContext extends BaseContext>(defaultMaxAge: number): ApolloServerPlugin<TContext> {
+  // Kept whole for its internal id, by which Apollo knows not to add a cache-control plugin of its own.
+  const apollo = ApolloServerPluginCacheControl({ defaultMaxAge }) as ApolloServerPlugin<TContext>;
+  return {
+    ...apollo,
+    requestDidStart: async (requestContext) => {
+      const listener = await apollo.requestDidStart?.(requestContext);
+      return listener?.willSendResponse ? { willSendResponse: listener.willSendResponse } : undefined;
+    },
   };
 }
 

@@ -1,6 +1,5 @@
 import type { ApolloServerPlugin, BaseContext } from "@apollo/server";
 import type { onRequestHookHandler } from "fastify";
-import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import responseCachePlugin from "@apollo/server-plugin-response-cache";
 import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from "@apollo/utils.keyvaluecache";
 import { randomUUID } from "node:crypto";
@@ -9,7 +8,7 @@ import CircuitBreaker from "opossum";
 import type { Logger } from "pino";
 import type { Principal } from "../auth/principal";
 import { DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, type CacheSettings } from "../config";
-import { staticCachePolicyPlugin } from "./cache-policy";
+import { cacheControlHeaderPlugin, staticCachePolicyPlugin } from "./cache-policy";
 
 /** Where answers are kept between requests: this process's memory, or a Redis every API process shares. */
 export interface ResponseCache {
@@ -205,7 +204,7 @@ function bestEffortBreaker(
  */
 export function cachingPlugins<TContext extends { principal: Principal }>(caching: Caching | undefined): ApolloServerPlugin<TContext>[] {
   const maxAge = caching?.catalogMaxAgeSeconds ?? 0;
-  const cacheControl = [ApolloServerPluginCacheControl({ defaultMaxAge: maxAge }), staticCachePolicyPlugin<TContext>(maxAge)];
+  const cacheControl = [cacheControlHeaderPlugin<TContext>(maxAge), staticCachePolicyPlugin<TContext>(maxAge)];
   if (!caching || maxAge === 0) return cacheControl;
   // The marker each request read before it looked at the cache: the key it reads and writes answers under.
   const generations = new WeakMap<TContext, string | undefined>();

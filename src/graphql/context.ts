@@ -1,3 +1,4 @@
+import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import type { Principal } from "../auth/principal";
@@ -7,14 +8,14 @@ import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
 import { LiveSales } from "../sales/live/live-sales";
 import { PurchaseService } from "../sales/purchase-service";
 import type { PurchaseOutcome, PurchaseRequest } from "../sales/purchases";
-import { createRequestServices, type RequestServices } from "../sales/request-services";
+import { createRequestServices, type ReleasableRequestServices } from "../sales/request-services";
 import { RecentSalesStats } from "../sales/stats";
 
 /**
  * Built afresh for every request, so DataLoader caches never leak between requests. Resolvers reach
  * the data only through its services, which hold the request's share of the pool: there is no `db` here.
  */
-export interface GraphQLContext extends RequestServices {
+export interface GraphQLContext extends ReleasableRequestServices {
   settings: ApiSettings;
   /** Who sent the request; `accessPlugin` checks it against every field an operation selects. */
   principal: Principal;
@@ -85,6 +86,18 @@ export function createServerState(
       await live.stop();
     },
   };
+}
+
+/**
+ * Releases each request's services once its answer is ready (`ReleasableRequestServices.release`): last among the
+ * plugins, so every other plugin's `willSendResponse` has run up to its first wait; none of them reads the services.
+ */
+export function releaseServicesPlugin(): ApolloServerPlugin<GraphQLContext> {
+  // The same listener for every request: it keeps nothing between the hooks.
+  const listener: GraphQLRequestListener<GraphQLContext> = {
+    willSendResponse: async ({ contextValue }) => contextValue.release(),
+  };
+  return { requestDidStart: async () => listener };
 }
 
 function requestPurchases(service: PurchaseService, settings: ApiSettings): RequestPurchases {

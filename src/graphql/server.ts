@@ -33,7 +33,7 @@ import { accessPlugin } from "./access";
 import { embeddedBuyersPlugin } from "./embedded-buyers";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
 import { countOutliers } from "../sales/stats";
-import { createServerState, type GraphQLContext } from "./context";
+import { createServerState, releaseServicesPlugin, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestErrors, requestTimeLimit, undecompressable } from "./limits/http";
 import { inputCheckPlugin, operationTransportRule } from "./input-checks";
@@ -143,6 +143,8 @@ export function createApolloServer(
       // Apollo turns field-level traces on for any subgraph, for GraphOS usage reporting through a router;
       // this API reports through its own /metrics and log, and would pay the trace plugin's hooks on every request.
       ApolloServerPluginInlineTraceDisabled(),
+      // Last: once every other plugin has had the answer, the request's services are let go.
+      releaseServicesPlugin(),
     ],
     // The process owns its signals (src/cli/start.ts): Apollo's own handlers would race it and re-raise the signal.
     stopOnTerminationSignals: false,

@@ -53,56 +53,75 @@ export function createSalesLoaders(
   db: Db,
   { batch = true, share = createPoolShare(Infinity) }: { batch?: boolean; share?: PoolShare } = {},
 ): SalesLoaders {
-  let book: SalesLoaders["book"] | undefined;
-  let bookWithoutBuyers: SalesLoaders["shownBook"] | undefined;
-  let buyersRead = true;
-  let extraSalesWindow: SalesLoaders["extraSalesWindow"] | undefined;
-  let purchasedBy: SalesLoaders["purchasedBy"] | undefined;
-  let alsoBoughtSample: SalesLoaders["alsoBoughtSample"] | undefined;
-  const loaders: SalesLoaders = {
-    get book() {
-      return (book ??= new DataLoader((ids) => share.use(1, () => loadBooks(ids, (named) => retrieveBooksByIds(db, named))), {
-        cacheKeyFn: bookIdKey,
-        batch,
-        maxBatchSize: KEYS_PER_READ,
-      }));
-    },
-    get shownBook() {
-      if (buyersRead) return loaders.book;
-      const withoutBuyers = (ids: readonly BookId[]) => retrieveBooksByIds(db, ids, false);
-      return (bookWithoutBuyers ??= new DataLoader((ids) => share.use(1, () => loadBooks(ids, withoutBuyers)), {
-        cacheKeyFn: bookIdKey,
-        batch,
-        maxBatchSize: KEYS_PER_READ,
-      }));
-    },
-    leaveOutEmbeddedBuyers() {
-      buyersRead = false;
-    },
-    get extraSalesWindow() {
-      return (extraSalesWindow ??= new DataLoader((windows) => share.use(1, () => loadExtraSalesWindows(db, windows)), {
-        cacheKeyFn: windowKey,
-        batch,
-        maxBatchSize: WINDOWS_PER_READ,
-      }));
-    },
-    get purchasedBy() {
-      // Two aggregations side by side: the books' arrays and their extra_sales pages.
-      return (purchasedBy ??= new DataLoader((questions) => share.use(2, () => retrievePurchasedBy(db, questions)), {
-        cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId),
-        batch,
-        maxBatchSize: KEYS_PER_READ,
-      }));
-    },
-    get alsoBoughtSample() {
-      return (alsoBoughtSample ??= new DataLoader((ids) => share.use(1, () => retrieveAlsoBoughtSamples(db, ids)), {
-        cacheKeyFn: bookIdKey,
-        batch,
-        maxBatchSize: KEYS_PER_READ,
-      }));
-    },
-  };
-  return loaders;
+  return new LazySalesLoaders(db, batch, share);
+}
+
+/** A class for its getters: V8 keeps an object literal's own accessors, and what they hold, until a full collection (see `createPoolShare`). */
+class LazySalesLoaders implements SalesLoaders {
+  private bookLoader: SalesLoaders["book"] | undefined;
+  private bookWithoutBuyersLoader: SalesLoaders["shownBook"] | undefined;
+  private buyersRead = true;
+  private extraSalesWindowLoader: SalesLoaders["extraSalesWindow"] | undefined;
+  private purchasedByLoader: SalesLoaders["purchasedBy"] | undefined;
+  private alsoBoughtSampleLoader: SalesLoaders["alsoBoughtSample"] | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly batch: boolean,
+    private readonly share: PoolShare,
+  ) {}
+
+  get book(): SalesLoaders["book"] {
+    const { db, batch, share } = this;
+    return (this.bookLoader ??= new DataLoader((ids) => share.use(1, () => loadBooks(ids, (named) => retrieveBooksByIds(db, named))), {
+      cacheKeyFn: bookIdKey,
+      batch,
+      maxBatchSize: KEYS_PER_READ,
+    }));
+  }
+
+  get shownBook(): SalesLoaders["shownBook"] {
+    if (this.buyersRead) return this.book;
+    const { db, batch, share } = this;
+    const withoutBuyers = (ids: readonly BookId[]) => retrieveBooksByIds(db, ids, false);
+    return (this.bookWithoutBuyersLoader ??= new DataLoader((ids) => share.use(1, () => loadBooks(ids, withoutBuyers)), {
+      cacheKeyFn: bookIdKey,
+      batch,
+      maxBatchSize: KEYS_PER_READ,
+    }));
+  }
+
+  leaveOutEmbeddedBuyers(): void {
+    this.buyersRead = false;
+  }
+
+  get extraSalesWindow(): SalesLoaders["extraSalesWindow"] {
+    const { db, batch, share } = this;
+    return (this.extraSalesWindowLoader ??= new DataLoader((windows) => share.use(1, () => loadExtraSalesWindows(db, windows)), {
+      cacheKeyFn: windowKey,
+      batch,
+      maxBatchSize: WINDOWS_PER_READ,
+    }));
+  }
+
+  get purchasedBy(): SalesLoaders["purchasedBy"] {
+    const { db, batch, share } = this;
+    // Two aggregations side by side: the books' arrays and their extra_sales pages.
+    return (this.purchasedByLoader ??= new DataLoader((questions) => share.use(2, () => retrievePurchasedBy(db, questions)), {
+      cacheKeyFn: ({ bookId, customerId }) => purchaseKey(bookId, customerId),
+      batch,
+      maxBatchSize: KEYS_PER_READ,
+    }));
+  }
+
+  get alsoBoughtSample(): SalesLoaders["alsoBoughtSample"] {
+    const { db, batch, share } = this;
+    return (this.alsoBoughtSampleLoader ??= new DataLoader((ids) => share.use(1, () => retrieveAlsoBoughtSamples(db, ids)), {
+      cacheKeyFn: bookIdKey,
+      batch,
+      maxBatchSize: KEYS_PER_READ,
+    }));
+  }
 }
 
 /** The books with these ids in their order, null for each that does not exist, as `retrieve` reads them. */

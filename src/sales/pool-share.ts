@@ -74,29 +74,52 @@ export function requestPoolShare(db: Db): number {
  * comes after that time is spent is refused before it takes a connection, so a request slowed down cannot
  * keep its tenth of the pool busy for longer than its weight allows (reads already sent run to their end).
  */
-export function createPoolShare(connections: number, now: Clock = performance.now.bind(performance)): PoolShare {
-  const semaphore = Number.isFinite(connections) ? new Semaphore(connections) : undefined;
-  let allowed = Infinity;
-  let held = 0;
-  const timed = async <T>(weight: number, send: () => Promise<T>): Promise<T> => {
-    if (held >= allowed) throw new PoolTimeSpentError(held, allowed);
-    const start = now();
+export function createPoolShare(connections: number, now: Clock = performanceNow): PoolShare {
+  return new RequestPoolShare(connections, now);
+}
+
+const performanceNow: Clock = () => performance.now();
+
+/**
+ * A class, not an object literal with a getter: V8's scavenges keep an object made with accessors of its own
+ * alive, and all its closures hold, until the next full collection (docs/benchmarks/analysis.md, "What survived
+ * the scavenges"); a prototype's accessor is made once.
+ */
+class RequestPoolShare implements PoolShare {
+  private readonly semaphore: Semaphore | undefined;
+  private allowed = Infinity;
+  private spent = 0;
+
+  constructor(
+    readonly connections: number,
+    private readonly now: Clock,
+  ) {
+    this.semaphore = Number.isFinite(connections) ? new Semaphore(connections) : undefined;
+  }
+
+  // A read wider than the share (none is, with the share at least SALES_STATS_COMMANDS) would otherwise wait forever.
+  use<T>(weight: number, send: () => Promise<T>): Promise<T> {
+    const { semaphore, connections } = this;
+    return semaphore === undefined
+      ? this.timed(weight, send)
+      : semaphore.runExclusive(() => this.timed(Math.min(weight, connections), send), Math.min(weight, connections));
+  }
+
+  allow(weight: RequestWeight): void {
+    this.allowed = poolTimeFor(weight);
+  }
+
+  get held(): number {
+    return this.spent;
+  }
+
+  private async timed<T>(weight: number, send: () => Promise<T>): Promise<T> {
+    if (this.spent >= this.allowed) throw new PoolTimeSpentError(this.spent, this.allowed);
+    const start = this.now();
     try {
       return await send();
     } finally {
-      held += weight * (now() - start);
+      this.spent += weight * (this.now() - start);
     }
-  };
-  return {
-    connections,
-    // A read wider than the share (none is, with the share at least SALES_STATS_COMMANDS) would otherwise wait forever.
-    use: (weight, send) =>
-      semaphore === undefined
-        ? timed(weight, send)
-        : semaphore.runExclusive(() => timed(Math.min(weight, connections), send), Math.min(weight, connections)),
-    allow: (weight) => void (allowed = poolTimeFor(weight)),
-    get held() {
-      return held;
-    },
-  };
+  }
 }

@@ -39,6 +39,16 @@ export interface RequestServices {
   weigh(weight: RequestWeight): void;
 }
 
+/** A request's services, and their end. */
+export interface ReleasableRequestServices extends RequestServices {
+  /**
+   * Lets go of the share, loaders and services once the request is answered: Apollo Server keeps the context
+   * reachable after that until the next full collection (see `cacheControlHeaderPlugin`), and with it every book
+   * and reply the loaders hold. A use after this is a mistake, and throws.
+   */
+  release(): void;
+}
+
 export interface RequestServiceOptions {
   settings: OutlierSettings;
   salesStats: RecentSalesStats;
@@ -51,7 +61,7 @@ export interface RequestServiceOptions {
  * answer), and the share, loaders and services cost more than the request's own work there. A weight given
  * before the share exists bounds it from its start.
  */
-export function createRequestServices(db: Db, options: RequestServiceOptions): RequestServices {
+export function createRequestServices(db: Db, options: RequestServiceOptions): ReleasableRequestServices {
   return new LazyRequestServices(db, options);
 }
 
@@ -59,9 +69,10 @@ export function createRequestServices(db: Db, options: RequestServiceOptions): R
  * The getters live on the prototype: Apollo Server copies a request's context (`Object.assign` onto an object of
  * the same prototype) before any plugin sees it, which would call own getters and build everything at once.
  */
-class LazyRequestServices implements RequestServices {
+class LazyRequestServices implements ReleasableRequestServices {
   private weight: RequestWeight | undefined;
   private built: RequestServices | undefined;
+  private released = false;
 
   constructor(
     private readonly db: Db,
@@ -85,7 +96,14 @@ class LazyRequestServices implements RequestServices {
     this.built?.weigh(weight);
   }
 
+  release(): void {
+    this.released = true;
+    this.built = undefined;
+  }
+
   private services(): RequestServices {
+    if (this.released)
+      throw new Error("A request's services were used after its answer was ready: every resolver must finish before it is.");
     return (this.built ??= buildRequestServices(this.db, this.options, this.weight));
   }
 }
@@ -97,20 +115,33 @@ function buildRequestServices(
 ): RequestServices {
   const share = createPoolShare(requestPoolShare(db));
   if (weight) share.allow(weight);
-  const loaders = createSalesLoaders(db, { batch: batchLoads, share });
-  // Each service on its first use too: a request by id reads through the loaders alone, a listing through the catalog.
-  let catalog: CatalogService | undefined;
-  let customers: CustomerService | undefined;
-  return {
-    loaders,
-    get catalog() {
-      return (catalog ??= catalogService(db, share, loaders, settings, salesStats));
-    },
-    get customers() {
-      return (customers ??= customerService(db, share));
-    },
-    weigh: (next) => share.allow(next),
-  };
+  return new BuiltRequestServices(db, share, createSalesLoaders(db, { batch: batchLoads, share }), settings, salesStats);
+}
+
+/** Each service on its first use too: a request by id reads through the loaders alone, a listing through the catalog. A class for its getters (see `createPoolShare`). */
+class BuiltRequestServices implements RequestServices {
+  private catalogService: CatalogService | undefined;
+  private customerService: CustomerService | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly share: PoolShare,
+    readonly loaders: SalesLoaders,
+    private readonly settings: OutlierSettings,
+    private readonly salesStats: RecentSalesStats,
+  ) {}
+
+  get catalog(): CatalogService {
+    return (this.catalogService ??= catalogService(this.db, this.share, this.loaders, this.settings, this.salesStats));
+  }
+
+  get customers(): CustomerService {
+    return (this.customerService ??= customerService(this.db, this.share));
+  }
+
+  weigh(weight: RequestWeight): void {
+    this.share.allow(weight);
+  }
 }
 
 function catalogService(

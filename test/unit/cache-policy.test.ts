@@ -1,7 +1,7 @@
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import { buildSchema, getOperationAST, Kind, parse, type FragmentDefinitionNode } from "graphql";
-import { operationCachePolicy, staticCachePolicyPlugin, type CacheHint } from "../../src/graphql/cache-policy";
+import { cacheControlHeaderPlugin, operationCachePolicy, staticCachePolicyPlugin, type CacheHint } from "../../src/graphql/cache-policy";
 
 /**
  * The static policy against Apollo's cache control plugin, which learns the same hints from graphql-js' resolver
@@ -95,5 +95,33 @@ describe("the static cache policy", () => {
     await expect(staticCachePolicyPlugin(DEFAULT_MAX_AGE).serverWillStart!({ schema: inheriting } as never)).rejects.toThrow(
       /inheritMaxAge/,
     );
+  });
+});
+
+// Issue 39: Apollo's cache-control plugin gives every request's context a field hook that holds the whole request
+// pipeline; under compiled execution Apollo keeps the context until a full collection, and the pipeline with it.
+describe("the Cache-Control header plugin", () => {
+  async function answer(query: string) {
+    let context: object = {};
+    const capture: ApolloServerPlugin = { requestDidStart: async ({ contextValue }) => void (context = contextValue) };
+    const server = new ApolloServer({
+      schema,
+      rootValue,
+      plugins: [cacheControlHeaderPlugin(DEFAULT_MAX_AGE), staticCachePolicyPlugin(DEFAULT_MAX_AGE), capture],
+    });
+    await server.start();
+    const response = await server.executeOperation({ query });
+    await server.stop();
+    return { context, cacheControl: response.http.headers.get("cache-control") };
+  }
+
+  it.each([
+    [`{ book(id: "1") { title } }`, `max-age=${DEFAULT_MAX_AGE}, public`],
+    [`{ book(id: "1") { title buyers { id } } }`, `max-age=${DEFAULT_MAX_AGE}, private`],
+    [`mutation { buy { title } }`, "no-store"],
+  ])("answers %s with Cache-Control %s, as Apollo's plugin does, and gives the context no field hook", async (query, header) => {
+    const { context, cacheControl } = await answer(query);
+    expect(cacheControl).toBe(header);
+    expect(Object.getOwnPropertySymbols(context)).toEqual([]);
   });
 });

@@ -1,4 +1,8 @@
 import { MongoClient, type Db } from "mongodb";
+import { ApolloServer } from "@apollo/server";
+import { releaseServicesPlugin, type GraphQLContext } from "../../src/graphql/context";
+import { createSalesLoaders } from "../../src/sales/loaders";
+import { createPoolShare } from "../../src/sales/pool-share";
 import { createRequestServices } from "../../src/sales/request-services";
 import { RecentSalesStats } from "../../src/sales/stats";
 import { TEST_SETTINGS } from "../support/api";
@@ -36,6 +40,60 @@ describe("a request's services", () => {
       expect(services.loaders).toBe(services.loaders);
       expect(services.catalog).toBe(services.catalog);
       expect(read).toContain("client");
+    } finally {
+      await close();
+    }
+  });
+
+  it("are let go of once the answer is ready, and refuse a use after that", async () => {
+    const { db, close } = watchedDb();
+    try {
+      const services = copiedAsApolloDoes(createRequestServices(db, { settings: TEST_SETTINGS, salesStats: new RecentSalesStats(db) }));
+      expect(services.loaders).toBe(services.loaders);
+      services.release();
+      expect(() => services.loaders).toThrow(/after its answer was ready/);
+      expect(() => services.catalog).toThrow(/after its answer was ready/);
+    } finally {
+      await close();
+    }
+  });
+
+  it("are released by the last plugin when Apollo sends the answer", async () => {
+    const { db, close } = watchedDb();
+    try {
+      const services = createRequestServices(db, { settings: TEST_SETTINGS, salesStats: new RecentSalesStats(db) });
+      // Apollo releases its copy of the context, an object of the same prototype.
+      const released = jest.spyOn(Object.getPrototypeOf(services) as { release(): void }, "release");
+      const server = new ApolloServer<GraphQLContext>({ typeDefs: "type Query { ok: Boolean }", plugins: [releaseServicesPlugin()] });
+      await server.start();
+      await server.executeOperation({ query: "{ ok }" }, { contextValue: services as GraphQLContext });
+      await server.stop();
+      expect(released).toHaveBeenCalledTimes(1);
+      released.mockRestore();
+    } finally {
+      await close();
+    }
+  });
+});
+
+// V8's scavenges keep an object made with accessors of its own (an object literal's `get x()`) alive, with all its
+// closures hold, until the next full collection: a request's objects that had them outlived the young generation.
+describe("a request's per-request objects", () => {
+  const ownAccessors = (value: object) =>
+    Object.entries(Object.getOwnPropertyDescriptors(value))
+      .filter(([, descriptor]) => descriptor.get ?? descriptor.set)
+      .map(([name]) => name);
+
+  it("have no accessors of their own: the pool share, the loaders, the services", async () => {
+    const { db, close } = watchedDb();
+    try {
+      const services = createRequestServices(db, { settings: TEST_SETTINGS, salesStats: new RecentSalesStats(db) });
+      const share = createPoolShare(5);
+      expect(ownAccessors(share)).toEqual([]);
+      expect(share.held).toBe(0);
+      expect(ownAccessors(createSalesLoaders(db, { share }))).toEqual([]);
+      expect(ownAccessors(services.loaders)).toEqual([]);
+      expect(ownAccessors(services)).toEqual([]);
     } finally {
       await close();
     }
