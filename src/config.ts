@@ -1,5 +1,6 @@
 import { cleanEnv, host, makeValidator, port, str, type ReporterOptions } from "envalid";
 import ConnectionString from "mongodb-connection-string-url";
+import { isIP } from "node:net";
 import { EXAMPLE as API_TOKENS_EXAMPLE, parseTokenSpecs, type ConfiguredToken } from "./auth/tokens";
 import { readTrustedDocuments, type TrustedDocuments } from "./auth/trusted-documents";
 import { isOperationLabel, MAX_LISTED_OPERATIONS } from "./observability/operation-names";
@@ -53,6 +54,8 @@ export interface Config {
   readonly clientBudgetTokenDocuments: number;
   /** The budget window: a client's budget is whole again this many seconds after it began spending it. */
   readonly clientBudgetSeconds: number;
+  /** Addresses and ranges of the proxies in front of the API, whose `X-Forwarded-For` names the client; none: the socket's address does. */
+  readonly trustedProxies: readonly string[];
 }
 
 /** Each client's budget of weighed documents (src/graphql/limits/client-budget.ts). */
@@ -64,6 +67,8 @@ export type ClientBudgetSettings = Pick<Config, "clientBudgetDocuments" | "clien
  * six per 4 s), while four clients sending `_entities` of 1,000 books back to back ran about 10 a second and took
  * most of the API's CPU (docs/benchmarks/analysis.md, issue 35). A short window spreads what a client may spend:
  * 5,000 per 10 s let each attacker spend its whole budget at once, and the four together held the API for a second.
+ * A token that sends for many users at once (a router, a storefront's server) needs more: 20,000 is about 16 of the
+ * storefront's largest pages a second (docs/operations/configuration.md says so).
  */
 export const DEFAULT_CLIENT_BUDGET: ClientBudgetSettings = {
   clientBudgetDocuments: 2_000,
@@ -156,6 +161,24 @@ const mongodbUri = makeValidator<string>((input) => {
 const apiTokens = makeValidator<ConfiguredToken[]>(parseTokenSpecs);
 
 const trustedDocuments = makeValidator<TrustedDocuments>(readTrustedDocuments);
+
+/** An IPv4 or IPv6 address, optionally a CIDR range (`10.0.0.0/8`), as Fastify's `trustProxy` takes them. */
+function isProxyAddress(entry: string): boolean {
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+const proxyAddresses = makeValidator<string[]>((input) => {
+  const entries = input
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  const invalid = entries.find((entry) => !isProxyAddress(entry));
+  if (invalid !== undefined) throw new Error(`"${invalid.slice(0, 80)}" is not an IP address or a CIDR range such as 10.0.0.0/8`);
+  return entries;
+});
 
 const operationNames = makeValidator<string[]>((input) => {
   const names = input
@@ -307,6 +330,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         default: DEFAULT_CLIENT_BUDGET.clientBudgetSeconds,
         desc: "seconds after a client begins spending its budget that it is whole again",
       }),
+      TRUSTED_PROXIES: proxyAddresses({
+        default: [],
+        desc: "comma-separated addresses or CIDR ranges of the proxies in front of the API: their X-Forwarded-For names each client (its budget, its log line); unset: every client is its socket's address",
+        example: "10.0.0.0/8,127.0.0.1",
+      }),
     },
     { reporter: throwAllErrors },
   );
@@ -338,5 +366,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientBudgetDocuments: clean.CLIENT_BUDGET_DOCUMENTS,
     clientBudgetTokenDocuments: clean.CLIENT_BUDGET_TOKEN_DOCUMENTS,
     clientBudgetSeconds: clean.CLIENT_BUDGET_SECONDS,
+    trustedProxies: clean.TRUSTED_PROXIES,
   };
 }

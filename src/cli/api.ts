@@ -68,6 +68,7 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     metricsOperations: config.metricsOperations,
     subscriptions: config,
     clientBudget: config,
+    trustedProxies: config.trustedProxies,
   };
   try {
     return await startHttpServer(options, config.port, config.host);

@@ -78,6 +78,8 @@ export interface ServerOptions {
   connectionInitWaitTimeoutMs?: number;
   /** Each client's budget of weighed documents per window; default DEFAULT_CLIENT_BUDGET. */
   clientBudget?: ClientBudgetSettings;
+  /** The proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES); default none: the socket's address does. */
+  trustedProxies?: readonly string[];
 }
 
 /**
@@ -219,6 +221,8 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     bodyLimit: REQUEST_LIMITS.maxBodyBytes,
     // As Express' router did: /graphql/ is /graphql.
     routerOptions: { ignoreTrailingSlash: true },
+    // Only named proxies: trusting any sender's X-Forwarded-For would let each request choose whose budget it spends.
+    trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
   });
   const httpServer = app.server;
   const metrics = createServerMetrics(() => countOutliers(options.db), options.metricsOperations);

@@ -12,7 +12,7 @@ import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 // client on an address of its own (127.0.0.2 and on). The budget here is one request at the document limit per
 // window: the second such request of a client is refused, and so is everything it sends until the window is over.
 
-const WINDOW_SECONDS = 3;
+const WINDOW_SECONDS = 5;
 const router = tokenSpec("router", ["purchases:read"]);
 /** A public page's token, held to trusted documents: every visitor of the page sends it. */
 const page = { ...tokenSpec("page", ["purchases:read"]), trustedDocuments: true };
@@ -41,7 +41,8 @@ beforeAll(async () => {
     trustedDocuments: new Map([[HEAVY_HASH, HEAVY.query]]),
     clientBudget: {
       clientBudgetDocuments: REQUEST_LIMITS.maxDocuments,
-      clientBudgetTokenDocuments: REQUEST_LIMITS.maxDocuments,
+      // A token's budget larger than an address's, so that a public page's token shows whose it is counted with.
+      clientBudgetTokenDocuments: 2 * REQUEST_LIMITS.maxDocuments,
       clientBudgetSeconds: WINDOW_SECONDS,
     },
   });
@@ -113,12 +114,14 @@ test("a bearer token has a budget of its own, whatever address it sends from", a
   const headers = { "content-type": "application/json", authorization: bearer(router) };
   const withToken = await sendFrom(server.url, "127.0.0.7", HEAVY, headers);
   expect([withToken.status, codesOf(withToken)]).toEqual([200, []]);
-  // The token's budget is spent wherever it sends from: the same token from another address is refused.
+  const fromAnother = await sendFrom(server.url, "127.0.0.8", HEAVY, headers);
+  expect([fromAnother.status, codesOf(fromAnother)]).toEqual([200, []]);
+  // The token's budget is spent wherever it sends from: its third request at the document limit is refused.
   const elsewhere = await sendFrom(server.url, "127.0.0.8", HEAVY, headers);
   expect([elsewhere.status, codesOf(elsewhere)]).toEqual([429, ["RATE_LIMITED"]]);
 });
 
-test("a token held to trusted documents, a public page's, has a budget per address: one visitor does not spend the others'", async () => {
+test("a token held to trusted documents, a public page's, has an address's budget per address: one visitor does not spend the others'", async () => {
   const headers = { "content-type": "application/json", authorization: bearer(page) };
   const trusted = { variables: HEAVY.variables, extensions: { persistedQuery: { version: 1, sha256Hash: HEAVY_HASH } } };
   const paid = await sendFrom(server.url, "127.0.0.9", trusted, headers);
@@ -127,4 +130,33 @@ test("a token held to trusted documents, a public page's, has a budget per addre
   expect([refused.status, codesOf(refused)]).toEqual([429, ["RATE_LIMITED"]]);
   const otherVisitor = await sendFrom(server.url, "127.0.0.10", trusted, headers);
   expect([otherVisitor.status, codesOf(otherVisitor)]).toEqual([200, []]);
+});
+
+describe("behind proxies named in TRUSTED_PROXIES", () => {
+  const PROXY = "127.0.0.20";
+  let proxied: RunningServer;
+  beforeAll(async () => {
+    proxied = await startTestHttpServer(database.db, {
+      clientBudget: { clientBudgetDocuments: REQUEST_LIMITS.maxDocuments, clientBudgetTokenDocuments: 1_000, clientBudgetSeconds: 60 },
+      trustedProxies: [PROXY],
+    });
+  });
+  afterAll(() => proxied?.stop());
+
+  const forwarded = (from: string, client: string) =>
+    sendFrom(proxied.url, from, HEAVY, { "content-type": "application/json", "x-forwarded-for": client });
+
+  test("each client the proxy forwards has a budget of its own", async () => {
+    expect((await forwarded(PROXY, "203.0.113.1")).status).toBe(200);
+    const refused = await forwarded(PROXY, "203.0.113.1");
+    expect([refused.status, codesOf(refused)]).toEqual([429, ["RATE_LIMITED"]]);
+    const other = await forwarded(PROXY, "203.0.113.2");
+    expect([other.status, codesOf(other)]).toEqual([200, []]);
+  });
+
+  test("a sender that is not a named proxy is its own address, whatever X-Forwarded-For it claims", async () => {
+    expect((await forwarded("127.0.0.21", "203.0.113.3")).status).toBe(200);
+    const claimed = await forwarded("127.0.0.21", "203.0.113.4");
+    expect([claimed.status, codesOf(claimed)]).toEqual([429, ["RATE_LIMITED"]]);
+  });
 });

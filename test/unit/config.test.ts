@@ -31,6 +31,7 @@ describe("configuration", () => {
       clientBudgetDocuments: 2_000,
       clientBudgetTokenDocuments: 20_000,
       clientBudgetSeconds: 4,
+      trustedProxies: [],
     });
   });
 
@@ -40,6 +41,19 @@ describe("configuration", () => {
       clientBudgetTokenDocuments: 1_000,
       clientBudgetSeconds: 60,
     });
+  });
+
+  it("reads TRUSTED_PROXIES as addresses and CIDR ranges, and refuses anything else", () => {
+    expect(readConfig({ TRUSTED_PROXIES: " 10.0.0.0/8, 127.0.0.1,::1, fd00::/8 " }).trustedProxies).toEqual([
+      "10.0.0.0/8",
+      "127.0.0.1",
+      "::1",
+      "fd00::/8",
+    ]);
+    expect(() => readConfig({ TRUSTED_PROXIES: "10.0.0.0/33" })).toThrow(
+      /TRUSTED_PROXIES: "10.0.0.0\/33" is not an IP address or a CIDR range/,
+    );
+    expect(() => readConfig({ TRUSTED_PROXIES: "proxy.internal" })).toThrow(/"proxy.internal" is not an IP address/);
   });
 
   it("lists the operations METRICS_OPERATIONS names, separated by commas", () => {

@@ -78,8 +78,9 @@ export function createClientBudget(settings: ClientBudgetSettings, tokens: reado
   const clientOf = (request: FastifyRequest): Client => {
     const caller = identifyCaller(tokens, request.headers.authorization);
     if (caller.kind !== "token") return { limiter: limiters.address, key: request.ip };
-    // A token held to trusted documents sits in a public page, every visitor's: one visitor must not spend the others' budget.
-    return { limiter: limiters.token, key: caller.trustedDocumentsOnly ? `${caller.name}@${request.ip}` : caller.name };
+    // A token held to trusted documents sits in a public page, every visitor's: each visitor is a client of its address.
+    if (caller.trustedDocumentsOnly) return { limiter: limiters.address, key: `${caller.name}@${request.ip}` };
+    return { limiter: limiters.token, key: caller.name };
   };
 
   return {
