@@ -55,3 +55,18 @@ function findToken(tokens: readonly ConfiguredToken[], presented: Buffer): Confi
 export function hasScope(principal: Principal, scope: Scope): boolean {
   return principal.kind === "open" || (principal.kind === "token" && principal.scopes.has(scope));
 }
+
+/** An HTTP request's caller, identified once however many steps of the request ask (the client budget, the GraphQL context). */
+export type CallerOf = (request: { readonly headers: { readonly authorization?: string } }) => Principal;
+
+export function callerOfRequests(tokens: readonly ConfiguredToken[] | undefined): CallerOf {
+  const callers = new WeakMap<object, Principal>();
+  return (request) => {
+    let caller = callers.get(request);
+    if (caller === undefined) {
+      caller = identifyCaller(tokens, request.headers.authorization);
+      callers.set(request, caller);
+    }
+    return caller;
+  };
+}

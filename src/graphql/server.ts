@@ -11,7 +11,7 @@ import etag from "@fastify/etag";
 import fastify, { type FastifyInstance, type RouteHandlerMethod } from "fastify";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
-import { identifyCaller } from "../auth/principal";
+import { callerOfRequests } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
 import { trustedDocumentsPlugin, type TrustedDocuments } from "../auth/trusted-documents";
 import {
@@ -239,7 +239,8 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     server,
     metrics,
   });
-  const budget = createClientBudget(options.clientBudget ?? DEFAULT_CLIENT_BUDGET, options.apiTokens);
+  const callerOf = callerOfRequests(options.apiTokens);
+  const budget = createClientBudget(options.clientBudget ?? DEFAULT_CLIENT_BUDGET, callerOf);
   const apollo = createApolloServer({ ...options, caching, budget }, httpServer, metrics, subscriptions.plugin);
   await apollo.start();
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));
@@ -247,7 +248,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   app.setErrorHandler(requestErrors(REQUEST_LIMITS.maxBodySize, options.logger));
   await app.register(operationalRoutes({ ...options, metrics }));
   const handler = graphqlHandler(apollo, async (request) => {
-    const context = await server.contextFor(options.settings, identifyCaller(options.apiTokens, request.headers.authorization));
+    const context = await server.contextFor(options.settings, callerOf(request));
     budget.attach(context, request);
     return context;
   });

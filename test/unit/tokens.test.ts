@@ -2,7 +2,7 @@ import crypto, { createHash } from "node:crypto";
 import { inspect } from "node:util";
 import { ForbiddenError, UnauthenticatedError } from "../../src/auth/errors";
 import { refusal } from "../../src/auth/guard";
-import { identifyCaller, type Principal } from "../../src/auth/principal";
+import { callerOfRequests, identifyCaller, type Principal } from "../../src/auth/principal";
 import { parseTokenSpecs } from "../../src/auth/tokens";
 import { ConfigError, readConfig } from "../../src/config";
 import { bearer, configuredTokens, tokenSpec, type TokenSpec } from "../support/tokens";
@@ -132,6 +132,19 @@ describe("identifying the caller", () => {
     const comparisons = jest.spyOn(crypto, "timingSafeEqual");
     try {
       identifyCaller(tokens, bearer(reader));
+      expect(comparisons).toHaveBeenCalledTimes(tokens.length);
+    } finally {
+      comparisons.mockRestore();
+    }
+  });
+
+  it("identifies a request's caller once, however many of the request's steps ask", () => {
+    const comparisons = jest.spyOn(crypto, "timingSafeEqual");
+    try {
+      const callerOf = callerOfRequests(tokens);
+      const request = { headers: { authorization: bearer(reader) } };
+      expect(callerOf(request)).toMatchObject({ kind: "token", name: "reader" });
+      expect(callerOf(request)).toBe(callerOf(request));
       expect(comparisons).toHaveBeenCalledTimes(tokens.length);
     } finally {
       comparisons.mockRestore();

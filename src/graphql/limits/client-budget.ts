@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { ClientBudgetSettings } from "../../config";
-import { identifyCaller } from "../../auth/principal";
-import type { ConfiguredToken } from "../../auth/tokens";
+import type { CallerOf } from "../../auth/principal";
 import { statusOf } from "../../error-codes";
 import { LIGHT_DOCUMENTS } from "./heavy-lane";
 import { RequestLimitError } from "./operation";
@@ -67,16 +66,25 @@ function refuseClient(reply: FastifyReply, seconds: number, message: string): vo
     .send({ errors: [{ message, extensions: { code: "RATE_LIMITED" } }] });
 }
 
-export function createClientBudget(settings: ClientBudgetSettings, tokens: readonly ConfiguredToken[] | undefined): ClientBudget {
+export function createClientBudget(settings: ClientBudgetSettings, callerOf: CallerOf): ClientBudget {
   const duration = settings.clientBudgetSeconds;
   const limiters = {
     token: new RateLimiterMemory({ points: settings.clientBudgetTokenDocuments, duration }),
     address: new RateLimiterMemory({ points: settings.clientBudgetDocuments, duration }),
   };
   const clients = new WeakMap<FastifyRequest, Client>();
+  // Only a client refused in this window can be in debt: every other request passes without asking its limiter. Each
+  // entry leaves when the window its refusal named ends, so clients that never come back are not kept.
+  const refused = new Set<string>();
+  const debtKey = (client: Client) => `${client.limiter === limiters.token ? "token" : "address"}:${client.key}`;
+  const noteRefusal = (key: string, msBeforeNext: number) => {
+    if (refused.has(key)) return;
+    refused.add(key);
+    setTimeout(() => refused.delete(key), msBeforeNext).unref();
+  };
 
   const clientOf = (request: FastifyRequest): Client => {
-    const caller = identifyCaller(tokens, request.headers.authorization);
+    const caller = callerOf(request);
     if (caller.kind !== "token") return { limiter: limiters.address, key: request.ip };
     // A token held to trusted documents sits in a public page, every visitor's: each visitor is a client of its address.
     if (caller.trustedDocumentsOnly) return { limiter: limiters.address, key: `${caller.name}@${request.ip}` };
@@ -87,6 +95,7 @@ export function createClientBudget(settings: ClientBudgetSettings, tokens: reado
     refuseInDebt: (request, reply, done) => {
       const client = clientOf(request);
       clients.set(request, client);
+      if (!refused.has(debtKey(client))) return done();
       // The memory store answers at once; its promise settles before the body is read.
       void client.limiter.get(client.key).then((owed) => {
         if (owed === null || owed.consumedPoints <= client.limiter.points) return done();
@@ -111,6 +120,7 @@ export function createClientBudget(settings: ClientBudgetSettings, tokens: reado
         return undefined;
       } catch (refusal) {
         if (!(refusal instanceof RateLimiterRes)) throw refusal;
+        noteRefusal(debtKey(client), refusal.msBeforeNext);
         const seconds = retrySeconds(refusal.msBeforeNext);
         return new RequestLimitError("RATE_LIMITED", rateLimited(seconds, client.limiter.points, duration), {
           "retry-after": String(seconds),
