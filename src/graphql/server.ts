@@ -135,8 +135,9 @@ export function createApolloServer(
       // Before the cost and access checks, which leave to it the input they cannot weigh.
       inputCheckPlugin<GraphQLContext>(),
       // A heavy request waits at most half its time limit for its turn, leaving it the other half to run.
-      costLimitPlugin<GraphQLContext>({ laneWaitMs: requestTimeoutMs / 2, ...(budget && { charge: budget.charge }) }, (context, weight) =>
-        context.weigh(weight),
+      costLimitPlugin<GraphQLContext>(
+        { laneWaitMs: requestTimeoutMs / 2, ...(budget && { charge: budget.charge, clientOf: budget.clientOf }) },
+        (context, weight) => context.weigh(weight),
       ),
       accessPlugin<GraphQLContext>(),
       embeddedBuyersPlugin<GraphQLContext>(),

@@ -88,6 +88,8 @@ const EXCEPTIONS: Exception[] = [
   { text: "bulkWrite", why: "the driver's method" },
   { text: "buckets:", why: "prom-client's histogram option: a histogram's buckets, not pages" },
   { text: "chunk migrations", why: "MongoDB's sharding term: a range of a sharded collection, not a page" },
+  { text: "TokenBucket", why: "limiter's class: a budget that refills continuously, not pages" },
+  { text: "bucketSize", why: "the option and property of limiter's TokenBucket: a budget's size, not a page's" },
 ];
 
 /** Each entry's heading (as AvoidedWord.entry spells it) and the text of its "Avoid:" list, if it has one. */

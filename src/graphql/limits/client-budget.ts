@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { TokenBucket } from "limiter";
+import { LRUCache } from "lru-cache";
 import type { ClientBudgetSettings } from "../../config";
 import type { CallerOf } from "../../auth/principal";
 import { statusOf } from "../../error-codes";
@@ -8,28 +9,49 @@ import { RequestLimitError } from "./operation";
 
 /**
  * Each client's budget of weighed documents, as Shopify's and GitHub's cost-based rate limits give one: a
- * client (a bearer token's name, else its address as Fastify reports it: the socket's, as the server trusts no
- * proxy header; a token held to trusted documents, a public page's, counts per address) may have the database examine so many
- * documents of heavy requests (over LIGHT_DOCUMENTS, those the heavy lane takes) per window of seconds; a
- * request its budget cannot pay is refused before it runs, and while a client owes more than its budget (the
- * refused weight is still counted), its next requests are refused before their body is read. Light requests
- * (a book, a page of the catalog, a purchase) are not counted: they cannot amplify, and the tests and benches
- * send thousands of them a second from one address. The budgets live in this process's memory: N processes
- * behind a balancer allow a client N times as much.
+ * client (a bearer token's name, else its address as Fastify reports it: the socket's, or the one a proxy named in
+ * TRUSTED_PROXIES forwards; a token held to trusted documents, a public page's, counts per address) may have the
+ * database examine so many documents of heavy requests (over LIGHT_DOCUMENTS, those the heavy lane takes) per
+ * window of seconds. The budget refills continuously, a window's worth per window (limiter's TokenBucket): with
+ * windows that began together, every attacker's budget was whole again at the same moment, and their heavy requests
+ * came back together every 4 s (docs/benchmarks/analysis.md, issue 35). A request its budget cannot pay is refused
+ * before it runs, and until its budget can pay what was refused, the client's next requests are refused before
+ * their body is read. Light requests (a book, a page of the catalog, a purchase) are not counted: they cannot
+ * amplify, and the tests and benches send thousands of them a second from one address. The budgets live in this
+ * process's memory: N processes behind a balancer allow a client N times as much.
  */
 export interface ClientBudget {
   /** Fastify `onRequest`: refuses a client in debt with 429 RATE_LIMITED before its body is read (held a second at most), and names the client. */
   readonly refuseInDebt: onRequestHookHandler;
   /** Ties the request's GraphQL context to the client the hook named, for `charge`. */
   attach(context: object, request: FastifyRequest): void;
-  /** Pays `documents` from the context's client's budget; the refusal when it cannot. A context of no HTTP request pays nothing. */
-  charge(context: object, documents: number): Promise<RequestLimitError | undefined>;
+  /**
+   * Pays `documents` from the context's client's budget, and, for a request refused as over the limits, one of its
+   * refusals; the refusal when it cannot. A context of no HTTP request pays nothing.
+   */
+  charge(context: object, documents: number, overLimits: boolean): Promise<RequestLimitError | undefined>;
+  /** The client a context's request is counted against, for the heavy lane's turns; undefined for a context of no HTTP request. */
+  clientOf(context: object): string | undefined;
 }
 
-/** A client's budget: the limiter of its kind, and its key there (a token's name, an address). */
+/**
+ * How many requests refused as over the limits (QUERY_TOO_COMPLEX and the like) a client may send per window, besides
+ * the documents they pay: weighing and refusing one costs the API 2 to 3 ms of CPU, and a token's budget of 20,000
+ * paid about 200 of them per window, so the four windows attackers' refusals took a sixth of the API's CPU. Eight
+ * leave a client's mistakes room (a developer trying a query) and bound what refusing costs to a few a second.
+ */
+export const REFUSALS_PER_WINDOW = 8;
+
+/** What a client has left: its documents, its refusals, each refilling continuously. */
+interface Budget {
+  documents: TokenBucket;
+  refusals: TokenBucket;
+}
+
+/** A client: its key among the budgets (its kind and name), and the size of its budget of documents. */
 interface Client {
-  limiter: RateLimiterMemory;
   key: string;
+  documents: number;
 }
 
 /**
@@ -46,15 +68,18 @@ const CLIENT = Symbol("client budget");
  */
 const DEBT_WAIT_MS = 1_000;
 
+/** Clients whose budgets are held at once: a budget forgotten is one no client used for a window, which is whole again anyway. */
+const MOST_CLIENTS = 100_000;
+
 /** A refusal's wait, whole seconds as `Retry-After` takes them, one at least. */
-function retrySeconds(msBeforeNext: number): number {
-  return Math.max(1, Math.ceil(msBeforeNext / 1000));
+function retrySeconds(waitMs: number): number {
+  return Math.max(1, Math.ceil(waitMs / 1000));
 }
 
 function rateLimited(seconds: number, budget: number, windowSeconds: number): string {
   return (
-    `This client has used its budget of ${budget} documents per ${windowSeconds} s of heavy requests; ` +
-    `retry in ${seconds} s, and ask for less (smaller \`first\` values, fewer representations or windows) to fit.`
+    `This client has used its budget of ${budget} documents per ${windowSeconds} s of heavy requests, or of ${REFUSALS_PER_WINDOW} ` +
+    `requests over the limits; retry in ${seconds} s, and ask for less (smaller \`first\` values, fewer representations or windows) to fit.`
   );
 }
 
@@ -66,66 +91,93 @@ function refuseClient(reply: FastifyReply, seconds: number, message: string): vo
     .send({ errors: [{ message, extensions: { code: "RATE_LIMITED" } }] });
 }
 
+/** A budget of `size` per `windowMs` that refills continuously, whole to begin with (limiter's starts empty). */
+function wholeBudget(size: number, windowMs: number): TokenBucket {
+  const budget = new TokenBucket({ bucketSize: size, tokensPerInterval: size, interval: windowMs });
+  budget.content = size;
+  return budget;
+}
+
+/**
+ * Takes `amount` from `budget` (the whole budget at most: a request heavier than a budget empties it), or says how
+ * many ms until it could.
+ */
+function pay(budget: TokenBucket, amount: number): number {
+  const owed = Math.min(amount, budget.bucketSize);
+  return budget.tryRemoveTokens(owed) ? 0 : budget.getWaitTime(owed);
+}
+
 export function createClientBudget(settings: ClientBudgetSettings, callerOf: CallerOf): ClientBudget {
-  const duration = settings.clientBudgetSeconds;
-  const limiters = {
-    token: new RateLimiterMemory({ points: settings.clientBudgetTokenDocuments, duration }),
-    address: new RateLimiterMemory({ points: settings.clientBudgetDocuments, duration }),
+  const windowSeconds = settings.clientBudgetSeconds;
+  const windowMs = windowSeconds * 1000;
+  const budgets = new LRUCache<string, Budget>({ max: MOST_CLIENTS, ttl: windowMs, updateAgeOnGet: true });
+  const budgetOf = (client: Client): Budget => {
+    let budget = budgets.get(client.key);
+    if (!budget) {
+      budget = { documents: wholeBudget(client.documents, windowMs), refusals: wholeBudget(REFUSALS_PER_WINDOW, windowMs) };
+      budgets.set(client.key, budget);
+    }
+    return budget;
   };
   const clients = new WeakMap<FastifyRequest, Client>();
-  // Only a client refused in this window can be in debt: every other request passes without asking its limiter. Each
-  // entry leaves when the window its refusal named ends, so clients that never come back are not kept.
-  const refused = new Set<string>();
-  const debtKey = (client: Client) => `${client.limiter === limiters.token ? "token" : "address"}:${client.key}`;
-  const noteRefusal = (key: string, msBeforeNext: number) => {
-    if (refused.has(key)) return;
-    refused.add(key);
-    setTimeout(() => refused.delete(key), msBeforeNext).unref();
+  // Only a client refused can be in debt: every other request passes without asking its budget. Each entry holds
+  // when its budget can pay what was refused (performance.now()), and leaves then, so clients that never come back are not kept.
+  const refused = new Map<string, number>();
+  const noteRefusal = (key: string, waitMs: number) => {
+    const until = performance.now() + waitMs;
+    if ((refused.get(key) ?? 0) >= until) return;
+    refused.set(key, until);
+    setTimeout(() => refused.get(key) === until && refused.delete(key), waitMs).unref();
   };
 
   const clientOf = (request: FastifyRequest): Client => {
     const caller = callerOf(request);
-    if (caller.kind !== "token") return { limiter: limiters.address, key: request.ip };
+    const address = { documents: settings.clientBudgetDocuments };
+    if (caller.kind !== "token") return { ...address, key: `address:${request.ip}` };
     // A token held to trusted documents sits in a public page, every visitor's: each visitor is a client of its address.
-    if (caller.trustedDocumentsOnly) return { limiter: limiters.address, key: `${caller.name}@${request.ip}` };
-    return { limiter: limiters.token, key: caller.name };
+    if (caller.trustedDocumentsOnly) return { ...address, key: `address:${caller.name}@${request.ip}` };
+    return { documents: settings.clientBudgetTokenDocuments, key: `token:${caller.name}` };
   };
 
   return {
     refuseInDebt: (request, reply, done) => {
       const client = clientOf(request);
       clients.set(request, client);
-      if (!refused.has(debtKey(client))) return done();
-      // The memory store answers at once; its promise settles before the body is read.
-      void client.limiter.get(client.key).then((owed) => {
-        if (owed === null || owed.consumedPoints <= client.limiter.points) return done();
-        const wait = Math.min(owed.msBeforeNext, DEBT_WAIT_MS);
-        const seconds = retrySeconds(owed.msBeforeNext - wait);
-        setTimeout(() => {
-          // The client gone, or the time limit's answer sent meanwhile: nothing to say.
-          if (reply.sent || reply.raw.destroyed) return;
-          refuseClient(reply, seconds, rateLimited(seconds, client.limiter.points, duration));
-        }, wait);
-      }, done);
+      const until = refused.get(client.key);
+      if (until === undefined) return done();
+      const owedMs = until - performance.now();
+      if (owedMs <= 0) return done();
+      const wait = Math.min(owedMs, DEBT_WAIT_MS);
+      const seconds = retrySeconds(owedMs - wait);
+      setTimeout(() => {
+        // The client gone, or the time limit's answer sent meanwhile: nothing to say.
+        if (reply.sent || reply.raw.destroyed) return;
+        refuseClient(reply, seconds, rateLimited(seconds, client.documents, windowSeconds));
+      }, wait);
     },
     attach(context, request) {
       const client = clients.get(request);
       if (client) Object.assign(context, { [CLIENT]: client });
     },
-    async charge(context, documents) {
+    async charge(context, documents, overLimits) {
       const client = (context as { [CLIENT]?: Client })[CLIENT];
       if (!client || documents <= LIGHT_DOCUMENTS) return undefined;
-      try {
-        await client.limiter.consume(client.key, documents);
+      const budget = budgetOf(client);
+      // A refusal is paid only when the documents are, so that a client refused for documents keeps its refusals.
+      const refusalWaitMs = overLimits ? budget.refusals.getWaitTime(1) : 0;
+      const waitMs = refusalWaitMs > 0 ? refusalWaitMs : pay(budget.documents, documents);
+      if (waitMs === 0) {
+        if (overLimits) budget.refusals.tryRemoveTokens(1);
         return undefined;
-      } catch (refusal) {
-        if (!(refusal instanceof RateLimiterRes)) throw refusal;
-        noteRefusal(debtKey(client), refusal.msBeforeNext);
-        const seconds = retrySeconds(refusal.msBeforeNext);
-        return new RequestLimitError("RATE_LIMITED", rateLimited(seconds, client.limiter.points, duration), {
-          "retry-after": String(seconds),
-        });
       }
+      noteRefusal(client.key, waitMs);
+      const seconds = retrySeconds(waitMs);
+      return new RequestLimitError("RATE_LIMITED", rateLimited(seconds, client.documents, windowSeconds), {
+        "retry-after": String(seconds),
+      });
+    },
+    clientOf(context) {
+      return (context as { [CLIENT]?: Client })[CLIENT]?.key;
     },
   };
 }

@@ -252,8 +252,8 @@ export const REFUSED_DOCUMENTS = LIGHT_DOCUMENTS + 1;
 /** A request outside the heavy lane leaves nothing: one function for all of them, not one made per request. */
 const NOT_IN_LANE: LaneRelease = () => {};
 
-/** Pays a request's documents from its client's budget (client-budget.ts); the refusal when the budget cannot. */
-export type ChargeHook<TContext> = (context: TContext, documents: number) => Promise<RequestLimitError | undefined>;
+/** Pays a request's documents (and, refused as over the limits, a refusal) from its client's budget (client-budget.ts); the refusal when the budget cannot. */
+export type ChargeHook<TContext> = (context: TContext, documents: number, overLimits: boolean) => Promise<RequestLimitError | undefined>;
 
 /** What `costLimitPlugin` refuses and how long a heavy request may wait for its turn. */
 export interface CostLimits<TContext = object> {
@@ -263,6 +263,8 @@ export interface CostLimits<TContext = object> {
   laneWaitMs: number;
   /** The client's budget; absent, nothing is charged. */
   charge?: ChargeHook<TContext>;
+  /** The client a request is counted against, whose turns in the heavy lane go round with the others'; absent, requests go in arrival order. */
+  clientOf?: (context: TContext) => string | undefined;
 }
 
 /** What the request is told of its own weight once it is let through: its pool share bounds its connection time by it. */
@@ -275,11 +277,11 @@ export type WeighedHook<TContext> = (context: TContext, weight: OperationWeight)
  * get in within `laneWaitMs` is refused with REQUEST_TIMEOUT, having read nothing. An operation let through is
  * `weighed` first: the server bounds the connection time its pool share may hold by its documents (pool-share.ts).
  * Before either, `charge` pays its documents from its client's budget, or refuses it RATE_LIMITED: an operation
- * refused as over the limits pays REFUSED_DOCUMENTS, as its weighing cost the server, so that a client sending
- * it again and again is soon in debt and refused before its body is read.
+ * refused as over the limits pays REFUSED_DOCUMENTS and one of the client's few refusals, as its weighing cost the
+ * server, so that a client sending it again and again is soon in debt and refused before its body is read.
  */
 export function costLimitPlugin<TContext extends object>(
-  { maxCost = REQUEST_LIMITS.maxCost, maxDocuments = REQUEST_LIMITS.maxDocuments, laneWaitMs, charge }: CostLimits<TContext>,
+  { maxCost = REQUEST_LIMITS.maxCost, maxDocuments = REQUEST_LIMITS.maxDocuments, laneWaitMs, charge, clientOf }: CostLimits<TContext>,
   weighed: WeighedHook<TContext> = () => {},
 ): ApolloServerPlugin<TContext> {
   const weightOf = memoizeByOperation(({ schema, document, request }, operation) =>
@@ -296,11 +298,11 @@ export function costLimitPlugin<TContext extends object>(
           const weight = weightOf(requestContext, operation);
           if (weight === undefined) return;
           const refused = weightRefusal(weight, { maxCost, maxDocuments });
-          const unpaid = await charge?.(requestContext.contextValue, refused ? REFUSED_DOCUMENTS : weight.documents);
+          const unpaid = await charge?.(requestContext.contextValue, refused ? REFUSED_DOCUMENTS : weight.documents, refused !== undefined);
           if (unpaid) throw unpaid;
           if (refused) throw refused;
           weighed(requestContext.contextValue, weight);
-          const release = await lane.enter(weight.documents);
+          const release = await lane.enter(weight.documents, clientOf?.(requestContext.contextValue));
           if (release === undefined) {
             throw new RequestLimitError(
               "REQUEST_TIMEOUT",
