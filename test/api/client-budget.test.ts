@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RunningServer } from "../../src/graphql/server";
-import { REQUEST_LIMITS } from "../../src/graphql/limits/operation";
+import { REFUSALS_PER_WINDOW } from "../../src/graphql/limits/client-budget";
+import { REFUSED_DOCUMENTS, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { seedBook, storedPurchases } from "../support/factories";
 import { closeAddressedClients, sendFrom, type AddressedAnswer } from "../support/from-address";
@@ -10,7 +11,8 @@ import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 
 // Each client's budget of weighed documents (src/graphql/limits/client-budget.ts), through the API over HTTP, each
 // client on an address of its own (127.0.0.2 and on). The budget here is one request at the document limit per
-// window: the second such request of a client is refused, and so is everything it sends until the window is over.
+// window, refilling continuously: the second such request of a client is refused, and so is everything it sends until
+// its budget can pay what was refused.
 
 const WINDOW_SECONDS = 5;
 const router = tokenSpec("router", ["purchases:read"]);
@@ -29,6 +31,10 @@ const LIGHT = {
   query: "query ($ids: [ID!]!) { nodes(ids: $ids) { id } }",
   variables: { ids: Array.from({ length: 100 }, (_, index) => Buffer.from(`Book:${index + 1}`).toString("base64")) },
 };
+/** A heavy request of a fifth of the document limit: 201 documents. */
+const FIFTH = { query: HEAVY.query, variables: { r: HEAVY.variables.r.slice(0, 201) } };
+/** One representation over the document limit: refused QUERY_TOO_COMPLEX, having cost its weighing. */
+const OVER_LIMITS = { query: HEAVY.query, variables: { r: [...HEAVY.variables.r, { __typename: "Book", databaseId: "0" }] } };
 const PURCHASE = { query: 'mutation { recordPurchase(input: { bookId: "7", customerId: "in-debt" }) { purchaseCount } }' };
 
 let database: TestDatabase;
@@ -95,7 +101,7 @@ test("a client in debt is refused before its body is read: an unparsable body, o
   expect(await storedPurchases(database.db, "7")).toEqual([]);
 });
 
-test("the budget is whole again once the window the refusal named is over", async () => {
+test("the budget pays the refused request once the wait the refusal named is over", async () => {
   const refused = await spend("127.0.0.5");
   expect(refused.status).toBe(429);
   await sleep(Number(refused.retryAfter) * 1000 + 200);
@@ -130,6 +136,36 @@ test("a token held to trusted documents, a public page's, has an address's budge
   expect([refused.status, codesOf(refused)]).toEqual([429, ["RATE_LIMITED"]]);
   const otherVisitor = await sendFrom(server.url, "127.0.0.10", trusted, headers);
   expect([otherVisitor.status, codesOf(otherVisitor)]).toEqual([200, []]);
+});
+
+describe("with a budget of a long window", () => {
+  const WINDOW = 30;
+  let slow: RunningServer;
+  beforeAll(async () => {
+    slow = await startTestHttpServer(database.db, {
+      clientBudget: { clientBudgetDocuments: REQUEST_LIMITS.maxDocuments, clientBudgetTokenDocuments: 1_000, clientBudgetSeconds: WINDOW },
+    });
+  });
+  afterAll(() => slow?.stop());
+
+  test("the budget refills continuously: a fifth of it is paid again after about a fifth of the window, not at the window's end", async () => {
+    expect((await sendFrom(slow.url, "127.0.0.30", HEAVY)).status).toBe(200);
+    const refused = await sendFrom(slow.url, "127.0.0.30", FIFTH);
+    expect([refused.status, codesOf(refused)]).toEqual([429, ["RATE_LIMITED"]]);
+    // 201 of 1,000 documents per 30 s come back in about 6 s; a window begun with the first request ended after 30.
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(WINDOW / 3);
+    await sleep(Number(refused.retryAfter) * 1000 + 200);
+    const paid = await sendFrom(slow.url, "127.0.0.30", FIFTH);
+    expect([paid.status, codesOf(paid)]).toEqual([200, []]);
+  });
+
+  test(`requests refused as over the limits have a budget of their own: ${REFUSALS_PER_WINDOW} per window, then RATE_LIMITED`, async () => {
+    const codes = [];
+    for (let sent = 0; sent <= REFUSALS_PER_WINDOW; sent += 1) codes.push(codesOf(await sendFrom(slow.url, "127.0.0.31", OVER_LIMITS)));
+    // Their documents (101 each) alone would have paid nine of them: the ninth is refused by the budget of refusals.
+    expect(REFUSALS_PER_WINDOW * REFUSED_DOCUMENTS).toBeLessThan(REQUEST_LIMITS.maxDocuments - REFUSED_DOCUMENTS);
+    expect(codes).toEqual([...Array(REFUSALS_PER_WINDOW).fill(["QUERY_TOO_COMPLEX"]), ["RATE_LIMITED"]]);
+  });
 });
 
 describe("behind proxies named in TRUSTED_PROXIES", () => {

@@ -25,6 +25,27 @@ describe("the heavy lane", () => {
     expect(entered).toEqual(["second", "third"]);
   });
 
+  it("takes turns by client: a client's burst waits behind another client's first request", async () => {
+    const lane = createHeavyLane(60_000);
+    const first = await lane.enter(HEAVY_LANE_DOCUMENTS, "burst");
+    const entered: string[] = [];
+    const waiting = [
+      ["burst", "burst 2"],
+      ["burst", "burst 3"],
+      ["other", "other 1"],
+      ["burst", "burst 4"],
+    ].map(async ([client, label]) => {
+      const release = await lane.enter(HEAVY_LANE_DOCUMENTS, client);
+      entered.push(label!);
+      release!();
+    });
+    first!();
+    await Promise.all(waiting);
+    // The burst already has a request in the lane: the other client's first goes next. In arrival order (the lane
+    // before issue 35's second victim round) it waited for two of the burst's.
+    expect(entered).toEqual(["other 1", "burst 2", "burst 3", "burst 4"]);
+  });
+
   it("gives up on a heavy request that waited its whole wait, which then holds nothing", async () => {
     const lane = createHeavyLane(50);
     const first = await lane.enter(HEAVY_LANE_DOCUMENTS);
