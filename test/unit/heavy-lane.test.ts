@@ -46,6 +46,23 @@ describe("the heavy lane", () => {
     expect(entered).toEqual(["other 1", "burst 2", "burst 3", "burst 4"]);
   });
 
+  it("lets heavy documents in at its pace, however many clients send them: a second request at the limit waits for the pace to refill", async () => {
+    jest.useFakeTimers();
+    try {
+      const lane = createHeavyLane(60_000, HEAVY_LANE_DOCUMENTS, HEAVY_LANE_DOCUMENTS);
+      (await lane.enter(HEAVY_LANE_DOCUMENTS, "one"))!();
+      let entered = false;
+      const second = lane.enter(HEAVY_LANE_DOCUMENTS, "two").then((release) => ((entered = true), release));
+      await jest.advanceTimersByTimeAsync(500);
+      expect(entered).toBe(false);
+      await jest.advanceTimersByTimeAsync(600);
+      expect(entered).toBe(true);
+      (await second)!();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it("gives up on a heavy request that waited its whole wait, which then holds nothing", async () => {
     const lane = createHeavyLane(50);
     const first = await lane.enter(HEAVY_LANE_DOCUMENTS);

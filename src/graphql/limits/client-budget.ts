@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify";
-import { TokenBucket } from "limiter";
+import type { TokenBucket } from "limiter";
 import { LRUCache } from "lru-cache";
 import type { ClientBudgetSettings } from "../../config";
 import type { CallerOf } from "../../auth/principal";
 import { statusOf } from "../../error-codes";
 import { LIGHT_DOCUMENTS } from "./heavy-lane";
 import { RequestLimitError } from "./operation";
+import { wholeBudget } from "./refilling";
 
 /**
  * Each client's budget of weighed documents, as Shopify's and GitHub's cost-based rate limits give one: a
@@ -91,13 +92,6 @@ function refuseClient(reply: FastifyReply, seconds: number, message: string): vo
     .send({ errors: [{ message, extensions: { code: "RATE_LIMITED" } }] });
 }
 
-/** A budget of `size` per `windowMs` that refills continuously, whole to begin with (limiter's starts empty). */
-function wholeBudget(size: number, windowMs: number): TokenBucket {
-  const budget = new TokenBucket({ bucketSize: size, tokensPerInterval: size, interval: windowMs });
-  budget.content = size;
-  return budget;
-}
-
 /**
  * Takes `amount` from `budget` (the whole budget at most: a request heavier than a budget empties it), or says how
  * many ms until it could.
@@ -114,7 +108,10 @@ export function createClientBudget(settings: ClientBudgetSettings, callerOf: Cal
   const budgetOf = (client: Client): Budget => {
     let budget = budgets.get(client.key);
     if (!budget) {
-      budget = { documents: wholeBudget(client.documents, windowMs), refusals: wholeBudget(REFUSALS_PER_WINDOW, windowMs) };
+      budget = {
+        documents: wholeBudget(client.documents, client.documents, windowMs),
+        refusals: wholeBudget(REFUSALS_PER_WINDOW, REFUSALS_PER_WINDOW, windowMs),
+      };
       budgets.set(client.key, budget);
     }
     return budget;
