@@ -277,6 +277,10 @@ function renderVictim({ database, attackersPerKind, attackSeconds, phases, attac
       ["p50 ms", (row) => ms(row.p50Ms)],
       ["p99 ms", (row) => ms(row.p99Ms)],
       ["p99 / alone", (row) => times(row.p99Ms / phases[0]!.p99Ms)],
+      [
+        "slowest three (ms at s sent)",
+        (row) => row.slowest.map(({ ms: took, atSeconds }) => `${ms(took)} at ${atSeconds.toFixed(2)}`).join(", "),
+      ],
       ["errors", (row) => codes(row.failures)],
     ]),
   );

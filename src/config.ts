@@ -52,7 +52,7 @@ export interface Config {
   readonly clientBudgetDocuments: number;
   /** Documents heavy requests of one bearer token may weigh per budget window. */
   readonly clientBudgetTokenDocuments: number;
-  /** The budget window: a client's budget is whole again this many seconds after it began spending it. */
+  /** The budget window: a client's budget refills continuously, a whole budget per this many seconds. */
   readonly clientBudgetSeconds: number;
   /** Addresses and ranges of the proxies in front of the API, whose `X-Forwarded-For` names the client; none: the socket's address does. */
   readonly trustedProxies: readonly string[];
@@ -328,7 +328,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }),
       CLIENT_BUDGET_SECONDS: positiveInteger(MAX_CLIENT_BUDGET_SECONDS)({
         default: DEFAULT_CLIENT_BUDGET.clientBudgetSeconds,
-        desc: "seconds after a client begins spending its budget that it is whole again",
+        desc: "seconds in which a client's budget refills continuously from empty to whole",
       }),
       TRUSTED_PROXIES: proxyAddresses({
         default: [],

@@ -40,6 +40,11 @@ export interface VictimPhase {
   requests: number;
   p50Ms: number;
   p99Ms: number;
+  /**
+   * Its three slowest requests, each with when it was sent (seconds into the phase): whether what makes the p99 comes
+   * in bursts, and when.
+   */
+  slowest: { ms: number; atSeconds: number }[];
   /** Its answers that were not a clean 200, by their code (`HTTP <status>` when they had none). */
   failures: Record<string, number>;
 }
@@ -169,6 +174,7 @@ async function costPerRequest(url: string, pids: { api: number; database: number
 
 interface Measured {
   latencies: number[];
+  sentAtMs: number[];
   failures: Failure[];
 }
 
@@ -192,12 +198,16 @@ function attackerFigures(kind: AttackKind, answers: AttackAnswer[]): AttackerFig
   };
 }
 
-function phase(name: VictimPhase["phase"], { latencies, failures }: { latencies: number[]; failures: Failure[] }): VictimPhase {
+function phase(name: VictimPhase["phase"], { latencies, sentAtMs, failures }: Measured): VictimPhase {
   return {
     phase: name,
     requests: latencies.length,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
+    slowest: latencies
+      .map((ms, answered) => ({ ms, atSeconds: sentAtMs[answered]! / 1000 }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 3),
     failures: tally(failures.map(({ status, codes }) => codes.map(String).join(", ") || `HTTP ${status}`)),
   };
 }

@@ -1,6 +1,7 @@
 import { MongoClient, type Document } from "mongodb";
 import { DEFAULT_CLIENT_BUDGET } from "../../src/config";
-import { REFUSED_DOCUMENTS, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
+import { REFUSALS_PER_WINDOW } from "../../src/graphql/limits/client-budget";
+import { REQUEST_LIMITS } from "../../src/graphql/limits/operation";
 import type { RunningServer } from "../../src/graphql/server";
 import { TEST_SETTINGS } from "../support/api";
 import { CommandMonitor } from "../support/command-monitor";
@@ -102,12 +103,12 @@ describe("a cheap query beside four attackers of each amplifying kind", () => {
       const most = Math.max(...examined);
       expect({ kind, most, withinLimit: most <= REQUEST_LIMITS.maxDocuments }).toEqual({ kind, most, withinLimit: true });
     }
-    // The default budget of an address pays 19 refusals as over the limits (101 documents each) per 4 s window, and
-    // its next one is refused RATE_LIMITED: an aliases attacker sending for 10 s (in four windows at most, the last
-    // begun before the attack's end) is told QUERY_TOO_COMPLEX at most 76 times, then refused before its body is read,
-    // however fast it sends.
-    const { clientBudgetDocuments, clientBudgetSeconds } = DEFAULT_CLIENT_BUDGET;
-    const atMost = Math.floor(clientBudgetDocuments / REFUSED_DOCUMENTS) * (Math.ceil(ATTACK_MS / 1000 / clientBudgetSeconds) + 1);
+    // A client may send REFUSALS_PER_WINDOW requests refused as over the limits at once, and as many more per window
+    // (4 s by default), refilled continuously; its next one is refused RATE_LIMITED: an aliases attacker sending for
+    // 10 s (a second more for its last request's answer) is told QUERY_TOO_COMPLEX at most 30 times, then refused
+    // before its body is read, however fast it sends. Its documents (101 each) alone would have paid 19 per window.
+    const { clientBudgetSeconds } = DEFAULT_CLIENT_BUDGET;
+    const atMost = Math.floor(REFUSALS_PER_WINDOW * (1 + (ATTACK_MS / 1000 + 1) / clientBudgetSeconds));
     for (const { answers } of attackers.filter(({ kind }) => kind === "aliases")) {
       const weighed = answers.filter(({ codes }) => codes.includes("QUERY_TOO_COMPLEX")).length;
       const rateLimited = answers.some(({ status, codes }) => status === 429 && codes.includes("RATE_LIMITED"));

@@ -130,10 +130,15 @@ export interface Failure {
   codes: unknown[];
 }
 
-/** The victim's query every 50 ms until `until` (performance.now()): its latencies, and any answer that was not a clean 200. */
-export async function victim(url: string, until: number): Promise<{ latencies: number[]; failures: Failure[] }> {
+/**
+ * The victim's query every 50 ms until `until` (performance.now()): its latencies, in the order they were answered, when
+ * each was sent (ms after the first), and any answer that was not a clean 200.
+ */
+export async function victim(url: string, until: number): Promise<{ latencies: number[]; sentAtMs: number[]; failures: Failure[] }> {
   const latencies: number[] = [];
+  const sentAtMs: number[] = [];
   const failures: Failure[] = [];
+  const begin = performance.now();
   const sent: Promise<void>[] = [];
   while (performance.now() < until) {
     sent.push(
@@ -141,13 +146,14 @@ export async function victim(url: string, until: number): Promise<{ latencies: n
         const start = performance.now();
         const answer = await send(url, VICTIM);
         latencies.push(performance.now() - start);
+        sentAtMs.push(start - begin);
         if (answer.status !== 200 || answer.json?.errors !== undefined) failures.push({ status: answer.status, codes: errorCodes(answer) });
       })(),
     );
     await new Promise((resolve) => setTimeout(resolve, VICTIM_EVERY_MS));
   }
   await Promise.all(sent);
-  return { latencies, failures };
+  return { latencies, sentAtMs, failures };
 }
 
 export interface AttackAnswer {

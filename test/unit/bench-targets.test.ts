@@ -86,6 +86,7 @@ describe("issue 35's victim targets", () => {
     requests: 100,
     p50Ms: p99Ms / 2,
     p99Ms,
+    slowest: [{ ms: p99Ms, atSeconds: 1 }],
     failures,
   });
   const results = (attacked: VictimPhase, unexpected = 0): VictimResults => ({
