@@ -127,7 +127,7 @@ export function createClientBudget(settings: ClientBudgetSettings, callerOf: Cal
     setTimeout(() => refused.get(key) === until && refused.delete(key), waitMs).unref();
   };
 
-  const clientOf = (request: FastifyRequest): Client => {
+  const clientOfRequest = (request: FastifyRequest): Client => {
     const caller = callerOf(request);
     const address = { documents: settings.clientBudgetDocuments };
     if (caller.kind !== "token") return { ...address, key: `address:${request.ip}` };
@@ -138,7 +138,7 @@ export function createClientBudget(settings: ClientBudgetSettings, callerOf: Cal
 
   return {
     refuseInDebt: (request, reply, done) => {
-      const client = clientOf(request);
+      const client = clientOfRequest(request);
       clients.set(request, client);
       const until = refused.get(client.key);
       if (until === undefined) return done();
