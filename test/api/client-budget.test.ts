@@ -16,6 +16,8 @@ import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 
 const WINDOW_SECONDS = 5;
 const router = tokenSpec("router", ["purchases:read"]);
+/** A token that sends for many users, whose refusals are counted apart from the router's documents. */
+const manyUsers = tokenSpec("many-users", ["purchases:read"]);
 /** A public page's token, held to trusted documents: every visitor of the page sends it. */
 const page = { ...tokenSpec("page", ["purchases:read"]), trustedDocuments: true };
 /** As many representations as the document limit lets in: a heavy request that weighs the whole budget. */
@@ -143,7 +145,9 @@ describe("with a budget of a long window", () => {
   let slow: RunningServer;
   beforeAll(async () => {
     slow = await startTestHttpServer(database.db, {
-      clientBudget: { clientBudgetDocuments: REQUEST_LIMITS.maxDocuments, clientBudgetTokenDocuments: 1_000, clientBudgetSeconds: WINDOW },
+      apiTokens: configuredTokens(manyUsers),
+      // A token's budget twice an address's: twice its refusals.
+      clientBudget: { clientBudgetDocuments: REQUEST_LIMITS.maxDocuments, clientBudgetTokenDocuments: 2_000, clientBudgetSeconds: WINDOW },
     });
   });
   afterAll(() => slow?.stop());
@@ -165,6 +169,16 @@ describe("with a budget of a long window", () => {
     // Their documents (101 each) alone would have paid nine of them: the ninth is refused by the budget of refusals.
     expect(REFUSALS_PER_WINDOW * REFUSED_DOCUMENTS).toBeLessThan(REQUEST_LIMITS.maxDocuments - REFUSED_DOCUMENTS);
     expect(codes).toEqual([...Array(REFUSALS_PER_WINDOW).fill(["QUERY_TOO_COMPLEX"]), ["RATE_LIMITED"]]);
+  });
+
+  test("a token has as many times an address's refusals as its budget of documents is an address's: twice here", async () => {
+    const headers = { "content-type": "application/json", authorization: bearer(manyUsers) };
+    // Sent at once, so that none is refilled meanwhile.
+    const answers = await Promise.all(
+      Array.from({ length: 2 * REFUSALS_PER_WINDOW + 1 }, () => sendFrom(slow.url, "127.0.0.32", OVER_LIMITS, headers)),
+    );
+    const codes = answers.map((answer) => codesOf(answer).join()).sort();
+    expect(codes).toEqual([...Array(2 * REFUSALS_PER_WINDOW).fill("QUERY_TOO_COMPLEX"), "RATE_LIMITED"]);
   });
 });
 

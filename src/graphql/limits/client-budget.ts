@@ -36,10 +36,11 @@ export interface ClientBudget {
 }
 
 /**
- * How many requests refused as over the limits (QUERY_TOO_COMPLEX and the like) a client may send per window, besides
+ * How many requests refused as over the limits (QUERY_TOO_COMPLEX and the like) an address may send per window, besides
  * the documents they pay: weighing and refusing one costs the API 2 to 3 ms of CPU, and a token's budget of 20,000
  * paid about 200 of them per window, so the four windows attackers' refusals took a sixth of the API's CPU. Eight
- * leave a client's mistakes room (a developer trying a query) and bound what refusing costs to a few a second.
+ * leave a client's mistakes room (a developer trying a query) and bound what refusing costs to a few a second. A
+ * token, which may send for many users (a router's), has as many times more as its budget of documents is an address's.
  */
 export const REFUSALS_PER_WINDOW = 8;
 
@@ -49,10 +50,11 @@ interface Budget {
   refusals: TokenBucket;
 }
 
-/** A client: its key among the budgets (its kind and name), and the size of its budget of documents. */
+/** A client: its key among the budgets (its kind and name), and the sizes of its budgets. */
 interface Client {
   key: string;
   documents: number;
+  refusals: number;
 }
 
 /**
@@ -77,9 +79,9 @@ function retrySeconds(waitMs: number): number {
   return Math.max(1, Math.ceil(waitMs / 1000));
 }
 
-function rateLimited(seconds: number, budget: number, windowSeconds: number): string {
+function rateLimited(seconds: number, { documents, refusals }: Client, windowSeconds: number): string {
   return (
-    `This client has used its budget of ${budget} documents per ${windowSeconds} s of heavy requests, or of ${REFUSALS_PER_WINDOW} ` +
+    `This client has used its budget of ${documents} documents per ${windowSeconds} s of heavy requests, or of ${refusals} ` +
     `requests over the limits; retry in ${seconds} s, and ask for less (smaller \`first\` values, fewer representations or windows) to fit.`
   );
 }
@@ -104,13 +106,14 @@ function pay(budget: TokenBucket, amount: number): number {
 export function createClientBudget(settings: ClientBudgetSettings, callerOf: CallerOf): ClientBudget {
   const windowSeconds = settings.clientBudgetSeconds;
   const windowMs = windowSeconds * 1000;
+  const tokenRefusals = REFUSALS_PER_WINDOW * Math.max(1, Math.floor(settings.clientBudgetTokenDocuments / settings.clientBudgetDocuments));
   const budgets = new LRUCache<string, Budget>({ max: MOST_CLIENTS, ttl: windowMs, updateAgeOnGet: true });
   const budgetOf = (client: Client): Budget => {
     let budget = budgets.get(client.key);
     if (!budget) {
       budget = {
         documents: wholeBudget(client.documents, client.documents, windowMs),
-        refusals: wholeBudget(REFUSALS_PER_WINDOW, REFUSALS_PER_WINDOW, windowMs),
+        refusals: wholeBudget(client.refusals, client.refusals, windowMs),
       };
       budgets.set(client.key, budget);
     }
@@ -129,11 +132,11 @@ export function createClientBudget(settings: ClientBudgetSettings, callerOf: Cal
 
   const clientOfRequest = (request: FastifyRequest): Client => {
     const caller = callerOf(request);
-    const address = { documents: settings.clientBudgetDocuments };
+    const address = { documents: settings.clientBudgetDocuments, refusals: REFUSALS_PER_WINDOW };
     if (caller.kind !== "token") return { ...address, key: `address:${request.ip}` };
     // A token held to trusted documents sits in a public page, every visitor's: each visitor is a client of its address.
     if (caller.trustedDocumentsOnly) return { ...address, key: `address:${caller.name}@${request.ip}` };
-    return { documents: settings.clientBudgetTokenDocuments, key: `token:${caller.name}` };
+    return { documents: settings.clientBudgetTokenDocuments, refusals: tokenRefusals, key: `token:${caller.name}` };
   };
 
   return {
@@ -149,7 +152,7 @@ export function createClientBudget(settings: ClientBudgetSettings, callerOf: Cal
       setTimeout(() => {
         // The client gone, or the time limit's answer sent meanwhile: nothing to say.
         if (reply.sent || reply.raw.destroyed) return;
-        refuseClient(reply, seconds, rateLimited(seconds, client.documents, windowSeconds));
+        refuseClient(reply, seconds, rateLimited(seconds, client, windowSeconds));
       }, wait);
     },
     attach(context, request) {
@@ -169,7 +172,7 @@ export function createClientBudget(settings: ClientBudgetSettings, callerOf: Cal
       }
       noteRefusal(client.key, waitMs);
       const seconds = retrySeconds(waitMs);
-      return new RequestLimitError("RATE_LIMITED", rateLimited(seconds, client.documents, windowSeconds), {
+      return new RequestLimitError("RATE_LIMITED", rateLimited(seconds, client, windowSeconds), {
         "retry-after": String(seconds),
       });
     },
