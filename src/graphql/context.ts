@@ -71,15 +71,15 @@ export function createServerState(
   const live = new LiveSales(db, { ...(metrics ? { observers: metrics.live } : {}), ...(logger ? { logger } : {}) });
   const salesStats = new RecentSalesStats(db);
   // Made once per settings, not per request: every server passes the same settings to each of its requests.
-  let services: RequestServiceOptions | undefined;
-  const servicesFor = (settings: ApiSettings) =>
-    services?.settings === settings ? services : (services = { settings, salesStats, batchLoads });
+  let serviceOptions: RequestServiceOptions | undefined;
+  const serviceOptionsFor = (settings: ApiSettings) =>
+    serviceOptions?.settings === settings ? serviceOptions : (serviceOptions = { settings, salesStats, batchLoads });
   return {
     purchases,
     live,
     // Assigned onto the services, not spread: spreading would build the services it leaves to their first use.
     contextFor: (settings, principal) =>
-      Object.assign(createRequestServices(db, servicesFor(settings)), {
+      Object.assign(createRequestServices(db, serviceOptionsFor(settings)), {
         settings,
         principal,
         purchases: requestPurchases(purchases, settings),
