@@ -29,13 +29,26 @@ const BEARER = /^Bearer +(\S+)$/i;
  */
 export function identifyCaller(tokens: readonly ConfiguredToken[] | undefined, authorization: string | undefined): Principal {
   if (tokens === undefined) return OPEN_ACCESS;
-  if (authorization === undefined) return { kind: "anonymous" };
+  if (authorization === undefined) return ANONYMOUS;
   const presented = BEARER.exec(authorization.trim())?.[1];
-  if (presented === undefined || !BEARER_TOKEN.test(presented)) return { kind: "unrecognized" };
+  if (presented === undefined || !BEARER_TOKEN.test(presented)) return UNRECOGNIZED;
   const match = findToken(tokens, digestToken(presented));
-  return match
-    ? { kind: "token", name: match.name, scopes: match.scopes, trustedDocumentsOnly: match.trustedDocumentsOnly }
-    : { kind: "unrecognized" };
+  return match ? principalOf(match) : UNRECOGNIZED;
+}
+
+// One principal per configured token, made at its first request: a request's context holds its principal past the
+// scavenges (docs/benchmarks/analysis.md), so a principal made per request would be copied each time.
+const ANONYMOUS: Principal = { kind: "anonymous" };
+const UNRECOGNIZED: Principal = { kind: "unrecognized" };
+const principals = new WeakMap<ConfiguredToken, Principal>();
+
+function principalOf(token: ConfiguredToken): Principal {
+  let principal = principals.get(token);
+  if (principal === undefined) {
+    principal = { kind: "token", name: token.name, scopes: token.scopes, trustedDocumentsOnly: token.trustedDocumentsOnly };
+    principals.set(token, principal);
+  }
+  return principal;
 }
 
 /**

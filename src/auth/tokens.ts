@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { isScope, SCOPES, type Scope } from "./scopes";
 
 /**
@@ -22,7 +22,8 @@ export const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 const FIELDS = ["name", "token", "scopes", "trustedDocuments"];
 
 export function digestToken(token: string): Buffer {
-  return createHash("sha256").update(token, "utf8").digest();
+  // One call, no Hash object: every request with a token digests it.
+  return hash("sha256", token, "buffer");
 }
 
 /**

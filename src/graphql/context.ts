@@ -8,7 +8,7 @@ import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
 import { LiveSales } from "../sales/live/live-sales";
 import { PurchaseService } from "../sales/purchase-service";
 import type { PurchaseOutcome, PurchaseRequest } from "../sales/purchases";
-import { createRequestServices, type ReleasableRequestServices } from "../sales/request-services";
+import { createRequestServices, type ReleasableRequestServices, type RequestServiceOptions } from "../sales/request-services";
 import { RecentSalesStats } from "../sales/stats";
 
 /**
@@ -70,12 +70,16 @@ export function createServerState(
   const purchases = new PurchaseService(db, { ...(purchaseBatching ? { sharing: purchaseBatching } : {}), observers, timing });
   const live = new LiveSales(db, { ...(metrics ? { observers: metrics.live } : {}), ...(logger ? { logger } : {}) });
   const salesStats = new RecentSalesStats(db);
+  // Made once per settings, not per request: every server passes the same settings to each of its requests.
+  let serviceOptions: RequestServiceOptions | undefined;
+  const serviceOptionsFor = (settings: ApiSettings) =>
+    serviceOptions?.settings === settings ? serviceOptions : (serviceOptions = { settings, salesStats, batchLoads });
   return {
     purchases,
     live,
     // Assigned onto the services, not spread: spreading would build the services it leaves to their first use.
     contextFor: (settings, principal) =>
-      Object.assign(createRequestServices(db, { settings, salesStats, batchLoads }), {
+      Object.assign(createRequestServices(db, serviceOptionsFor(settings)), {
         settings,
         principal,
         purchases: requestPurchases(purchases, settings),
@@ -101,13 +105,30 @@ export function releaseServicesPlugin(): ApolloServerPlugin<GraphQLContext> {
 }
 
 function requestPurchases(service: PurchaseService, settings: ApiSettings): RequestPurchases {
-  const writeSizes: number[] = [];
-  return {
-    writeSizes,
-    async record(request) {
-      const outcome = await service.record(request, settings);
-      writeSizes.push(outcome.purchasesInWrite);
-      return outcome;
-    },
-  };
+  return new RequestPurchaseLog(service, settings);
 }
+
+/**
+ * A class, its method and getter on the prototype, and its list made at the first purchase: most requests record
+ * none, and every request's context outlives the scavenges (see `releaseServicesPlugin`) with what it holds.
+ */
+class RequestPurchaseLog implements RequestPurchases {
+  private sizes: number[] | undefined;
+
+  constructor(
+    private readonly service: PurchaseService,
+    private readonly settings: ApiSettings,
+  ) {}
+
+  get writeSizes(): readonly number[] {
+    return this.sizes ?? NO_WRITES;
+  }
+
+  async record(request: PurchaseRequest): Promise<PurchaseOutcome> {
+    const outcome = await this.service.record(request, this.settings);
+    (this.sizes ??= []).push(outcome.purchasesInWrite);
+    return outcome;
+  }
+}
+
+const NO_WRITES: readonly number[] = [];

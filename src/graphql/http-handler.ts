@@ -8,6 +8,9 @@ import type { FastifyRequest, RouteHandlerMethod } from "fastify";
  * hands Apollo the method, headers, query string (cut from the URL at its `?`, no URL parsing) and body, and
  * sends Apollo's answer with its status and headers. A request the time limit has answered already
  * (REQUEST_TIMEOUT) gets nothing more: its late answer is dropped, whether Apollo answered or failed.
+ * Both header maps are emptied once read: Apollo's gateway interface keeps each request's context, these maps
+ * in it, past every scavenge until a full collection (docs/benchmarks/analysis.md), and an emptied map no
+ * longer keeps its table and strings there.
  */
 export function graphqlHandler<TContext extends BaseContext>(
   server: ApolloServer<TContext>,
@@ -32,12 +35,15 @@ export function graphqlHandler<TContext extends BaseContext>(
       });
       if (reply.sent) return reply;
       for (const [key, value] of answer.headers) reply.header(key, value);
+      answer.headers.clear();
       reply.code(answer.status ?? 200);
       // Incremental delivery (@defer), which this API's schema does not enable, streams each part as it comes.
       return reply.send(answer.body.kind === "complete" ? answer.body.string : Readable.from(answer.body.asyncIterator));
     } catch (error) {
       if (reply.sent) return reply;
       throw error;
+    } finally {
+      headers.clear();
     }
   };
 }

@@ -100,9 +100,21 @@ class RequestPoolShare implements PoolShare {
   // A read wider than the share (none is, with the share at least SALES_STATS_COMMANDS) would otherwise wait forever.
   use<T>(weight: number, send: () => Promise<T>): Promise<T> {
     const { semaphore, connections } = this;
-    return semaphore === undefined
-      ? this.timed(weight, send)
-      : semaphore.runExclusive(() => this.timed(Math.min(weight, connections), send), Math.min(weight, connections));
+    return semaphore === undefined ? this.timed(weight, send) : this.exclusive(semaphore, Math.min(weight, connections), send);
+  }
+
+  /**
+   * Holds `weight` of the semaphore while `send` runs. Not async-mutex's `runExclusive`: it is shipped down-levelled
+   * to tslib's generator helpers, and under load their state, each reply awaited through it included, outlived the
+   * young generation (docs/benchmarks/analysis.md); a native async function around `acquire` and its release does not.
+   */
+  private async exclusive<T>(semaphore: Semaphore, weight: number, send: () => Promise<T>): Promise<T> {
+    const [, release] = await semaphore.acquire(weight);
+    try {
+      return await this.timed(weight, send);
+    } finally {
+      release();
+    }
   }
 
   allow(weight: RequestWeight): void {

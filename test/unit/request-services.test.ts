@@ -1,6 +1,6 @@
 import { MongoClient, type Db } from "mongodb";
 import { ApolloServer } from "@apollo/server";
-import { releaseServicesPlugin, type GraphQLContext } from "../../src/graphql/context";
+import { createServerState, releaseServicesPlugin, type GraphQLContext } from "../../src/graphql/context";
 import { createSalesLoaders } from "../../src/sales/loaders";
 import { createPoolShare } from "../../src/sales/pool-share";
 import { createRequestServices } from "../../src/sales/request-services";
@@ -95,6 +95,21 @@ describe("a request's per-request objects", () => {
       expect(ownAccessors(services.loaders)).toEqual([]);
       expect(ownAccessors(services)).toEqual([]);
     } finally {
+      await close();
+    }
+  });
+
+  it("make nothing for a request's purchases until it records one: no closure, no list", async () => {
+    const { db, close } = watchedDb();
+    const server = createServerState({ db });
+    try {
+      const { purchases } = server.contextFor(TEST_SETTINGS, { kind: "open" });
+      const own = Object.values(Object.getOwnPropertyDescriptors(purchases));
+      expect(own.filter((descriptor) => descriptor.get ?? descriptor.set ?? typeof descriptor.value === "function")).toEqual([]);
+      expect(own.filter((descriptor) => Array.isArray(descriptor.value))).toEqual([]);
+      expect(purchases.writeSizes).toEqual([]);
+    } finally {
+      await server.stop();
       await close();
     }
   });

@@ -98,6 +98,14 @@ describe("identifying the caller", () => {
     expect(identifyCaller(tokens, undefined)).toEqual({ kind: "anonymous" });
   });
 
+  // Issue 39: a request's context, its principal in it, outlives the scavenges; one principal per token is not copied per request.
+  it("gives every request presenting one token the same principal, and every anonymous request the same one", () => {
+    const first = identifyCaller(tokens, bearer(reader));
+    expect(identifyCaller(tokens, bearer(reader))).toBe(first);
+    expect(identifyCaller(tokens, bearer(writer))).not.toBe(first);
+    expect(identifyCaller(tokens, undefined)).toBe(identifyCaller(tokens, undefined));
+  });
+
   it.each<[string, TokenSpec]>([
     ["the first", reader],
     ["a middle", writer],
