@@ -5,7 +5,7 @@ import { valueKey } from "../../bench/scenarios/subscriber-mix";
 describe("a load process's arrivals", () => {
   const books = ["hot", "quiet-0", "quiet-1"];
 
-  it("count each value once and give each one its latency from its write, in 0.1 ms buckets", () => {
+  it("count each value once and give each one its latency from its write, to a tenth of a millisecond", () => {
     const arrivals = new Arrivals(books);
     arrivals.add("hot", 2, 1_000.25);
     arrivals.add("quiet-1", 1, 1_003);
