@@ -258,3 +258,26 @@ it("serializes each value once for all the subscribers of a shared execution, an
   );
   for (const subscriber of subscribers) subscriber.close();
 });
+
+it("writes a shared value's field error as graphql-ws's onNext formats it: data null, the error with its path, nothing HTTP's", async () => {
+  await seedBook(database.db, "untitled", [], SETTINGS);
+  // A book as a damaged write could leave it: the schema's non-null title fails, and the failure travels with the value.
+  await salesCollection(database.db).updateOne({ _id: parseBookId("untitled") }, { $unset: { title: "" } });
+  const subscriber = await rawSubscriber("damaged", `subscription ($ids: [ID!]!) { bookSales(ids: $ids) { databaseId title } }`, {
+    ids: ["untitled"],
+  });
+  await subscriber.frameCount(1);
+  const message = parseMessage(subscriber.frames[0]!);
+  expect(message).toMatchObject({ id: "damaged", type: MessageType.Next });
+  const { payload } = message as { payload: { data?: unknown; errors?: Record<string, unknown>[] } };
+  expect(payload.data).toBeNull();
+  expect(payload.errors).toEqual([
+    {
+      message: "Cannot return null for non-nullable field Book.title.",
+      locations: [{ line: 1, column: expect.any(Number) as number }],
+      path: ["bookSales", "title"],
+      extensions: {},
+    },
+  ]);
+  subscriber.close();
+});
