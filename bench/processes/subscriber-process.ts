@@ -3,7 +3,8 @@ import { createInterface } from "node:readline";
 import { setTimeout } from "node:timers/promises";
 import { GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, stringifyMessage } from "graphql-ws";
 import WebSocket from "ws";
-import { subscribedBooks, valueKey, type MixBooks } from "../scenarios/subscriber-mix";
+import { subscribedBooks, type MixBooks } from "../scenarios/subscriber-mix";
+import { Arrivals } from "./arrivals";
 
 /**
  * Subscribers in a process of their own, each on a WebSocket of its own as each shopper's page is: `graphql`
@@ -57,12 +58,11 @@ async function main(): Promise<void> {
     throw new Error("usage: subscriber-process URL graphql|bare FROM COUNT BOOKS_JSON");
   }
   const books = JSON.parse(booksText) as MixBooks;
-  // Every value after a book's first, as [book:count, arrival]: the latencies are worked out once the write times are known.
-  const arrivals: (string | number)[] = [];
+  const arrivals = new Arrivals([books.hot, ...books.quiet]);
   const receive: Receive = (subscriber, bookId, purchaseCount) => {
     const last = subscriber.last.get(bookId);
     // The same count again is the book's flag changing (hasExtras), which no purchase of the schedule brought as a value of its own.
-    if (last !== undefined && last !== purchaseCount) arrivals.push(valueKey(bookId, purchaseCount), now());
+    if (last !== undefined && last !== purchaseCount) arrivals.add(bookId, purchaseCount, now());
     subscriber.last.set(bookId, purchaseCount);
     return subscriber.last.size === subscriber.books.length;
   };
@@ -89,18 +89,11 @@ async function main(): Promise<void> {
   while (!subscribers.every(atFinal) && Date.now() < deadline) await setTimeout(50);
   const cpu = process.cpuUsage(cpuBefore);
   await profileSaved();
-  const latencyHistogram: Record<string, number> = {};
-  for (let index = 0; index < arrivals.length; index += 2) {
-    const written = writtenAt[arrivals[index] as string];
-    if (written === undefined) continue;
-    const bucket = String(Math.max(0, Math.round(((arrivals[index + 1] as number) - written) * 10)));
-    latencyHistogram[bucket] = (latencyHistogram[bucket] ?? 0) + 1;
-  }
   const report: SubscriberReport = {
     subscribers: subscribers.length,
-    delivered: arrivals.length / 2,
+    delivered: arrivals.size,
     atFinal: subscribers.filter(atFinal).length,
-    latencyHistogram,
+    latencyHistogram: arrivals.latencyHistogram(writtenAt),
     cpuMs: (cpu.user + cpu.system) / 1000,
   };
   // A pipe's writes are asynchronous: exiting before this one is flushed would cut the report short.

@@ -9,6 +9,20 @@ import type { GraphQLContext } from "./context";
 interface Delivery {
   result: ExecutionResult;
   writtenAt?: Date | undefined;
+  /** The result as a `next` message's payload, serialized once, when the first subscriber's socket is written. */
+  payload?: string;
+}
+
+/**
+ * A subscriber's socket, written without graphql-ws for each `next` message: the message graphql-ws would send,
+ * byte for byte, around a payload serialized once for every subscriber of the value. graphql-ws still sends
+ * everything else (the errors that end a subscription, `complete`, pings, closes) on the same socket, in order.
+ */
+export interface NextFrames {
+  /** False once the socket is closing or closed: nothing more is written. */
+  open(): boolean;
+  /** Writes one `next` message carrying `payload`; `written` runs once the socket has handed it on, as graphql-ws's send awaits. */
+  write(payload: string, written: (error?: Error) => void): void;
 }
 
 /** What the request log hears of a subscriber: its start, each value handed to its socket, and its end, once. */
@@ -29,6 +43,8 @@ export interface SharedExecutionServer {
   compiledSchema: GraphQLSchema;
   /** True while traces are exported: graphql-js' execution is what the instrumentation sees. */
   interpreted(): boolean;
+  /** A result as graphql-ws's `next` message carries it (its errors formatted as `onNext` formats them). */
+  payloadOf(result: ExecutionResult): string;
 }
 
 /**
@@ -50,13 +66,14 @@ export class SharedExecutions {
     field: LiveField,
     operationName: string,
     log: SubscriberLog,
+    frames: NextFrames,
   ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
     let execution = this.executions.get(key);
     if (!execution) {
       execution = new SharedExecution(args, field, operationName, this.server, () => this.executions.delete(key));
       this.executions.set(key, execution);
     }
-    return (await execution.join(log)) ?? this.join(key, args, field, operationName, log);
+    return (await execution.join(log, frames)) ?? this.join(key, args, field, operationName, log, frames);
   }
 
   /** How many shared executions run: one per distinct operation subscribed to. */
@@ -101,16 +118,22 @@ class SharedExecution {
   }
 
   /** Undefined when the execution ended while the subscriber waited for it to open: it starts another. */
-  async join(log: SubscriberLog): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | undefined> {
+  async join(log: SubscriberLog, frames: NextFrames): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | undefined> {
     const feed = await this.opened;
     if (!(feed instanceof LatestByKey)) return feed;
     // The values last handed on may be older than a write acknowledged before this subscriber came.
     await feed.caughtUp();
     if (this.ended) return undefined;
-    const slot: SharedSlot = new SharedSlot(this, this.server.live.subscriber(this.field), log, () => this.leave(slot, feed));
+    const metrics = this.server.live.subscriber(this.field);
+    const slot: SharedSlot = new SharedSlot(this, metrics, log, frames, () => this.leave(slot, feed));
     this.subscribers.add(slot);
     feed.audience = this.subscribers.size;
     return slot;
+  }
+
+  /** A value's payload, serialized by the first subscriber it is written to and kept for the others. */
+  payloadOf(delivery: Delivery): string {
+    return (delivery.payload ??= this.server.payloadOf(delivery.result));
   }
 
   /** The oldest of the latest values `taken` (a subscriber's last sequence taken of each key) lacks, now taken; undefined when none. */
@@ -203,17 +226,27 @@ class SharedExecution {
 
 /**
  * One subscriber's place in a shared execution: the sequence it last took of each key, so it holds no value of its
- * own; it takes each key's latest it has not taken, the oldest first, when its socket asks. It is what graphql-ws
- * reads, and it reports each value it hands on to /metrics and the request log itself: each wrapper between
- * graphql-ws' loop and the slot cost every value a promise of its own.
+ * own; it takes each key's latest it has not taken, the oldest first, once its socket has taken the last one, and
+ * writes it to the socket itself (`NextFrames`): graphql-ws built, serialized and awaited a message of its own for each
+ * value and subscriber, a promise and a copy each, and serialized the same value again for every subscriber.
+ * graphql-ws reads the slot only for its end: its one read waits until the subscription completes, or fails with
+ * the error that ends it. The slot reports each value it writes to /metrics and the request log itself.
  */
 class SharedSlot extends QueueBase<ExecutionResult> {
   readonly taken = new Map<string, number>();
+  /** A value is being written: the next is taken only once the socket has handed it on, so a slow reader conflates. */
+  private writing = false;
+  /** Bound once: a value's write makes no closure of its own. */
+  private readonly written = (error?: Error): void => {
+    this.writing = false;
+    if (!error) this.offer();
+  };
 
   constructor(
     private readonly execution: SharedExecution,
     private readonly metrics: SubscriberMetrics,
     private readonly log: SubscriberLog,
+    private readonly frames: NextFrames,
     leave: () => void,
   ) {
     super(() => {
@@ -224,25 +257,27 @@ class SharedSlot extends QueueBase<ExecutionResult> {
     log.started();
   }
 
+  /** graphql-ws's read: it waits for the end, while the values go to the socket; the first read starts them. */
   override next(): Promise<IteratorResult<ExecutionResult>> {
     const next = super.next();
-    if (this.reading) this.execution.wait(this);
+    this.offer();
     return next;
   }
 
-  /** A new value was resolved: a waiting read takes it. */
+  /** A new value was resolved, or the socket took the last one: the oldest value not yet taken is written, else it waits. */
   offer(): void {
-    if (!this.reading) return;
-    const value = this.take();
-    if (value) this.handOver(value);
-  }
-
-  /** The value handed on now, counted as delivered. */
-  protected take(): ExecutionResult | undefined {
-    const delivery = this.ended ? undefined : this.execution.takeFor(this.taken);
-    if (!delivery) return undefined;
+    if (this.writing || this.ended || !this.reading) return;
+    if (!this.frames.open()) return;
+    const delivery = this.execution.takeFor(this.taken);
+    if (!delivery) return this.execution.wait(this);
     this.metrics.delivered(delivery.writtenAt);
     this.log.delivered();
-    return delivery.result;
+    this.writing = true;
+    this.frames.write(this.execution.payloadOf(delivery), this.written);
+  }
+
+  /** Nothing is handed to graphql-ws's read but the end. */
+  protected take(): undefined {
+    return undefined;
   }
 }

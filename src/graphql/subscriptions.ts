@@ -18,11 +18,11 @@ import {
   type GraphQLFormattedError,
   type OperationDefinitionNode,
 } from "graphql";
-import type { SubscribePayload } from "graphql-ws";
+import { MessageType, type SubscribePayload } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
-import { WebSocketServer } from "ws";
+import { WebSocket, WebSocketServer } from "ws";
 import { accessRefusal, operationScopes } from "./access";
 import { identifyCaller, type Principal } from "../auth/principal";
 import type { ConfiguredToken } from "../auth/tokens";
@@ -40,7 +40,7 @@ import { inSubscriptionSpan, isTracing } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
 import { compiledSchema, schema } from "./schema";
 import { fragmentsOf } from "./selection";
-import { SharedExecutions, type SubscriberLog } from "./shared-executions";
+import { SharedExecutions, type NextFrames, type SubscriberLog } from "./shared-executions";
 
 export interface SubscriptionServerOptions {
   settings: ApiSettings;
@@ -91,7 +91,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
 
   /** A subscription's checks and limits; what to run, or the errors to answer with. */
   async function startSubscription(
-    connection: Connection,
+    { connection, socket }: ConnectionExtra,
     operations: Readonly<Record<string, unknown>>,
     id: string,
     payload: SubscribePayload,
@@ -130,7 +130,11 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION,
       // The same text, operation and variables resolve to the same values for everyone allowed to subscribe.
       shared: CONFLATED_FIELDS.has(field)
-        ? { key: sharedExecutionKey(query, payload.operationName, checked.variables ?? payload.variables), field: field as LiveField }
+        ? {
+            key: sharedExecutionKey(query, payload.operationName, checked.variables ?? payload.variables),
+            field: field as LiveField,
+            frames: new SocketFrames(socket, id),
+          }
         : undefined,
     };
     // No context yet: one is built for each value resolved, and none is held while the subscriber waits.
@@ -149,7 +153,11 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     live: options.server.live,
     compiledSchema,
     interpreted: isTracing,
+    payloadOf: (result) => JSON.stringify(nextPayload(result)),
   });
+
+  /** What graphql-ws's `next` message carries for a result: errors formatted as HTTP answers show them. */
+  const nextPayload = (result: ExecutionResult) => (result.errors ? { ...result, errors: result.errors.map(format) } : result);
 
   const cleanup = useServer<Record<string, unknown>, { connection?: Connection }>(
     {
@@ -183,14 +191,14 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         inSubscriptionSpan(
           "graphql.subscribe",
           { operationName: payload.operationName ?? undefined, connectionId: ctx.extra.connection!.id },
-          () => startSubscription(ctx.extra.connection!, ctx.subscriptions, id, payload),
+          () => startSubscription(ctx.extra as ConnectionExtra, ctx.subscriptions, id, payload),
         ),
       subscribe: async (args) => {
         const start = args.rootValue as SubscriptionStart;
         const { rootValue: _start, ...operation } = args;
         const log = new SubscriptionLog(start, logger, () => (subscriptions -= 1));
         const values = start.shared
-          ? await shared.join(start.shared.key, operation, start.shared.field, start.operationName, log)
+          ? await shared.join(start.shared.key, operation, start.shared.field, start.operationName, log, start.shared.frames)
           : await ownExecution(args, () => contextFor(options, start.connection.principal), log);
         // Refused before it started: it ends here, unlogged, as a refused query is logged by its refusal alone.
         if (!(Symbol.asyncIterator in values)) log.ended();
@@ -198,7 +206,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       },
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => format(error)),
       // A result without errors is sent as it is: graphql-ws would otherwise copy it for each subscriber it goes to.
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(format) } : result),
+      onNext: (_ctx, _id, _payload, _args, result) => nextPayload(result),
     },
     webSocketServer,
     limits.subscriptionKeepAliveSeconds * 1000,
@@ -222,8 +230,40 @@ interface SubscriptionStart {
   id: string;
   connection: Connection;
   operationName: string;
-  /** For a conflated field: the shared execution it joins (by its operation's text, name and variables), and the field. */
-  shared: { key: string; field: LiveField } | undefined;
+  /**
+   * For a conflated field: the shared execution it joins (by its operation's text, name and variables), the field, and
+   * the socket its values are written to.
+   */
+  shared: { key: string; field: LiveField; frames: NextFrames } | undefined;
+}
+
+/** graphql-ws's `extra` of an acknowledged connection: the socket, and what `onConnect` learnt of it. */
+interface ConnectionExtra {
+  socket: WebSocket;
+  connection: Connection;
+}
+
+/**
+ * A subscription's `next` messages as graphql-ws's `stringifyMessage` writes them (`id`, `type`, `payload`, in that
+ * order), the payload spliced in as serialized once for all its subscribers. A class: thousands of idle subscribers hold one.
+ */
+class SocketFrames implements NextFrames {
+  private readonly head: string;
+
+  constructor(
+    private readonly socket: WebSocket,
+    id: string,
+  ) {
+    this.head = `{"id":${JSON.stringify(id)},"type":"${MessageType.Next}","payload":`;
+  }
+
+  open(): boolean {
+    return this.socket.readyState === WebSocket.OPEN;
+  }
+
+  write(payload: string, written: (error?: Error) => void): void {
+    this.socket.send(`${this.head}${payload}}`, written);
+  }
 }
 
 /**

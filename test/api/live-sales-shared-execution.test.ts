@@ -1,3 +1,6 @@
+import { once } from "node:events";
+import { GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, stringifyMessage } from "graphql-ws";
+import WebSocket from "ws";
 import type { RunningServer } from "../../src/graphql/server";
 import { parseBookId } from "../../src/sales/book-ids";
 import { salesCollection } from "../../src/sales/documents";
@@ -5,7 +8,7 @@ import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { postOperation, startTestHttpServer } from "../support/http";
 import { scrapeMetrics } from "../support/metrics";
-import { subscribe, subscriptionClient, type Subscription } from "../support/subscriptions";
+import { subscribe, subscriptionClient, webSocketUrl, type Subscription } from "../support/subscriptions";
 import { configuredTokens, tokenSpec } from "../support/tokens";
 
 /**
@@ -204,4 +207,77 @@ it("counts, for each subscriber of a shared execution, every value as delivered 
   expect(after.conflated - before.conflated).toBe(2 * PUBLISHED - got);
   for (const subscription of subscriptions) subscription.stop();
   await Promise.all(clients.map((client) => client.dispose()));
+});
+
+/** A subscriber on a bare socket, as the wire carries it: each `next` message's text, with its own operation id. */
+async function rawSubscriber(id: string, query: string, variables: Record<string, unknown>) {
+  const socket = new WebSocket(webSocketUrl(server.url), GRAPHQL_TRANSPORT_WS_PROTOCOL);
+  const frames: string[] = [];
+  const arrived: (() => void)[] = [];
+  socket.on("message", (data) => {
+    const text = String(data as Buffer);
+    const message = parseMessage(text);
+    if (message.type === MessageType.ConnectionAck)
+      socket.send(stringifyMessage({ id, type: MessageType.Subscribe, payload: { query, variables } }));
+    if (message.type !== MessageType.Next) return;
+    frames.push(text);
+    arrived.splice(0).forEach((resolve) => resolve());
+  });
+  await once(socket, "open");
+  socket.send(stringifyMessage({ type: MessageType.ConnectionInit }));
+  const frameCount = async (count: number) => {
+    while (frames.length < count) await new Promise<void>((resolve) => arrived.push(resolve));
+  };
+  return { frames, frameCount, close: () => socket.close() };
+}
+
+it("serializes each value once for all the subscribers of a shared execution, and writes each the message graphql-ws would send", async () => {
+  await seedBook(database.db, "framed", [], SETTINGS);
+  const framed = `subscription Framed($ids: [ID!]!) { bookSales(ids: $ids) { databaseId purchaseCount } }`;
+  const subscribers = await Promise.all(["a", "second-subscription", "3"].map((id) => rawSubscriber(id, framed, { ids: ["framed"] })));
+  await Promise.all(subscribers.map((subscriber) => subscriber.frameCount(1)));
+  const stringify = jest.spyOn(JSON, "stringify");
+  try {
+    await buy("framed", "framed-buyer");
+    await Promise.all(subscribers.map((subscriber) => subscriber.frameCount(2)));
+    const bookSalesOf = (value: unknown) => (value as { data?: { bookSales?: { databaseId?: string } } } | undefined)?.data?.bookSales;
+    const serialized = stringify.mock.calls.map(([value]) => value as { type?: string; payload?: unknown } | undefined);
+    // graphql-ws stringified a message ({ id, type, payload }) for each subscriber, the same result inside each.
+    expect(
+      serialized.filter((value) => value?.type === MessageType.Next && bookSalesOf(value.payload)?.databaseId === "framed"),
+    ).toHaveLength(0);
+    expect(serialized.filter((value) => bookSalesOf(value)?.databaseId === "framed")).toHaveLength(1);
+  } finally {
+    stringify.mockRestore();
+  }
+  // Byte for byte the message graphql-ws's stringifyMessage makes, each with its subscription's id.
+  expect(subscribers.map((subscriber) => subscriber.frames[1])).toEqual(
+    ["a", "second-subscription", "3"].map((id) =>
+      stringifyMessage({ id, type: MessageType.Next, payload: { data: { bookSales: { databaseId: "framed", purchaseCount: 1 } } } }),
+    ),
+  );
+  for (const subscriber of subscribers) subscriber.close();
+});
+
+it("writes a shared value's field error as graphql-ws's onNext formats it: data null, the error with its path, nothing HTTP's", async () => {
+  await seedBook(database.db, "untitled", [], SETTINGS);
+  // A book as a damaged write could leave it: the schema's non-null title fails, and the failure travels with the value.
+  await salesCollection(database.db).updateOne({ _id: parseBookId("untitled") }, { $unset: { title: "" } });
+  const subscriber = await rawSubscriber("damaged", `subscription ($ids: [ID!]!) { bookSales(ids: $ids) { databaseId title } }`, {
+    ids: ["untitled"],
+  });
+  await subscriber.frameCount(1);
+  const message = parseMessage(subscriber.frames[0]!);
+  expect(message).toMatchObject({ id: "damaged", type: MessageType.Next });
+  const { payload } = message as { payload: { data?: unknown; errors?: Record<string, unknown>[] } };
+  expect(payload.data).toBeNull();
+  expect(payload.errors).toEqual([
+    {
+      message: "Cannot return null for non-nullable field Book.title.",
+      locations: [{ line: 1, column: expect.any(Number) as number }],
+      path: ["bookSales", "title"],
+      extensions: {},
+    },
+  ]);
+  subscriber.close();
 });

@@ -1,7 +1,7 @@
 /**
  * What one subscriber has not yet taken, bounded whatever the pace of the writes: a subscriber's socket
- * takes the next value only once the last one is sent (graphql-ws awaits each send), so a slow reader
- * leaves values here, never in a growing queue.
+ * takes the next value only once the last one is sent (graphql-ws, or a shared execution's slot, awaits each
+ * write), so a slow reader leaves values here, never in a growing queue.
  */
 export interface SubscriberQueue<T> extends AsyncIterableIterator<T> {
   /** Ends the subscription: what it holds is dropped, and it stops listening. */
