@@ -13,7 +13,15 @@ async function main(): Promise<void> {
   if (!config.mongodbUri) throw new Error("MONGODB_URI must be set");
   const { db } = await connectToDatabase(config.mongodbUri, config.mongodbDb, { monitorCommands: true });
   // With the cache settings production runs with: the listings with buyers are private, and without a token never cached.
-  const options = { db, settings: config, cache: config, logger: pino({ level: "silent" }), production: true, apiTokens: config.apiTokens };
+  const options = {
+    db,
+    settings: config,
+    cache: config,
+    logger: pino({ level: "silent" }),
+    production: true,
+    apiTokens: config.apiTokens,
+    clientBudget: config,
+  };
   const server = await startHttpServer(options, 0, "127.0.0.1");
   process.stdout.write(`${server.url}\n`);
   process.once("SIGTERM", () => void server.stop().then(() => process.exit(0)));
