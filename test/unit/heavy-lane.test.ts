@@ -63,6 +63,29 @@ describe("the heavy lane", () => {
     }
   });
 
+  it("does not hold one client's requests back to back to the pace: its own budget bounds them", async () => {
+    jest.useFakeTimers();
+    try {
+      const lane = createHeavyLane(60_000, HEAVY_LANE_DOCUMENTS, HEAVY_LANE_DOCUMENTS);
+      (await lane.enter(HEAVY_LANE_DOCUMENTS, "router"))!();
+      let entered = false;
+      const second = lane.enter(HEAVY_LANE_DOCUMENTS, "router").then((release) => ((entered = true), release));
+      await jest.advanceTimersByTimeAsync(0);
+      expect(entered).toBe(true);
+      (await second)!();
+      // Another client then waits for the pace the router spent.
+      let other = false;
+      const third = lane.enter(HEAVY_LANE_DOCUMENTS, "other").then((release) => ((other = true), release));
+      await jest.advanceTimersByTimeAsync(500);
+      expect(other).toBe(false);
+      await jest.advanceTimersByTimeAsync(600);
+      expect(other).toBe(true);
+      (await third)!();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it("gives up on a heavy request that waited its whole wait, which then holds nothing", async () => {
     const lane = createHeavyLane(50);
     const first = await lane.enter(HEAVY_LANE_DOCUMENTS);

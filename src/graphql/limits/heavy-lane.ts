@@ -27,8 +27,8 @@ export type LaneRelease = () => void;
  * them, the database works on at most HEAVY_LANE_DOCUMENTS of theirs at once and a light request finds it, and the
  * request's own pool share, free. One request's share of the pool (a tenth) bounds what it holds; the lane bounds what
  * many of them hold together, which their shares alone did not: sixteen clients at a tenth each asked for more than
- * the whole pool. Requests enter it at most HEAVY_DOCUMENTS_PER_SECOND documents a second, so that a burst
- * of them is spread rather than run back to back. Turns go round the waiting clients (a client's n-th request waiting or in the lane waits behind every
+ * the whole pool. Requests of different clients enter it at most HEAVY_DOCUMENTS_PER_SECOND documents a second, so
+ * that a burst of them is spread rather than run back to back. Turns go round the waiting clients (a client's n-th request waiting or in the lane waits behind every
  * other client's first n), so that a client sending a burst does not hold the lane ahead of the others; requests of
  * one client, and of no known client, keep their arrival order.
  */
@@ -49,6 +49,14 @@ export function createHeavyLane(
   const pace = wholeBudget(capacity, documentsPerSecond, 1_000);
   // Each client's requests waiting or in the lane: the next one's turn comes after as many of every other client's.
   const underWay = new Map<string, number>();
+  // The pace spaces the requests of different clients: one client's, back to back, are bounded by its own budget,
+  // so that a router whose budget an operator raised is not held to the pace as well.
+  let paced: string | undefined;
+  const keepPace = async (documents: number, client: string) => {
+    if (client === paced) pace.tryRemoveTokens(Math.min(documents, pace.content));
+    else await pace.removeTokens(documents);
+    paced = client;
+  };
   const leave = (client: string) => {
     const left = underWay.get(client)! - 1;
     if (left === 0) underWay.delete(client);
@@ -63,7 +71,7 @@ export function createHeavyLane(
         // async-mutex lets a higher priority in first, and equal priorities in arrival order.
         const [, release] = await lane.acquire(Math.min(documents, capacity), -turn);
         // Waited for in the lane, so that requests keep their turns; at most capacity / documentsPerSecond (100 ms).
-        await pace.removeTokens(Math.min(documents, capacity));
+        await keepPace(Math.min(documents, capacity), client);
         return () => {
           release();
           leave(client);
