@@ -372,12 +372,16 @@ function coded(error: GraphQLError, code: ErrorCode, production = false): GraphQ
   return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
 }
 
-/** Errors as HTTP answers show them, with their codes; `http`, which only an HTTP answer uses, is left out. */
+/**
+ * Errors as HTTP answers show them, with their codes; `http`, which only an HTTP answer uses, is left out. An error
+ * with no code (a resolver's own, a non-null field that failed) is INTERNAL_SERVER_ERROR, as Apollo makes it over HTTP,
+ * so that it is logged and, in production, masked rather than sent as it was thrown.
+ */
 function formatterFor({ logger, production }: SubscriptionServerOptions): (error: GraphQLError) => GraphQLFormattedError {
   const formatError = createErrorFormatter(logger, production);
   return (error) => {
     const { http: _http, ...extensions } = error.extensions ?? {};
-    return formatError({ ...error.toJSON(), extensions }, error);
+    return formatError({ ...error.toJSON(), extensions: { code: "INTERNAL_SERVER_ERROR" satisfies ErrorCode, ...extensions } }, error);
   };
 }
 

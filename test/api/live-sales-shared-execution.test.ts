@@ -259,7 +259,7 @@ it("serializes each value once for all the subscribers of a shared execution, an
   for (const subscriber of subscribers) subscriber.close();
 });
 
-it("writes a shared value's field error as graphql-ws's onNext formats it: data null, the error with its path, nothing HTTP's", async () => {
+it("writes a shared value's field error as an HTTP answer codes it: data null, the error with its path and INTERNAL_SERVER_ERROR, nothing HTTP-only", async () => {
   await seedBook(database.db, "untitled", [], SETTINGS);
   // A book as a damaged write could leave it: the schema's non-null title fails, and the failure travels with the value.
   await salesCollection(database.db).updateOne({ _id: parseBookId("untitled") }, { $unset: { title: "" } });
@@ -276,7 +276,7 @@ it("writes a shared value's field error as graphql-ws's onNext formats it: data 
       message: "Cannot return null for non-nullable field Book.title.",
       locations: [{ line: 1, column: expect.any(Number) as number }],
       path: ["bookSales", "title"],
-      extensions: {},
+      extensions: { code: "INTERNAL_SERVER_ERROR" },
     },
   ]);
   subscriber.close();
