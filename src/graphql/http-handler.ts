@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { HeaderMap, type ApolloServer, type BaseContext } from "@apollo/server";
+import { HeaderMap, type ApolloServer, type BaseContext, type HTTPGraphQLRequest } from "@apollo/server";
 import type { FastifyRequest, RouteHandlerMethod } from "fastify";
 
 /**
@@ -8,9 +8,9 @@ import type { FastifyRequest, RouteHandlerMethod } from "fastify";
  * hands Apollo the method, headers, query string (cut from the URL at its `?`, no URL parsing) and body, and
  * sends Apollo's answer with its status and headers. A request the time limit has answered already
  * (REQUEST_TIMEOUT) gets nothing more: its late answer is dropped, whether Apollo answered or failed.
- * Both header maps are emptied once read: Apollo's gateway interface keeps each request's context, these maps
- * in it, past every scavenge until a full collection (docs/benchmarks/analysis.md), and an emptied map no
- * longer keeps its table and strings there.
+ * Both header maps are emptied once read, and the request Apollo was handed lets go of its parsed body: Apollo's
+ * gateway interface keeps each request's context, this request and the maps in it, past every scavenge until a full
+ * collection (docs/benchmarks/analysis.md), and what is emptied no longer keeps its tables and objects there.
  */
 export function graphqlHandler<TContext extends BaseContext>(
   server: ApolloServer<TContext>,
@@ -23,16 +23,14 @@ export function graphqlHandler<TContext extends BaseContext>(
       if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(", ") : value);
     }
     const queryAt = request.url.indexOf("?");
+    const httpGraphQLRequest: HTTPGraphQLRequest = {
+      method: request.method.toUpperCase(),
+      headers,
+      search: queryAt === -1 ? "" : request.url.slice(queryAt),
+      body: request.body,
+    };
     try {
-      const answer = await server.executeHTTPGraphQLRequest({
-        httpGraphQLRequest: {
-          method: request.method.toUpperCase(),
-          headers,
-          search: queryAt === -1 ? "" : request.url.slice(queryAt),
-          body: request.body,
-        },
-        context: () => context(request),
-      });
+      const answer = await server.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => context(request) });
       if (reply.sent) return reply;
       for (const [key, value] of answer.headers) reply.header(key, value);
       answer.headers.clear();
@@ -44,6 +42,7 @@ export function graphqlHandler<TContext extends BaseContext>(
       throw error;
     } finally {
       headers.clear();
+      httpGraphQLRequest.body = undefined;
     }
   };
 }

@@ -40,4 +40,40 @@ describe("the GraphQL handler's header maps", () => {
       await app.close();
     }
   });
+
+  it("hands Apollo the request's parsed body, then lets go of it once the answer is sent", async () => {
+    const seen: { request?: HTTPGraphQLRequest; bodyThen?: unknown } = {};
+    const apollo = {
+      assertStarted: () => {},
+      executeHTTPGraphQLRequest: async ({ httpGraphQLRequest }: { httpGraphQLRequest: HTTPGraphQLRequest }) => {
+        seen.request = httpGraphQLRequest;
+        seen.bodyThen = httpGraphQLRequest.body;
+        const answer: HTTPGraphQLResponse = {
+          status: 200,
+          headers: new HeaderMap(),
+          body: { kind: "complete", string: '{"data":{"__typename":"Query"}}' },
+        };
+        return answer;
+      },
+    } as unknown as ApolloServer;
+    const app = fastify();
+    app.post(
+      "/graphql",
+      graphqlHandler(apollo, async () => ({})),
+    );
+    try {
+      const url = await app.listen({ port: 0, host: "127.0.0.1" });
+      const response = await fetch(`${url}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "{ __typename }" }),
+      });
+      expect(await response.json()).toEqual({ data: { __typename: "Query" } });
+      expect(seen.bodyThen).toEqual({ query: "{ __typename }" });
+      expect(seen.request?.method).toBe("POST");
+      expect(seen.request?.body).toBeUndefined();
+    } finally {
+      await app.close();
+    }
+  });
 });

@@ -99,6 +99,29 @@ describe("a request's per-request objects", () => {
     }
   });
 
+  it("hold a request's context value's parts in one holder Apollo's copy shares, emptied when the copy is released", async () => {
+    const { db, close } = watchedDb();
+    const server = createServerState({ db });
+    try {
+      const context = server.contextFor(TEST_SETTINGS, { kind: "open" });
+      const copy = copiedAsApolloDoes(context);
+      expect(copy.principal).toEqual({ kind: "open" });
+      expect(copy.purchases).toBe(context.purchases);
+      expect(copy.loaders).toBe(context.loaders);
+      copy.release();
+      // Apollo keeps its copy reachable past the scavenges: what the copy held must go with the release, the original's too.
+      for (const held of [copy, context]) {
+        expect(() => held.principal).toThrow(/after its answer was ready/);
+        expect(() => held.purchases).toThrow(/after its answer was ready/);
+        expect(() => held.settings).toThrow(/after its answer was ready/);
+        expect(() => held.loaders).toThrow(/after its answer was ready/);
+      }
+    } finally {
+      await server.stop();
+      await close();
+    }
+  });
+
   it("make nothing for a request's purchases until it records one: no closure, no list", async () => {
     const { db, close } = watchedDb();
     const server = createServerState({ db });
