@@ -95,8 +95,9 @@ export function createServerState(
 }
 
 /**
- * Releases each request's services once its answer is ready (`ReleasableRequestServices.release`): last among the
- * plugins, so every other plugin's `willSendResponse` has run up to its first wait; none of them reads the services.
+ * Releases each request's context value once its answer is ready (`RequestContextValue.release`: its services and
+ * the rest of its parts): last among the plugins, so every other plugin's `willSendResponse` has run up to its first
+ * wait; none of them reads the context after that.
  */
 export function releaseServicesPlugin(): ApolloServerPlugin<GraphQLContext> {
   // The same listener for every request: it keeps nothing between the hooks.
