@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { KeepAlive, type SocketSource, type WatchedSocket } from "../../src/graphql/keep-alive";
+import { HEARD_WITHIN_INTERVALS, KeepAlive, type SocketSource, type WatchedSocket } from "../../src/graphql/keep-alive";
 
 const INTERVAL_MS = 20_000;
 
@@ -61,10 +61,18 @@ describe("keep-alive pings of the subscriptions' sockets", () => {
 
   it("sends no ping to a socket that had a value written within each interval, and pings it an interval after its last", async () => {
     const { keepAlive, socket, traffic } = watched();
-    await pass(5 * INTERVAL_MS, () => traffic.seen());
+    await pass(HEARD_WITHIN_INTERVALS * INTERVAL_MS - INTERVAL_MS / 10, () => traffic.seen());
     expect(socket.pings).toBe(0);
     await pass(INTERVAL_MS);
     expect(socket.pings).toBe(1);
+    keepAlive.stop();
+  });
+
+  it("pings a socket it only writes to once every few intervals, since only an answer tells that its peer is there", async () => {
+    const { keepAlive, socket, traffic } = watched();
+    await pass(4 * HEARD_WITHIN_INTERVALS * INTERVAL_MS, () => traffic.seen());
+    expect(socket.pings).toBe(4);
+    expect(socket.terminated).toBe(false);
     keepAlive.stop();
   });
 
