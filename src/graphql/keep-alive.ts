@@ -50,9 +50,10 @@ export class SocketTraffic {
  *
  * One process-wide timer ticks ten times an interval and looks at every socket's last tick, where graphql-ws's
  * `useServer` keeps a timer and pings each socket every interval, however busy: at 10,000 sockets and 20 s, 500 pings
- * and pongs a second beside the values (docs/benchmarks/analysis.md, "The measuring instrument's cost per value, the delivered count, keep-alive pings"). Sockets are counted
- * busy by the `next` frames written for them (`SocketFrames`) and every frame they send; graphql-ws's other messages
- * (acks, errors, `complete`) are not counted, which can only cost a ping that was not needed.
+ * and pongs a second beside the values (docs/benchmarks/analysis.md, "The measuring instrument's cost per value, the
+ * delivered count, keep-alive pings"). Sockets are counted busy by the `next` frames written for them (`SocketFrames`)
+ * and every frame they send; graphql-ws's other messages (acks, errors, `complete`) are not counted, which can only
+ * cost a ping that was not needed.
  */
 export class KeepAlive {
   /** Ticks since the start: the clock every socket's traffic is read on. */
