@@ -39,6 +39,7 @@ import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metric
 import { inSubscriptionSpan, isTracing } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
 import { compiledSchema, schema } from "./schema";
+import { KeepAlive, type SocketTraffic } from "./keep-alive";
 import { fragmentsOf } from "./selection";
 import { SharedExecutions, type NextFrames, type SubscriberLog } from "./shared-executions";
 
@@ -86,6 +87,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
   const { limits, logger, metrics } = options;
   const format = formatterFor(options);
   const checkOperation = operationChecker(options.production);
+  // Ours, not useServer's (given 0 below): it pings only the sockets that carried nothing for an interval.
+  const keepAlive = new KeepAlive(webSocketServer, limits.subscriptionKeepAliveSeconds * 1000);
   let anonymousConnections = 0;
   let subscriptions = 0;
 
@@ -133,7 +136,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         ? {
             key: sharedExecutionKey(query, payload.operationName, checked.variables ?? payload.variables),
             field: field as LiveField,
-            frames: new SocketFrames(socket, id),
+            frames: new SocketFrames(socket, id, keepAlive.trafficOf(socket)),
           }
         : undefined,
     };
@@ -209,7 +212,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       onNext: (_ctx, _id, _payload, _args, result) => nextPayload(result),
     },
     webSocketServer,
-    limits.subscriptionKeepAliveSeconds * 1000,
+    0,
   );
 
   return {
@@ -217,6 +220,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       async serverWillStart() {
         return {
           async drainServer() {
+            keepAlive.stop();
             await cleanup.dispose();
           },
         };
@@ -253,6 +257,8 @@ class SocketFrames implements NextFrames {
   constructor(
     private readonly socket: WebSocket,
     id: string,
+    /** Undefined when the socket closed before the subscription started: nothing is written to it then. */
+    private readonly traffic: SocketTraffic | undefined,
   ) {
     this.head = `{"id":${JSON.stringify(id)},"type":"${MessageType.Next}","payload":`;
   }
@@ -262,6 +268,7 @@ class SocketFrames implements NextFrames {
   }
 
   write(payload: string, written: (error?: Error) => void): void {
+    this.traffic?.seen();
     this.socket.send(`${this.head}${payload}}`, written);
   }
 }
