@@ -1,3 +1,4 @@
+import { Mutex } from "async-mutex";
 import DataLoader from "dataloader";
 import type { Db, Document } from "mongodb";
 import { extraSalesCollection, type BookId, type BookDocument, type BookWithoutBuyers } from "./documents";
@@ -7,6 +8,7 @@ import type { ExtraSalesWindow, PageSlice } from "./book-buyers";
 import { createPoolShare, type PoolShare } from "./pool-share";
 import { purchaseKey, retrievePurchasedBy, type PurchaseQuestion } from "./purchase-history";
 import { retrieveAlsoBoughtSamples } from "./recommendations";
+import { createTurns } from "./turns";
 
 /** Per-request batching and caching: every read of one kind within a tick becomes one query. */
 export interface SalesLoaders {
@@ -23,6 +25,11 @@ export interface SalesLoaders {
   readonly purchasedBy: DataLoader<PurchaseQuestion, boolean, string>;
   /** The buyers `alsoBought` counts over, per book: one query for every book of a request. */
   readonly alsoBoughtSample: DataLoader<BookId, string[], string>;
+  /**
+   * Resolves when the next of the books a router names one by one (`_entities`) may be looked up: KEYS_PER_READ of them
+   * per turn of the event loop, rather than 1,000 in one synchronous stretch of it.
+   */
+  referenceTurn(): Promise<void>;
 }
 
 /**
@@ -64,6 +71,7 @@ class LazySalesLoaders implements SalesLoaders {
   private extraSalesWindowLoader: SalesLoaders["extraSalesWindow"] | undefined;
   private purchasedByLoader: SalesLoaders["purchasedBy"] | undefined;
   private alsoBoughtSampleLoader: SalesLoaders["alsoBoughtSample"] | undefined;
+  private referenceTurns: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -72,23 +80,36 @@ class LazySalesLoaders implements SalesLoaders {
   ) {}
 
   get book(): SalesLoaders["book"] {
-    const { db, batch, share } = this;
-    return (this.bookLoader ??= new DataLoader((ids) => share.use(1, () => loadBooks(ids, (named) => retrieveBooksByIds(db, named))), {
-      cacheKeyFn: bookIdKey,
-      batch,
-      maxBatchSize: KEYS_PER_READ,
-    }));
+    return (this.bookLoader ??= this.bookLoaderReading((ids) => retrieveBooksByIds(this.db, ids)));
   }
 
   get shownBook(): SalesLoaders["shownBook"] {
     if (this.buyersRead) return this.book;
-    const { db, batch, share } = this;
-    const withoutBuyers = (ids: readonly BookId[]) => retrieveBooksByIds(db, ids, false);
-    return (this.bookWithoutBuyersLoader ??= new DataLoader((ids) => share.use(1, () => loadBooks(ids, withoutBuyers)), {
+    // Made once: `_entities` reads this getter once per representation.
+    return (this.bookWithoutBuyersLoader ??= this.bookLoaderReading((ids) => retrieveBooksByIds(this.db, ids, false)));
+  }
+
+  /**
+   * A loader of books whose batches are read one after another: a request naming 1,000 books sent its ten reads at
+   * once, and their ten replies came back together, so that the API deserialized 1,000 books and completed as many
+   * entities in one stretch of its event loop (30 to 50 ms) while every other request waited. One at a time, each
+   * reply of 100 books is a stretch of its own (a few ms), with turns for other requests between them; the database
+   * answers them one after another anyway.
+   */
+  private bookLoaderReading<T extends BookWithoutBuyers>(
+    retrieve: (ids: readonly BookId[]) => Promise<T[]>,
+  ): DataLoader<BookId, T | null, string> {
+    const { batch, share } = this;
+    const inTurn = new Mutex();
+    return new DataLoader((ids) => inTurn.runExclusive(() => share.use(1, () => loadBooks(ids, retrieve))), {
       cacheKeyFn: bookIdKey,
       batch,
       maxBatchSize: KEYS_PER_READ,
-    }));
+    });
+  }
+
+  referenceTurn(): Promise<void> {
+    return (this.referenceTurns ??= createTurns(KEYS_PER_READ))();
   }
 
   leaveOutEmbeddedBuyers(): void {

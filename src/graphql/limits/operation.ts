@@ -7,6 +7,7 @@ import { statusOf, type ErrorCode } from "../../error-codes";
 import { SEARCH_CANDIDATES_PER_RESULT } from "../../sales/catalog";
 import { searchTermsOf } from "../../sales/search-words";
 import { SALES_STATS_COMMANDS } from "../../sales/stats";
+import { afterPolling } from "../../sales/turns";
 import { memoizeByOperation } from "../operation-memo";
 import { createHeavyLane, LIGHT_DOCUMENTS, type LaneRelease } from "./heavy-lane";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
@@ -291,6 +292,7 @@ export function costLimitPlugin<TContext extends object>(
   return {
     async requestDidStart() {
       let leave: LaneRelease = NOT_IN_LANE;
+      let heavy = false;
       return {
         async didResolveOperation(requestContext) {
           const { operation } = requestContext;
@@ -310,10 +312,17 @@ export function costLimitPlugin<TContext extends object>(
             );
           }
           leave = release;
+          // A heavy request runs on a turn of the event loop of its own: its parsing, checks and weighing were one
+          // synchronous stretch, and its execution's first (resolving 1,000 representations) is another; other
+          // requests are read in between.
+          heavy = weight.documents > LIGHT_DOCUMENTS;
+          if (heavy) await afterPolling();
         },
         async willSendResponse() {
           leave();
           leave = NOT_IN_LANE;
+          // A heavy answer is serialized on a turn of its own (1,000 entities: 3 to 6 ms), not in the stretch that completed its last entities.
+          if (heavy) await afterPolling();
         },
       };
     },

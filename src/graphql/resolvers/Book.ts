@@ -14,8 +14,11 @@ import { windowSizeOf } from "../windows";
 const DEFAULT_RECOMMENDATIONS = 10;
 
 export const Book: BookResolvers = {
-  // A router's `_entities` representations: every book of one request is read by one query, as `book(id:)` reads it.
-  __resolveReference: (reference, { loaders }) => loaders.shownBook.load(bookIdOf(reference)),
+  // A router's `_entities` representations: read in batches, as `book(id:)` reads a book, a batch's worth per turn of the event loop.
+  __resolveReference: async (reference, { loaders }) => {
+    await loaders.referenceTurn();
+    return loaders.shownBook.load(bookIdOf(reference));
+  },
   id: (book) => bookGlobalId(book._id),
   databaseId: (book) => formatBookId(book._id),
   globalId: (book) => bookGlobalId(book._id),
