@@ -101,7 +101,16 @@ class LazySalesLoaders implements SalesLoaders {
   ): DataLoader<BookId, T | null, string> {
     const { batch, share } = this;
     const inTurn = new Mutex();
-    return new DataLoader((ids) => inTurn.runExclusive(() => share.use(1, () => loadBooks(ids, retrieve))), {
+    // `acquire` and its release in a native async function, not `runExclusive`: see PoolShare's `exclusive` for why.
+    const readInTurn = async (ids: readonly BookId[]) => {
+      const release = await inTurn.acquire();
+      try {
+        return await share.use(1, () => loadBooks(ids, retrieve));
+      } finally {
+        release();
+      }
+    };
+    return new DataLoader(readInTurn, {
       cacheKeyFn: bookIdKey,
       batch,
       maxBatchSize: KEYS_PER_READ,
