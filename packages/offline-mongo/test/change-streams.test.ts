@@ -222,6 +222,23 @@ async function cpuOver(ms: number): Promise<{ cpuMs: number; wallMs: number }> {
   return { cpuMs: (cpu.user + cpu.system) / 1000, wallMs: Date.now() - wallBefore };
 }
 
+/**
+ * The window that cost the least CPU of `tries`: a polling loop costs a whole core in every window, while the rest of a
+ * busy worker's work (a full collection, another client's reply) falls in one, as it did once in a whole suite on
+ * Node 20 (1,308 ms over 3 s).
+ */
+async function leastOf(
+  tries: number,
+  measure: () => Promise<{ cpuMs: number; wallMs: number }>,
+): Promise<{ cpuMs: number; wallMs: number }> {
+  let least = await measure();
+  for (let tried = 1; tried < tries; tried += 1) {
+    const next = await measure();
+    if (next.cpuMs < least.cpuMs) least = next;
+  }
+  return least;
+}
+
 describe("waiting for events", () => {
   it("holds an empty getMore without spinning, and answers it as soon as a write arrives", async () => {
     const collection = fresh();
@@ -231,7 +248,7 @@ describe("waiting for events", () => {
     // a busy machine's scheduling) is not the wait's, and a whole suite's worker spent a quarter of a core on it.
     const idle = await cpuOver(3000);
     const waiting = target.db.command({ getMore: cursorId, collection: collection.collectionName, maxTimeMS: 60_000 });
-    const held = await cpuOver(3000);
+    const held = await leastOf(3, () => cpuOver(3000));
     await collection.insertOne({ _id: 1 });
     const sent = Date.now();
     // Answered (and the cursor killed) before any assertion, so that a failing one leaves no command in flight.
