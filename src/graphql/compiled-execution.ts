@@ -1,11 +1,12 @@
-import type { ApolloServerOptionsWithGateway, BaseContext } from "@apollo/server";
 import { execute, getVariableValues, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
-
-type Gateway = ApolloServerOptionsWithGateway<BaseContext>["gateway"];
-type Executor = NonNullable<Awaited<ReturnType<Gateway["load"]>>["executor"]>;
-type ExecutorRequest = Parameters<Executor>[0];
+import {
+  buildGatewayRequestsWithoutOwnAccessors,
+  type Executor,
+  type Gateway,
+  type GatewayRequest as ExecutorRequest,
+} from "./gateway-request";
 
 /** Why an operation was run by graphql-js rather than compiled. */
 export type InterpretedReason = "tracing" | "not_compilable";
@@ -79,6 +80,7 @@ export function compileOperation(
  * `staticCachePolicyPlugin`); traces do, so while tracing, operations run through graphql-js.
  */
 export function compiledExecution({ schema, compiledSchema, interpreted, onInterpreted }: CompiledExecutionOptions): Gateway {
+  buildGatewayRequestsWithoutOwnAccessors();
   const compiled = new LRUCache<string, CompiledQuery | typeof NOT_COMPILABLE>({ max: MAX_COMPILED_OPERATIONS });
   const compiledFor = (request: ExecutorRequest) => {
     const key = `${request.queryHash}:${request.operationName ?? ""}`;
