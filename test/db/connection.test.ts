@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { MongoClient } from "mongodb";
-import { openDatabase } from "../../src/db/connection";
+import { connectToDatabase, openDatabase } from "../../src/db/connection";
+import { RenewingSet } from "../../src/db/renewing-set";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
 
 /** A logger that keeps each line's level and message, for asserting what an operator would read. */
@@ -52,5 +53,25 @@ describe("the index check at start-up", () => {
     } finally {
       await client.db(name).dropDatabase();
     }
+  });
+});
+
+describe("the clients the API opens", () => {
+  // Issue 39: the driver's own Sets of sessions and cursors, long-lived and changed by every read, kept each read's
+  // cursor, session and reply past the scavenges until a full collection (docs/benchmarks/analysis.md).
+  it("track their sessions and cursors in renewing sets, and still end the sessions and let go of both when they close", async () => {
+    const name = freshName();
+    const opened = await connectToDatabase(uri(), name);
+    const tracked = (opened.client as unknown as { s: { activeSessions: Set<unknown>; activeCursors: Set<unknown> } }).s;
+    expect([tracked.activeSessions, tracked.activeCursors]).toEqual([expect.any(RenewingSet), expect.any(RenewingSet)]);
+    const session = opened.client.startSession();
+    // Two documents read one a batch: the cursor stays open on the server after its first.
+    await opened.db.collection("things").insertMany([{ n: 1 }, { n: 2 }]);
+    const cursor = opened.db.collection("things").find({}, { batchSize: 1 });
+    await cursor.hasNext();
+    expect([tracked.activeSessions.has(session), tracked.activeCursors.has(cursor)]).toEqual([true, true]);
+    await opened.db.dropDatabase();
+    await opened.close();
+    expect([session.hasEnded, tracked.activeSessions.size, tracked.activeCursors.size]).toEqual([true, 0, 0]);
   });
 });
