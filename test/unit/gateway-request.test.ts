@@ -1,3 +1,4 @@
+import { dirname, join } from "node:path";
 import { ApolloServer, HeaderMap } from "@apollo/server";
 import { buildSchema } from "graphql";
 import { compiledExecution } from "../../src/graphql/compiled-execution";
@@ -63,5 +64,17 @@ describe("the gateway requests Apollo hands compiled execution", () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it("refuse to start, naming the file to mend, when an Apollo release no longer builds them where the API replaces the function", () => {
+    const apolloModule = join(dirname(require.resolve("@apollo/server")), "utils", "makeGatewayGraphQLRequestContext.js");
+    jest.isolateModules(() => {
+      jest.doMock(apolloModule, () => ({}));
+      const { buildGatewayRequestsWithoutOwnAccessors } =
+        jest.requireActual<typeof import("../../src/graphql/gateway-request")>("../../src/graphql/gateway-request");
+      expect(() => buildGatewayRequestsWithoutOwnAccessors()).toThrow(
+        /no longer builds gateway requests .*src\/graphql\/gateway-request\.ts/,
+      );
+    });
   });
 });

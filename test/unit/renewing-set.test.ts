@@ -1,4 +1,5 @@
-import { RENEW_AFTER_DELETES, RenewingSet } from "../../src/db/renewing-set";
+import type { MongoClient } from "mongodb";
+import { RENEW_AFTER_DELETES, RenewingSet, trackInRenewingSets } from "../../src/db/renewing-set";
 
 // Issue 39: a long-lived Set that every operation adds to and deletes from keeps each member past the scavenges
 // until a full collection (docs/benchmarks/analysis.md); a RenewingSet moves its members to fresh storage.
@@ -28,5 +29,12 @@ describe("a renewing set", () => {
     set.add(0).delete(0);
     expect(storageOf(set)).not.toBe(first);
     expect([...storageOf(set)]).toEqual([-1]);
+  });
+
+  it("refuses a client whose driver no longer tracks its sessions and cursors in Sets of client.s, naming the file to mend", () => {
+    const moved = { s: { activeSessions: [], activeCursors: new Set() } } as unknown as MongoClient;
+    expect(() => trackInRenewingSets(moved)).toThrow(
+      /no longer tracks its sessions and cursors in client\.s: see src\/db\/renewing-set\.ts/,
+    );
   });
 });
