@@ -14,8 +14,12 @@ export const RENEW_AFTER_DELETES = 64;
  * Set (add, delete, has, clear, size, iteration).
  */
 export class RenewingSet<T> implements Iterable<T> {
-  private members = new Set<T>();
+  private members: Set<T>;
   private deletes = 0;
+
+  constructor(members: Iterable<T> = []) {
+    this.members = new Set(members);
+  }
 
   get size(): number {
     return this.members.size;
@@ -60,12 +64,6 @@ export function trackInRenewingSets(client: MongoClient): void {
   if (!(state?.activeSessions instanceof Set) || !(state.activeCursors instanceof Set)) {
     throw new Error("the mongodb driver no longer tracks its sessions and cursors in client.s: see src/db/renewing-set.ts");
   }
-  state.activeSessions = renewing(state.activeSessions);
-  state.activeCursors = renewing(state.activeCursors);
-}
-
-function renewing<T>(members: Set<T>): RenewingSet<T> {
-  const set = new RenewingSet<T>();
-  for (const member of members) set.add(member);
-  return set;
+  state.activeSessions = new RenewingSet(state.activeSessions);
+  state.activeCursors = new RenewingSet(state.activeCursors);
 }
