@@ -1,12 +1,7 @@
 import { execute, getVariableValues, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
-import {
-  buildGatewayRequestsWithoutOwnAccessors,
-  type Executor,
-  type Gateway,
-  type GatewayRequest as ExecutorRequest,
-} from "./gateway-request";
+import { buildGatewayRequestsWithoutOwnAccessors, type Executor, type Gateway, type GatewayRequest } from "./gateway-request";
 
 /** Why an operation was run by graphql-js rather than compiled. */
 export type InterpretedReason = "tracing" | "not_compilable";
@@ -82,7 +77,7 @@ export function compileOperation(
 export function compiledExecution({ schema, compiledSchema, interpreted, onInterpreted }: CompiledExecutionOptions): Gateway {
   buildGatewayRequestsWithoutOwnAccessors();
   const compiled = new LRUCache<string, CompiledQuery | typeof NOT_COMPILABLE>({ max: MAX_COMPILED_OPERATIONS });
-  const compiledFor = (request: ExecutorRequest) => {
+  const compiledFor = (request: GatewayRequest) => {
     const key = `${request.queryHash}:${request.operationName ?? ""}`;
     let entry = compiled.get(key);
     if (entry === undefined) {
@@ -92,7 +87,7 @@ export function compiledExecution({ schema, compiledSchema, interpreted, onInter
     }
     return entry;
   };
-  const interpret = (request: ExecutorRequest, reason?: InterpretedReason) => {
+  const interpret = (request: GatewayRequest, reason?: InterpretedReason) => {
     if (reason) onInterpreted?.(reason);
     return execute({
       schema: request.schema,
