@@ -1,4 +1,4 @@
-import { EJSON, type Document } from "bson";
+import { EJSON, Long, type Document } from "bson";
 import net from "node:net";
 import { traitsOf } from "./commands/command-table";
 import { aliasesOf, runCommand } from "./commands";
@@ -10,6 +10,7 @@ import { ErrorCode, LocationCode, MongoCommandError } from "./errors";
 import { ClosedByFailPoint, FailPoints, type CommandCall, type Interference } from "./commands/fail-points";
 import { ShardingSimulation, type ShardingOptions } from "./sharding/simulation";
 import { HeldByTransaction, Transactions } from "./sessions/transactions";
+import { interrupted, isKilled, sessionOf, sessionsKilledBy, type KilledSessions } from "./sessions/session-kills";
 import { sweepExpiredDocuments } from "./query-engine/ttl";
 import { isDocument } from "./values/values";
 import { decodeRequest, encodeMsg, encodeReply, MessageFrames, WireProtocolError, type Request } from "./wire/messages";
@@ -53,8 +54,13 @@ class BlockedByFailPoint extends Error {
   }
 }
 
-/** A connection's commands held while the first of them waits for a transaction to end. */
+/**
+ * A connection's commands held while the first of them waits: for a transaction to end, for the fail point's
+ * `blockConnection` time, or (a getMore) for data.
+ */
 interface Parked {
+  /** What the first one waits for: only waits mongod's `killSessions` interrupts (a sleep, an awaited getMore) are cut short. */
+  readonly waitsFor: "transaction" | "failPoint" | "data";
   messages: Buffer[];
   timer: NodeJS.Timeout | undefined;
   /** Stops waiting for the next write (a getMore waiting for data). */
@@ -86,7 +92,10 @@ export class OfflineServer {
   /** When each getMore waiting for data stops waiting and answers an empty batch. */
   private readonly awaitDeadlines = new WeakMap<Buffer, number>();
   private member: ReplicaSetMember | undefined;
-  private readonly sockets = new Set<net.Socket>();
+  /** Each open connection and its id. */
+  private readonly sockets = new Map<net.Socket, number>();
+  /** The session (key) each open cursor was opened in, by cursor id: `killSessions` kills a session's cursors. */
+  private readonly cursorSessions = new Map<string, string>();
   private readonly listener = net.createServer((socket) => this.accept(socket));
   private nextConnectionId = 1;
   private nextRequestId = 1;
@@ -147,7 +156,7 @@ export class OfflineServer {
     clearInterval(this.ttlMonitor);
     return new Promise((resolve) => {
       this.listener.close(() => resolve());
-      for (const socket of this.sockets) socket.destroy();
+      for (const socket of this.sockets.keys()) socket.destroy();
     });
   }
 
@@ -159,7 +168,7 @@ export class OfflineServer {
 
   private accept(socket: net.Socket): void {
     const connectionId = this.nextConnectionId++;
-    this.sockets.add(socket);
+    this.sockets.set(socket, connectionId);
     socket.setNoDelay(true);
     const frames = new MessageFrames(MAX_MESSAGE_SIZE);
     socket.on("data", (chunk: Buffer) => {
@@ -204,7 +213,7 @@ export class OfflineServer {
         return;
       }
       if (error instanceof BlockedByFailPoint) {
-        const parked: Parked = { messages: [message], timer: undefined };
+        const parked: Parked = { waitsFor: "failPoint", messages: [message], timer: undefined };
         this.parked.set(socket, parked);
         parked.timer = setTimeout(() => this.resume(socket, connectionId, parked), error.ms);
         return;
@@ -219,7 +228,7 @@ export class OfflineServer {
    * `maxTimeMS` (counted from when it first waited) runs out: then it fails with MaxTimeMSExpired.
    */
   private park(socket: net.Socket, message: Buffer, connectionId: number, held: HeldByTransaction): void {
-    const parked: Parked = { messages: [message], timer: undefined };
+    const parked: Parked = { waitsFor: "transaction", messages: [message], timer: undefined };
     this.parked.set(socket, parked);
     held.transaction.onEnd(() => this.resume(socket, connectionId, parked));
     if (held.maxTimeMS === undefined) return;
@@ -243,7 +252,7 @@ export class OfflineServer {
   private awaitData(socket: net.Socket, message: Buffer, connectionId: number, deadline: number): void {
     const history = this.transactions.history;
     this.awaitDeadlines.set(message, deadline);
-    const parked: Parked = { messages: [message], timer: undefined };
+    const parked: Parked = { waitsFor: "data", messages: [message], timer: undefined };
     this.parked.set(socket, parked);
     const cancel = history?.waitForAppend(() => {
       clearTimeout(parked.timer);
@@ -337,7 +346,56 @@ export class OfflineServer {
       throw error;
     }
     this.sharding?.after(body, db, reply);
+    this.rememberCursorSession(call, reply);
+    const killed = reply["ok"] === 1 ? sessionsKilledBy(call.name, body) : undefined;
+    if (killed !== undefined) this.killSessionWork(killed);
     return this.withClusterTime(this.failPoints?.afterCommand(call, reply, interference !== undefined) ?? reply);
+  }
+
+  /** Notes which session a cursor the reply opened (or still keeps open) belongs to, and forgets exhausted ones. */
+  private rememberCursorSession({ body }: CommandCall, reply: Document): void {
+    const cursor: unknown = reply["cursor"];
+    const id: unknown = isDocument(cursor) ? cursor["id"] : undefined;
+    if (!(id instanceof Long)) return;
+    const requested = body["getMore"];
+    if (id.isZero()) {
+      if (requested instanceof Long) this.cursorSessions.delete(requested.toString());
+      return;
+    }
+    const session = sessionOf(body);
+    if (session !== undefined && !this.cursorSessions.has(id.toString())) this.cursorSessions.set(id.toString(), session);
+  }
+
+  /**
+   * What mongod's `killSessions` does besides aborting the sessions' transactions (which the command did):
+   * their operations are interrupted (`killSessionsLocalKillOps`) and their cursors killed. Here the operations
+   * in flight are the parked ones: a command the fail point's `blockConnection` holds (mongod sleeps
+   * interruptibly there) and a getMore awaiting data answer 11601 at once. A command waiting for a transaction
+   * is left to run once the transaction (aborted by the kill) has ended: on mongod the abort releases its lock
+   * before the operations are killed, so either outcome can happen there, and running it is one of them.
+   */
+  private killSessionWork(killed: KilledSessions): void {
+    for (const [id, session] of this.cursorSessions)
+      if (isKilled(killed, session)) {
+        this.cursors.kill(Long.fromString(id));
+        this.cursorSessions.delete(id);
+      }
+    for (const [socket, parked] of this.parked) {
+      const [waiting] = parked.messages;
+      if (parked.waitsFor === "transaction" || waiting === undefined || !isKilled(killed, sessionOfMessage(waiting))) continue;
+      this.interrupt(socket, parked);
+    }
+  }
+
+  /** Answers the parked connection's waiting command with Interrupted, then runs its later commands (after this one's reply). */
+  private interrupt(socket: net.Socket, parked: Parked): void {
+    const connectionId = this.sockets.get(socket) ?? 0;
+    clearTimeout(parked.timer);
+    parked.cancel?.();
+    const [waiting, ...later] = parked.messages;
+    parked.messages = later;
+    if (waiting !== undefined) this.answer(socket, waiting, connectionId, interrupted());
+    setImmediate(() => this.resume(socket, connectionId, parked));
   }
 
   /** The fail point's decision for this message: taken once, when the message is first run. */
@@ -363,5 +421,15 @@ export class OfflineServer {
   /** A replica-set member's replies carry the cluster time, which drivers send back (gossip) and read causally after. */
   private withClusterTime(reply: Document): Document {
     return this.member === undefined ? reply : { ...reply, ...this.transactions.clusterTime() };
+  }
+}
+
+/** The session a framed command names in its `lsid`, if it decodes and names one. */
+function sessionOfMessage(message: Buffer): string | undefined {
+  try {
+    const request = decodeRequest(message);
+    return sessionOf(request.kind === "query" ? request.query : request.body);
+  } catch {
+    return undefined;
   }
 }

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { MongoNetworkError, MongoServerError, MongoWriteConcernError, type Collection, type Document } from "mongodb";
+import { MongoBulkWriteError, MongoNetworkError, MongoServerError, MongoWriteConcernError, type Collection, type Document } from "mongodb";
 import { startOfflineServer } from "../src";
 import { newClient, useTestDatabase, type TestDatabase } from "./connect";
 
@@ -286,6 +286,25 @@ describe("fail points the drivers' spec suites use", () => {
     expect(await collection.countDocuments()).toBe(0);
   });
 
+  it("onPrimaryTransactionalWrite closing a bulk write's first insert twice: nothing written, the driver reports the id it queued", async () => {
+    // The retryable-writes suite's "First insertOne is never committed". mongod closes the connection on each
+    // attempt (closeConnection defaults to true), so the driver sees network errors and no reply: the ids of its
+    // error's result are the ones it queued (Node's BulkWriteResult keeps them unless a writeError says otherwise).
+    const collection = numbered(target);
+    await collection.insertOne({ _id: 1 });
+    await target.client
+      .db("admin")
+      .command({ configureFailPoint: "onPrimaryTransactionalWrite", mode: { times: 2 }, data: { failBeforeCommitExceptionCode: 1 } });
+    const error = await outcome(
+      collection.bulkWrite([{ insertOne: { document: { _id: 2 } } }, { deleteOne: { filter: { _id: 1 } } }], { ordered: true }),
+    );
+    expect(error).toBeInstanceOf(MongoBulkWriteError);
+    const { result, errorResponse } = error as MongoBulkWriteError;
+    expect(result).toMatchObject({ insertedCount: 0, deletedCount: 0, insertedIds: { 0: 2 } });
+    expect(errorResponse).toMatchObject({ errmsg: expect.stringMatching(/closed/) as unknown });
+    expect(await collection.find().toArray()).toEqual([{ _id: 1 }]);
+  });
+
   it("failGetMoreAfterCursorCheckout fails a change stream's getMore, labelled resumable where mongod labels it so", async () => {
     const collection = numbered(target);
     const stream = collection.watch();
@@ -302,5 +321,31 @@ describe("fail points the drivers' spec suites use", () => {
     await collection.insertOne({ _id: 2 });
     expect(await outcome(stream.next())).toMatchObject({ code: 11601 });
     await stream.close();
+  });
+});
+
+/** killAllSessions, which mongod's killSessions may answer with Interrupted when it kills its own operation (SERVER-38335). */
+async function killAllSessions(): Promise<void> {
+  await target.client
+    .db("admin")
+    .command({ killAllSessions: [] })
+    .catch((error: unknown) => {
+      if (!(error instanceof MongoServerError && error.code === 11601)) throw error;
+    });
+}
+
+describe("killAllSessions and the fail point's blockConnection", () => {
+  it("interrupts at once (11601) a command the fail point holds, as mongod's killSessions interrupts its sleep", async () => {
+    const collection = numbered(target);
+    await configure({ times: 1 }, { failCommands: ["find"], blockConnection: true, blockTimeMS: 20_000 });
+    const started = Date.now();
+    const blocked = outcome(collection.findOne({}));
+    // The find reaches the server and blocks; the kill comes from another connection of the pool.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await killAllSessions();
+    expect(await blocked).toMatchObject({ code: 11601, codeName: "Interrupted" });
+    expect(Date.now() - started).toBeLessThan(5000);
+    // The connection answers again, and the fail point (fired once) is spent.
+    expect(await collection.findOne({})).toBeNull();
   });
 });

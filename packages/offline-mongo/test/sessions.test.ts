@@ -57,4 +57,19 @@ describe("ending sessions as mongod's test tools do", () => {
       { _id: 2, n: 1 },
     ]);
   });
+
+  it("killAllSessions kills the sessions' cursors: their next getMore answers 43 CursorNotFound", async () => {
+    const collection = await counters();
+    const cursor = collection.find({}, { batchSize: 1 });
+    expect(await cursor.next()).toEqual({ _id: 1, n: 0 });
+    await target.client
+      .db("admin")
+      .command({ killAllSessions: [] })
+      .catch((error: unknown) => {
+        // mongod may interrupt the kill itself (SERVER-38335).
+        if ((error as { code?: number }).code !== 11601) throw error;
+      });
+    expect((await serverError(cursor.next())).code).toBe(43);
+    await cursor.close();
+  });
 });

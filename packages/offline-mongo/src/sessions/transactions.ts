@@ -549,7 +549,8 @@ function timeLimitOf(body: Document): number | undefined {
   return limit > 0 ? limit : undefined;
 }
 
-function sessionKey(id: unknown): string | undefined {
+/** A session id (the `id` of an `lsid`) as the key its state is kept under. */
+export function sessionKey(id: unknown): string | undefined {
   return id instanceof Binary ? Buffer.from(id.buffer).toString("hex") : undefined;
 }
 
