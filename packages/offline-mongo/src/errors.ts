@@ -55,6 +55,7 @@ export const ErrorCode = {
   TransactionTooOld: 225,
   RetryChangeStream: 234,
   NotImplemented: 238,
+  SnapshotTooOld: 239,
   SnapshotUnavailable: 246,
   NoSuchTransaction: 251,
   TransactionCommitted: 256,

@@ -107,3 +107,21 @@ test("refuses an arrayFilters condition on a Decimal128 value rather than matchi
     carts.updateOne({}, { $set: { "lines.$[line].price": 9 } }, { arrayFilters: [{ "line.price": Decimal128.fromString("1") }] }),
   ).rejects.toMatchObject({ code: 238, message: expect.stringMatching(/^offline server: .*Decimal128/) });
 });
+
+test("refuses a snapshot read at a time no earlier snapshot read kept, with writes since (mongod keeps five minutes of history)", async () => {
+  const server = await startOfflineServer({ replicaSet: "rs0" });
+  const client = newClient(server.uri, { discover: true });
+  try {
+    const db = client.db("refusals");
+    await db.collection<{ _id: number }>("read_at").insertOne({ _id: 1 });
+    const { operationTime } = await db.command({ ping: 1 });
+    await db.collection<{ _id: number }>("read_at").insertOne({ _id: 2 });
+    await expect(db.command({ find: "read_at", readConcern: { level: "snapshot", atClusterTime: operationTime } })).rejects.toMatchObject({
+      code: 238,
+      message: expect.stringMatching(/^offline server: reading at atClusterTime .* is not supported$/),
+    });
+  } finally {
+    await client.close();
+    await server.stop();
+  }
+});

@@ -1,6 +1,7 @@
 import type { Document } from "bson";
 import { ErrorCode, LocationCode, MongoCommandError, unsupportedOption } from "../errors";
 import { isDocument } from "../values/values";
+import { SNAPSHOT_READ_COMMANDS } from "../sessions/snapshot-reads";
 
 /**
  * Fields the driver may put on any command. Sessions, cluster time, read preference, API version,
@@ -46,13 +47,31 @@ export function checkGenericFields(name: string, body: Document, fields: readonl
     }
   }
   const readConcern = body["readConcern"];
-  if (isDocument(readConcern)) {
-    const level = readConcern["level"];
-    const startsTransaction = replicaSetMember && body["startTransaction"] === true;
-    if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level)) && !(startsTransaction && level === "snapshot"))
-      throw unsupportedOption(name, `readConcern.level '${String(level)}'`);
-    if ((!replicaSetMember && readConcern["afterClusterTime"] !== undefined) || readConcern["atClusterTime"] !== undefined) {
-      throw unsupportedOption(name, "readConcern with a cluster time");
-    }
+  if (isDocument(readConcern)) checkReadConcern(name, body, readConcern, replicaSetMember);
+}
+
+function checkReadConcern(name: string, body: Document, readConcern: Document, replicaSetMember: boolean): void {
+  const level = readConcern["level"];
+  const snapshotRead = replicaSetMember && level === "snapshot" && isSnapshotRead(name, body);
+  if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level)) && !snapshotRead)
+    throw unsupportedOption(name, `readConcern.level '${String(level)}'`);
+  const atClusterTime = readConcern["atClusterTime"] !== undefined && !(snapshotRead && body["startTransaction"] === undefined);
+  if ((!replicaSetMember && readConcern["afterClusterTime"] !== undefined) || atClusterTime) {
+    throw unsupportedOption(name, "readConcern with a cluster time");
   }
+}
+
+/**
+ * Whether a replica-set member reads the command at a snapshot: a transaction's first statement, or outside
+ * transactions `find`, `aggregate` and `distinct` (see `SnapshotReads`). Other commands outside transactions get
+ * mongod's 72, as a write or a listing of a snapshot session does.
+ */
+function isSnapshotRead(name: string, body: Document): boolean {
+  if (body["startTransaction"] === true) return true;
+  if (body["autocommit"] !== undefined) return false;
+  if (SNAPSHOT_READ_COMMANDS.has(name)) return true;
+  throw new MongoCommandError(
+    ErrorCode.InvalidOptions,
+    `Command ${name} does not support { readConcern: { level: "snapshot" } } :: caused by :: read concern not supported`,
+  );
 }

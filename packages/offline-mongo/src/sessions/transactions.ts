@@ -12,6 +12,7 @@ import {
   type WriteGuard,
 } from "../query-engine/storage";
 import { canonicalKey, isDocument, isNumeric, toNumber } from "../values/values";
+import { SnapshotReads, snapshotReadConcern, withAtClusterTime } from "./snapshot-reads";
 
 /** mongod's default `transactionLifetimeLimitSeconds`: a transaction still open after it is aborted. */
 export const DEFAULT_TRANSACTION_LIFETIME_MS = 60_000;
@@ -126,6 +127,8 @@ export class Transactions {
   private readonly sessions = new Map<string, Session>();
   private readonly open = new Set<Transaction>();
   private committing = false;
+  /** Reads at a cluster time outside transactions: a replica set's only (it keeps the history they need). */
+  private readonly snapshotReads: SnapshotReads | undefined;
 
   /** `history`: the replica set's history of writes (none on a standalone, which keeps none). */
   constructor(
@@ -143,6 +146,7 @@ export class Transactions {
         if (!this.committing) this.history?.append([catalogChangeOf(change)]);
       },
     });
+    this.snapshotReads = history === undefined ? undefined : new SnapshotReads(this.live, history);
   }
 
   /**
@@ -160,6 +164,8 @@ export class Transactions {
     const outside = (): Document => this.runOutside(traits, body, execute);
     if (txnNumber === undefined) {
       if (traits.endsTransaction) throw new MongoCommandError(LocationCode.NotInTransaction, `${name} must be run within a transaction`);
+      const snapshot = snapshotReadConcern(body);
+      if (snapshot !== undefined && this.snapshotReads !== undefined) return this.readAtSnapshot(this.snapshotReads, snapshot, execute);
       return outside();
     }
     const session = this.sessionOf(body["lsid"]);
@@ -172,6 +178,16 @@ export class Transactions {
     if (name === "commitTransaction") return this.commit(transaction);
     if (name === "abortTransaction") return this.abortByClient(transaction);
     return this.runStatement(name, traits, body, transaction, () => execute(transaction.storage, true));
+  }
+
+  /** A snapshot read outside transactions: the command runs on the data as of its time, which the reply names. */
+  private readAtSnapshot(
+    reads: SnapshotReads,
+    readConcern: Document,
+    execute: (storage: Storage, inTransaction: boolean) => Document,
+  ): Document {
+    const { storage, atClusterTime } = reads.at(readConcern);
+    return withAtClusterTime(execute(storage, false), atClusterTime);
   }
 
   /**
