@@ -151,6 +151,19 @@ export async function runOperation(operation: Operation, entities: Entities, hoo
       return (target as ClientSession).abortTransaction();
     case "endSession":
       return (target as ClientSession).endSession();
+    case "getSnapshotTime":
+      // The time the session's first snapshot read learned (the driver keeps it internally, untyped).
+      return (target as ClientSession & { snapshotTime?: unknown }).snapshotTime;
+    // Listings
+    case "listDatabases":
+      return (target as MongoClient)
+        .db("admin")
+        .admin()
+        .listDatabases(options(entities, args, []));
+    case "listCollections":
+      return (target as Db).listCollections((args["filter"] as Document | undefined) ?? {}, options(entities, args, ["filter"])).toArray();
+    case "listIndexes":
+      return (target as Collection).listIndexes(options(entities, args, [])).toArray();
     case "withTransaction":
       return (target as ClientSession).withTransaction(() => hooks.runOperations(args["callback"] as Document[]), transactionOptions(args));
     default:
@@ -169,6 +182,13 @@ async function runnerOperation(name: string, args: Document, entities: Entities,
     }
     case "createEntities":
       return hooks.createEntities(args["entities"] as Document[]);
+    case "assertSessionDirty":
+    case "assertSessionNotDirty": {
+      // Whether a network error marked the session's server session dirty (to be discarded): the driver's own field.
+      const session = entity<ClientSession & { serverSession?: { isDirty?: boolean } }>(entities, args["session"]);
+      const dirty = session.serverSession?.isDirty === true;
+      return check(dirty === (name === "assertSessionDirty"), `the session is ${dirty ? "dirty" : "not dirty"}`);
+    }
     case "assertSessionPinned":
       return check(entity<ClientSession>(entities, args["session"]).isPinned, "the session is not pinned");
     case "assertSessionUnpinned":

@@ -1,16 +1,16 @@
 /**
  * A small runner of MongoDB's unified test format (mongodb/specifications, `source/unified-test-format`), for
- * the change-streams, transactions and retryable-writes suites, run through the official driver against the
+ * the change-streams, transactions, retryable-writes and sessions suites, run through the official driver against the
  * stand-in (started here as a one-member replica set with test commands) or the replica set at
  * `MONGODB_REPLICA_SET_URI`. It prints each suite's tests as passed, wrong, refused (the stand-in refused
  * something, loudly) or skipped, by cause. Not part of `npm test`: it takes minutes.
  *
- *   npm run spec-suites -- [change-streams] [transactions] [retryable-writes] [--verbose] [--grep TEXT] [--specs DIR]
+ *   npm run spec-suites -- [change-streams] [transactions] [retryable-writes] [sessions] [--verbose] [--grep TEXT] [--specs DIR]
  *
  * `--specs DIR` reads the suites from a checkout of mongodb/specifications instead of the copies in `tests/`.
  */
 import { BSON, EJSON } from "bson";
-import { MongoClient, MongoServerError, type ClientSession, type Document } from "mongodb";
+import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerError, type ClientSession, type Document } from "mongodb";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -18,9 +18,11 @@ import { startOfflineServer } from "../src";
 import { assertMatches, Mismatch, Unsupported, type MatchContext } from "./matching";
 import { AssertionFailed, runOperation, type Entities, type Operation, type RunnerHooks } from "./operations";
 
-const SUITES = ["change-streams", "transactions", "retryable-writes"] as const;
+const SUITES = ["change-streams", "transactions", "retryable-writes", "sessions"] as const;
 const SERVER_VERSION = [7, 0, 0];
 const TEST_TIME_LIMIT_MS = 30_000;
+/** How long a failed test's unfinished work may take to end once its sessions are killed. */
+const SETTLE_TIME_LIMIT_MS = 10_000;
 /** Commands the format says runners never observe, and the handshakes. */
 const NEVER_OBSERVED = new Set([
   "configureFailPoint",
@@ -103,6 +105,11 @@ function refusalOf(error: unknown): string | undefined {
   return undefined;
 }
 
+/** A bulk write error whose cause is a network error: no reply from the server reached the driver. */
+function neverAnswered(error: unknown): boolean {
+  return error instanceof MongoBulkWriteError && error.errorResponse instanceof MongoNetworkError;
+}
+
 class TestRun implements Entities, RunnerHooks {
   private readonly entities = new Map<string, unknown>();
   private readonly events = new Map<string, ObservedEvent[]>();
@@ -143,10 +150,20 @@ class TestRun implements Entities, RunnerHooks {
             spec["collectionOptions"] as Document,
           ),
         );
-      else if (kind === "session")
-        this.set(id, (this.get(String(spec["client"])) as MongoClient).startSession(spec["sessionOptions"] as Document));
+      else if (kind === "session") this.set(id, this.createSession(spec));
       else throw new Unsupported(`the entity type ${kind}`);
     }
+  }
+
+  /**
+   * A session entity. `snapshotTime` names a saved entity (`getSnapshotTime`'s result); Node's driver takes no such
+   * option (7.9), so the time is set where the driver keeps the one its first snapshot read learns.
+   */
+  private createSession(spec: Document): ClientSession {
+    const { snapshotTime, ...options } = (spec["sessionOptions"] as Document | undefined) ?? {};
+    const session = (this.get(String(spec["client"])) as MongoClient).startSession(options);
+    if (snapshotTime !== undefined) (session as unknown as { snapshotTime: unknown }).snapshotTime = this.get(String(snapshotTime));
+    return session;
   }
 
   private async createClient(id: string, spec: Document): Promise<void> {
@@ -268,8 +285,9 @@ class TestRun implements Entities, RunnerHooks {
       assertMatches(expected["errorResponse"], server?.errorResponse, this.matchContext, true, `${name}.errorResponse`);
     if (expected["expectResult"] !== undefined) {
       const result = { ...((error as { result?: Document }).result ?? {}) };
-      // Node reports the ids of the documents it tried to insert even when none was (insertedCount 0): a driver's quirk.
-      if (result["insertedCount"] === 0) delete result["insertedIds"];
+      // When the server never answered (the connection closed), Node's BulkWriteResult reports every id it queued
+      // as inserted (no writeError tells it otherwise), on mongod as here: the driver's, not the server's, answer.
+      if (neverAnswered(error)) delete result["insertedIds"];
       assertMatches(expected["expectResult"], result, this.matchContext, true, `${name}.result`);
     }
   }
@@ -338,12 +356,22 @@ class TestRun implements Entities, RunnerHooks {
   }
 }
 
-async function prepare(internal: MongoClient, initialData: Document[] | undefined): Promise<void> {
-  // As the format asks: end whatever transaction an earlier test left open, so it cannot hold this one up.
+/**
+ * Ends whatever transaction, operation or cursor a test left behind. The format asks for it at a suite's start and
+ * after each failed test; Node's driver runs it before every test as well (its unified runner's
+ * `terminateOpenTransactions`), which the suites need on mongod too: a commit or abort the fail point refused
+ * leaves its transaction open (mongod evaluates `failCommand` before it checks the session out), and the next
+ * test's majority `drop` would wait for it until `transactionLifetimeLimitSeconds` (60 s). Interrupted (11601)
+ * is ignored, as the format allows (SERVER-38335).
+ */
+async function killAllSessions(internal: MongoClient): Promise<void> {
   await internal
     .db("admin")
     .command({ killAllSessions: [] })
     .catch(() => undefined);
+}
+
+async function prepare(internal: MongoClient, initialData: Document[] | undefined): Promise<void> {
   for (const { collectionName, databaseName, documents, createOptions } of (initialData ?? []) as Document[]) {
     const db = internal.db(String(databaseName));
     await db
@@ -357,6 +385,15 @@ async function prepare(internal: MongoClient, initialData: Document[] | undefine
     const docs = documents as Document[];
     if (docs.length > 0) await db.collection(String(collectionName)).insertMany(docs, { writeConcern: { w: "majority" } });
   }
+}
+
+/**
+ * After a failed test: kills the sessions, then waits (bounded) for what the test was still doing, so that a
+ * late write of a test that ran out of time cannot land in the next one.
+ */
+async function settle(internal: MongoClient, work: Promise<void> | undefined): Promise<void> {
+  await killAllSessions(internal);
+  await withTimeLimit(work ?? Promise.resolve(), SETTLE_TIME_LIMIT_MS).catch(() => undefined);
 }
 
 async function withTimeLimit<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -376,17 +413,17 @@ async function runTest(uri: string, internal: MongoClient, file: Document, test:
   const unmet = unmetRequirements(test["runOnRequirements"] as Document[] | undefined);
   if (unmet !== undefined) return { kind: "skipped", cause: unmet };
   const run = new TestRun(uri, internal);
+  let work: Promise<void> | undefined;
   try {
-    await withTimeLimit(
-      (async () => {
-        await prepare(internal, file["initialData"] as Document[] | undefined);
-        await run.createEntities((file["createEntities"] as Document[] | undefined) ?? []);
-        await run.runOperations(test["operations"] as Document[]);
-        if (test["expectEvents"] !== undefined) run.checkEvents(test["expectEvents"] as Document[]);
-        if (test["outcome"] !== undefined) await run.checkOutcome(test["outcome"] as Document[]);
-      })(),
-      TEST_TIME_LIMIT_MS,
-    );
+    await killAllSessions(internal);
+    work = (async () => {
+      await prepare(internal, file["initialData"] as Document[] | undefined);
+      await run.createEntities((file["createEntities"] as Document[] | undefined) ?? []);
+      await run.runOperations(test["operations"] as Document[]);
+      if (test["expectEvents"] !== undefined) run.checkEvents(test["expectEvents"] as Document[]);
+      if (test["outcome"] !== undefined) await run.checkOutcome(test["outcome"] as Document[]);
+    })();
+    await withTimeLimit(work, TEST_TIME_LIMIT_MS);
     return run.refusal === undefined ? { kind: "passed" } : { kind: "refused", cause: run.refusal };
   } catch (error) {
     if (error instanceof Unsupported) return { kind: "skipped", cause: `the runner lacks ${error.message}` };
@@ -397,6 +434,7 @@ async function runTest(uri: string, internal: MongoClient, file: Document, test:
       JSON.stringify([file, test]).includes('"secondary"')
     )
       return { kind: "skipped", cause: "needs a secondary: a one-member replica set has none" };
+    await settle(internal, work);
     if (run.refusal !== undefined) return { kind: "refused", cause: run.refusal };
     return { kind: "wrong", cause: error instanceof Error ? error.message : String(error) };
   } finally {
@@ -443,6 +481,7 @@ async function main(): Promise<void> {
   try {
     for (const suite of suites) {
       const outcomes: { name: string; outcome: Outcome }[] = [];
+      await killAllSessions(internal);
       for (const file of suiteFiles(suite, values.specs)) {
         const spec = EJSON.parse(readFileSync(file, "utf8"), { relaxed: true }) as Document;
         const fileUnmet = unmetRequirements(spec["runOnRequirements"] as Document[] | undefined);
