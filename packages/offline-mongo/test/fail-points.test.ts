@@ -335,6 +335,26 @@ async function killAllSessions(): Promise<void> {
 }
 
 describe("killAllSessions and the fail point's blockConnection", () => {
+  it("releases a transaction whose commit the fail point refused: the drop that waited for it goes through", async () => {
+    // The transactions suite's pattern: failCommand answers the commit before the session is checked out, so the
+    // transaction stays open (on mongod too) and the next test's majority drop of its collection waits for it.
+    const collection = numbered(target);
+    await collection.insertOne({ _id: 1 });
+    const session = target.client.startSession();
+    try {
+      session.startTransaction();
+      await collection.insertOne({ _id: 2 }, { session });
+      await configure({ times: 1 }, { failCommands: ["commitTransaction"], errorCode: 251 });
+      expect(await outcome(session.commitTransaction())).toMatchObject({ code: 251 });
+      const waited = outcome(collection.drop({ writeConcern: { w: "majority" }, maxTimeMS: 500 }));
+      expect(await waited).toMatchObject({ code: 50 });
+      await killAllSessions();
+      expect(await collection.drop({ writeConcern: { w: "majority" }, maxTimeMS: 5000 })).toBe(true);
+    } finally {
+      await session.endSession();
+    }
+  });
+
   it("interrupts at once (11601) a command the fail point holds, as mongod's killSessions interrupts its sleep", async () => {
     const collection = numbered(target);
     await configure({ times: 1 }, { failCommands: ["find"], blockConnection: true, blockTimeMS: 20_000 });

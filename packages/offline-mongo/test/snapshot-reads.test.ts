@@ -84,3 +84,14 @@ describe("snapshot reads outside transactions (readConcern snapshot)", () => {
     expect((await serverError(old)).code).toBe(239);
   });
 });
+
+describe("linearizable reads on the set's only member", () => {
+  it("read every write acknowledged before them, from find, aggregate and distinct", async () => {
+    const collection = await books();
+    await collection.updateOne({ _id: 2 }, { $set: { sold: 4 } });
+    const linearizable = { readConcern: { level: "linearizable" as const } };
+    expect(await collection.find({ _id: 2 }, linearizable).toArray()).toEqual([{ _id: 2, sold: 4 }]);
+    expect(await collection.aggregate([{ $match: { sold: 4 } }], linearizable).toArray()).toEqual([{ _id: 2, sold: 4 }]);
+    expect(await collection.distinct("sold", {}, linearizable)).toEqual([0, 4]);
+  });
+});

@@ -29,6 +29,12 @@ export function isGenericField(field: string): boolean {
 const TRANSACTION_FIELDS = ["txnNumber", "startTransaction", "autocommit"];
 /** Read concerns a single node satisfies trivially by reading its only copy of the data. */
 const READ_CONCERN_LEVELS = new Set(["local", "available", "majority"]);
+/**
+ * The reads that take `linearizable` outside transactions. The only member of a set is always its primary
+ * and every write it acknowledged is majority-committed, so such a read is its `local` read; a standalone
+ * (which mongod refuses it) and the rest stay refused.
+ */
+const LINEARIZABLE_READS = new Set(["find", "aggregate", "distinct", "count"]);
 
 /**
  * Refuses fields the command does not know (40415, as mongod's strict parsing) and read concerns not
@@ -53,7 +59,8 @@ export function checkGenericFields(name: string, body: Document, fields: readonl
 function checkReadConcern(name: string, body: Document, readConcern: Document, replicaSetMember: boolean): void {
   const level = readConcern["level"];
   const snapshotRead = replicaSetMember && level === "snapshot" && isSnapshotRead(name, body);
-  if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level)) && !snapshotRead)
+  const linearizableRead = replicaSetMember && level === "linearizable" && LINEARIZABLE_READS.has(name) && !("autocommit" in body);
+  if (level !== undefined && !READ_CONCERN_LEVELS.has(String(level)) && !snapshotRead && !linearizableRead)
     throw unsupportedOption(name, `readConcern.level '${String(level)}'`);
   const atClusterTime = readConcern["atClusterTime"] !== undefined && !(snapshotRead && body["startTransaction"] === undefined);
   if ((!replicaSetMember && readConcern["afterClusterTime"] !== undefined) || atClusterTime) {
