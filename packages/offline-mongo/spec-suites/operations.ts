@@ -7,6 +7,7 @@ import type {
   Document,
   MongoClient,
   ReadConcernLike,
+  RunCommandCursor,
   TransactionOptions,
 } from "mongodb";
 import { Unsupported } from "./matching";
@@ -131,11 +132,38 @@ export async function runOperation(operation: Operation, entities: Entities, hoo
     // Databases
     case "runCommand":
       return (target as Db).command(args["command"] as Document, options(entities, args, ["command", "commandName"]));
+    case "modifyCollection": {
+      const { collection, ...changes } = options(entities, args, []);
+      return (target as Db).command({ collMod: collection as string, ...changes });
+    }
+    case "runCursorCommand":
+      return commandCursor(target as Db, args, entities).toArray();
+    case "createCommandCursor": {
+      // The format has the command sent now (its first batch read), not at the cursor's first iteration.
+      const cursor = commandCursor(target as Db, args, entities);
+      await (cursor as unknown as { cursorInit(): Promise<void> }).cursorInit();
+      return cursor;
+    }
     case "createCollection":
       return (target as Db).createCollection(String(args["collection"]), options(entities, args, ["collection"]));
     case "dropCollection":
       return (target as Db).dropCollection(String(args["collection"]), options(entities, args, ["collection"]));
-    // Change streams
+    // Atlas Search indexes (the driver's helpers; a server without Atlas Search answers them)
+    case "createSearchIndex":
+      return (target as Collection).createSearchIndex(args["model"] as never);
+    case "createSearchIndexes":
+      return (target as Collection).createSearchIndexes(args["models"] as never);
+    case "dropSearchIndex":
+      return (target as Collection).dropSearchIndex(String(args["name"]));
+    case "updateSearchIndex":
+      return (target as Collection).updateSearchIndex(String(args["name"]), args["definition"] as Document);
+    case "listSearchIndexes":
+      return (
+        args["name"] === undefined
+          ? (target as Collection).listSearchIndexes(args["aggregationOptions"] as Document)
+          : (target as Collection).listSearchIndexes(String(args["name"]), args["aggregationOptions"] as Document)
+      ).toArray();
+    // Change streams and cursors
     case "iterateUntilDocumentOrError":
       return (target as ChangeStream).next();
     case "iterateOnce":
@@ -169,6 +197,18 @@ export async function runOperation(operation: Operation, entities: Entities, hoo
     default:
       throw new Unsupported(`the operation ${operation.name}`);
   }
+}
+
+/** `runCursorCommand`'s cursor: the command, with the cursor options the format lists set on the driver's cursor. */
+function commandCursor(db: Db, args: Document, entities: Entities): RunCommandCursor {
+  const session = args["session"] === undefined ? undefined : entity<ClientSession>(entities, args["session"]);
+  const cursor = db.runCursorCommand(args["command"] as Document, session === undefined ? {} : { session });
+  if (args["batchSize"] !== undefined) cursor.setBatchSize(Number(args["batchSize"]));
+  if (args["maxTimeMS"] !== undefined) cursor.setMaxTimeMS(Number(args["maxTimeMS"]));
+  if (args["comment"] !== undefined) cursor.setComment(args["comment"]);
+  if (args["cursorType"] !== undefined || args["timeoutMode"] !== undefined)
+    throw new Unsupported("runCursorCommand's cursorType and timeoutMode");
+  return cursor;
 }
 
 async function runnerOperation(name: string, args: Document, entities: Entities, hooks: RunnerHooks): Promise<unknown> {

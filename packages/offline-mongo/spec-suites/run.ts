@@ -1,24 +1,33 @@
 /**
  * A small runner of MongoDB's unified test format (mongodb/specifications, `source/unified-test-format`), for
- * the change-streams, transactions, retryable-writes and sessions suites, run through the official driver against the
+ * the change-streams, transactions, retryable-writes, sessions, collection-management, index-management and
+ * run-command suites, run through the official driver against the
  * stand-in (started here as a one-member replica set with test commands) or the replica set at
  * `MONGODB_REPLICA_SET_URI`. It prints each suite's tests as passed, wrong, refused (the stand-in refused
  * something, loudly) or skipped, by cause. Not part of `npm test`: it takes minutes.
  *
- *   npm run spec-suites -- [change-streams] [transactions] [retryable-writes] [sessions] [--verbose] [--grep TEXT] [--specs DIR]
+ *   npm run spec-suites -- [SUITE...] [--verbose] [--grep TEXT] [--specs DIR]   (SUITE: one of SUITES, all by default)
  *
  * `--specs DIR` reads the suites from a checkout of mongodb/specifications instead of the copies in `tests/`.
  */
 import { BSON, EJSON } from "bson";
 import { MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerError, type ClientSession, type Document } from "mongodb";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { startOfflineServer } from "../src";
 import { assertMatches, Mismatch, Unsupported, type MatchContext } from "./matching";
 import { AssertionFailed, runOperation, type Entities, type Operation, type RunnerHooks } from "./operations";
 
-const SUITES = ["change-streams", "transactions", "retryable-writes", "sessions"] as const;
+const SUITES = [
+  "change-streams",
+  "transactions",
+  "retryable-writes",
+  "sessions",
+  "collection-management",
+  "index-management",
+  "run-command",
+] as const;
 const SERVER_VERSION = [7, 0, 0];
 const TEST_TIME_LIMIT_MS = 30_000;
 /** How long a failed test's unfinished work may take to end once its sessions are killed. */
@@ -173,7 +182,13 @@ class TestRun implements Entities, RunnerHooks {
       uriOptions["appName"] = uriOptions["appname"];
       delete uriOptions["appname"];
     }
-    const client = new MongoClient(this.uri, { serverSelectionTimeoutMS: 5000, ...uriOptions, monitorCommands: true });
+    const serverApi = spec["serverApi"] as Document | undefined;
+    const client = new MongoClient(this.uri, {
+      serverSelectionTimeoutMS: 5000,
+      ...uriOptions,
+      ...(serverApi === undefined ? {} : { serverApi: serverApi as never }),
+      monitorCommands: true,
+    });
     const observed = new Set((spec["observeEvents"] as string[] | undefined) ?? []);
     const ignored = new Set((spec["ignoreCommandMonitoringEvents"] as string[] | undefined) ?? []);
     const events: ObservedEvent[] = [];
@@ -443,7 +458,9 @@ async function runTest(uri: string, internal: MongoClient, file: Document, test:
 }
 
 function suiteFiles(suite: string, specs: string | undefined): string[] {
-  const folder = specs === undefined ? path.join(__dirname, "tests", suite) : path.join(specs, "source", suite, "tests", "unified");
+  // The sessions, collection-management and index-management suites keep their unified files in `tests/` itself.
+  const unified = specs === undefined ? undefined : path.join(specs, "source", suite, "tests", "unified");
+  const folder = unified === undefined ? path.join(__dirname, "tests", suite) : existsSync(unified) ? unified : path.dirname(unified);
   return readdirSync(folder)
     .filter((name) => name.endsWith(".json"))
     .sort()
