@@ -72,4 +72,27 @@ describe("ending sessions as mongod's test tools do", () => {
     expect((await serverError(cursor.next())).code).toBe(43);
     await cursor.close();
   });
+
+  it("killAllSessions interrupts a change stream's getMore awaiting data (11601) instead of letting it wait out maxAwaitTimeMS", async () => {
+    const collection = await counters();
+    const stream = collection.watch([], { maxAwaitTimeMS: 20_000 });
+    try {
+      const started = Date.now();
+      const waiting = stream.next().then(
+        () => "an event",
+        (error: unknown) => error,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await target.client
+        .db("admin")
+        .command({ killAllSessions: [] })
+        .catch((error: unknown) => {
+          if ((error as { code?: number }).code !== 11601) throw error;
+        });
+      expect(await waiting).toMatchObject({ code: 11601 });
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await stream.close();
+    }
+  });
 });
