@@ -1,4 +1,4 @@
-import { execute, getVariableValues, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
+import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
 import { buildGatewayRequestsWithoutOwnAccessors, type Executor, type Gateway, type GatewayRequest } from "./gateway-request";
@@ -105,15 +105,8 @@ export function compiledExecution({ schema, compiledSchema, interpreted, onInter
     if (interpreted()) return interpret(request, "tracing");
     const query = compiledFor(request);
     if (query === NOT_COMPILABLE) return interpret(request, "not_compilable");
-    const variables = request.request.variables ?? {};
-    const result = await query.query(undefined, request.context, variables);
-    // graphql-jit refuses variables before it runs anything, answering errors and no data: graphql-js' refusal is
-    // given instead (its message, and the node Apollo reads to call it BAD_USER_INPUT), coerced only then.
-    if (!("data" in result)) {
-      const refused = getVariableValues(compiledSchema, request.operation.variableDefinitions ?? [], variables).errors;
-      if (refused) return { errors: refused };
-    }
-    return asGraphQLJsResult(result);
+    // Coerced by coercedVariablesPlugin, as every check read them: graphql-jit's own coercion finds nothing left to change.
+    return asGraphQLJsResult(await query.query(undefined, request.context, request.request.variables ?? {}));
   };
   return {
     // Apollo waits for this call before it serves: the schema never changes, so it is the only one.

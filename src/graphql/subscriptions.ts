@@ -6,7 +6,6 @@ import {
   createSourceEventStream,
   execute,
   getOperationAST,
-  getVariableValues,
   GraphQLError,
   Kind,
   parse,
@@ -42,6 +41,7 @@ import { compiledSchema, schema } from "./schema";
 import { KeepAlive, type SocketTraffic } from "./keep-alive";
 import { fragmentsOf } from "./selection";
 import { SharedExecutions, type NextFrames, type SubscriberLog } from "./shared-executions";
+import { coerceVariables, type CoercedVariables } from "./variables";
 
 export interface SubscriptionServerOptions {
   settings: ApiSettings;
@@ -134,7 +134,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       // The same text, operation and variables resolve to the same values for everyone allowed to subscribe.
       shared: CONFLATED_FIELDS.has(field)
         ? {
-            key: sharedExecutionKey(query, payload.operationName, checked.variables ?? payload.variables),
+            key: sharedExecutionKey(query, payload.operationName, checked.variables),
             field: field as LiveField,
             frames: new SocketFrames(socket, id, keepAlive.trafficOf(socket)),
           }
@@ -145,7 +145,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       schema,
       document: checked.document,
       operationName: payload.operationName,
-      variableValues: payload.variables,
+      variableValues: checked.variables,
       contextValue: undefined,
       rootValue: start,
     };
@@ -297,16 +297,12 @@ function rootFieldName(document: DocumentNode, operation: OperationDefinitionNod
 
 /**
  * What subscribers of one shared execution have in common: the text, the operation's name, and the variables as the
- * operation coerces them (as its checks coerced them), in the order it declares them, so that the same variables sent
- * with their keys in another order (or a single id for a list of one) share an execution. Variables that do not
- * coerce are keyed as sent: the execution answers with their errors.
+ * operation coerces them (as its checks read them and its execution runs with them), in the order it declares them,
+ * so that the same variables sent with their keys in another order, a default left out or sent, or a single id for a
+ * list of one, share an execution.
  */
-function sharedExecutionKey(
-  query: string,
-  operationName: string | null | undefined,
-  variables: Readonly<Record<string, unknown>> | null | undefined,
-): string {
-  return JSON.stringify([query, operationName ?? null, variables ?? {}]);
+function sharedExecutionKey(query: string, operationName: string | null | undefined, variables: CoercedVariables): string {
+  return JSON.stringify([query, operationName ?? null, variables]);
 }
 
 /** connectionParams as Apollo Client's and urql's docs show them, `{ authorization: "Bearer ..." }`, or with the header's capital. */
@@ -342,9 +338,7 @@ function operationChecker(production: boolean) {
   return (
     payload: SubscribePayload,
     principal: Principal,
-  ):
-    | { document: DocumentNode; operation: OperationDefinitionNode; variables: Record<string, unknown> | undefined }
-    | { errors: GraphQLError[] } => {
+  ): { document: DocumentNode; operation: OperationDefinitionNode; variables: CoercedVariables } | { errors: GraphQLError[] } => {
     let document = valid.get(payload.query);
     if (!document) {
       try {
@@ -360,14 +354,15 @@ function operationChecker(production: boolean) {
     if (!operation) {
       return { errors: [refusal("OPERATION_RESOLUTION_FAILURE", "No operation to run: name one of the document's operations.")] };
     }
-    const variables = payload.variables ?? {};
-    // Coerced once for the checks that read them and for the shared execution's key.
-    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+    // Coerced once, as over HTTP: the checks, the shared execution's key and the execution all read these values.
+    const coerced = coerceVariables(schema, operation, payload.variables);
+    if ("refusal" in coerced) return { errors: [coerced.refusal] };
+    const { variables } = coerced;
     const refused =
-      inputProblem(schema, document, operation, variables, coerced) ??
+      inputProblem(schema, document, operation, variables) ??
       weightRefusal(operationWeight(schema, document, operation, variables)) ??
-      accessRefusal(principal, operationScopes(schema, document, operation, variables, coerced));
-    return refused ? { errors: [refused] } : { document, operation, variables: coerced.coerced };
+      accessRefusal(principal, operationScopes(schema, document, operation, variables));
+    return refused ? { errors: [refused] } : { document, operation, variables };
   };
 }
 

@@ -7,6 +7,7 @@ import { identifyCaller } from "../../src/auth/principal";
 import { compiledExecution, compileOperation, type InterpretedReason } from "../../src/graphql/compiled-execution";
 import { createServerState, type ServerState } from "../../src/graphql/context";
 import { buildApiSchema, schema } from "../../src/graphql/schema";
+import { coerceVariables } from "../../src/graphql/variables";
 import { TEST_SETTINGS } from "../support/api";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
@@ -111,8 +112,6 @@ const cases: Case[] = [
   { name: "an error inside a list item", query: `{ books(first: 100) { edges { node { databaseId title } } } }` },
   { name: "a resolver's refusal of an argument", query: `{ books(first: -1) { totalCount } }` },
   { name: "a refusal in a nested field", query: `{ book(id: "1") { customersPurchased(first: -3) { totalCount } } }` },
-  { name: "a variable that is not an ID", query: `query ($id: ID!) { book(id: $id) { title } }`, variables: { id: { $gt: "" } } },
-  { name: "a missing required variable", query: `query ($id: ID!) { book(id: $id) { title } }`, variables: {} },
   { name: "node(id:) of a malformed global id", query: `{ node(id: "not a global id") { id } }` },
 ];
 
@@ -174,8 +173,11 @@ async function runThroughAdapter(testCase: Case, executor: Executor = compiled):
   const { query, variables, operationName } = testCase;
   const document = parse(query);
   const operation = getOperationAST(document, operationName);
+  // As Apollo's pipeline hands them on, coerced by coercedVariablesPlugin: every case's variables coerce.
+  const coerced = operation ? coerceVariables(schema, operation, variables) : undefined;
+  if (coerced && "refusal" in coerced) throw coerced.refusal;
   const request = {
-    request: { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) },
+    request: { query, ...(coerced ? { variables: coerced.variables } : {}), ...(operationName ? { operationName } : {}) },
     document,
     operation: operation ?? undefined,
     operationName: operation?.name?.value ?? null,
@@ -202,12 +204,21 @@ describe("compiled execution against graphql-js", () => {
     expect(interpreted).toEqual([]);
   });
 
-  it("holds the answers the set is meant to probe: data, nulls from failed resolvers, and refusals", async () => {
+  it("holds the answers the set is meant to probe: data, and nulls from failed resolvers", async () => {
     const damaged = await runThroughAdapter(cases.find((testCase) => testCase.name.startsWith("null from a failed"))!);
     expect(damaged.data).toEqual({ damaged: null, fine: { title: "Seeded 1" } });
     expect(damaged.errors?.map((error) => error.path)).toEqual([["damaged", "title"]]);
-    const variable = await runThroughAdapter(cases.find((testCase) => testCase.name === "a variable that is not an ID")!);
-    expect(variable.errors?.[0]?.nodes?.[0]?.kind).toBe("VariableDefinition");
+  });
+
+  it.each([
+    ["a variable that is not an ID", { id: { $gt: "" } }],
+    ["a missing required variable", {}],
+  ])("leaves %s to the one coercion before it, which refuses it in graphql-js' words", async (_name, variables) => {
+    const query = `query ($id: ID!) { book(id: $id) { title } }`;
+    const coerced = coerceVariables(schema, getOperationAST(parse(query))!, variables);
+    const reference = await runInterpreted({ name: "", query, variables });
+    expect("refusal" in coerced && coerced.refusal.message).toBe(reference.errors?.[0]?.message);
+    expect("refusal" in coerced && coerced.refusal.nodes?.[0]?.kind).toBe("VariableDefinition");
   });
 
   it("runs a compiled operation again with other variables", async () => {
