@@ -1,7 +1,12 @@
 import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
-import { buildGatewayRequestsWithoutOwnAccessors, type Executor, type Gateway, type GatewayRequest } from "./gateway-request";
+import type { ApolloServerOptionsWithGateway, BaseContext } from "@apollo/server";
+
+export type Gateway = ApolloServerOptionsWithGateway<BaseContext>["gateway"];
+type Executor = NonNullable<Awaited<ReturnType<Gateway["load"]>>["executor"]>;
+/** What Apollo hands a gateway's executor for each operation. */
+export type GatewayRequest = Parameters<Executor>[0];
 
 /** Why an operation was run by graphql-js rather than compiled. */
 export type InterpretedReason = "tracing" | "not_compilable";
@@ -75,7 +80,6 @@ export function compileOperation(
  * `staticCachePolicyPlugin`); traces do, so while tracing, operations run through graphql-js.
  */
 export function compiledExecution({ schema, compiledSchema, interpreted, onInterpreted }: CompiledExecutionOptions): Gateway {
-  buildGatewayRequestsWithoutOwnAccessors();
   const compiled = new LRUCache<string, CompiledQuery | typeof NOT_COMPILABLE>({ max: MAX_COMPILED_OPERATIONS });
   const compiledFor = (request: GatewayRequest) => {
     const key = `${request.queryHash}:${request.operationName ?? ""}`;
