@@ -43,7 +43,6 @@ import { compiledSchema, schema } from "./schema";
 import { compiledExecution } from "./compiled-execution";
 import { coercedVariablesPlugin } from "./variables";
 import { graphqlHandler } from "./http-handler";
-import { isTracing } from "../observability/tracing";
 import { serveSubscriptions } from "./subscriptions";
 
 export interface ServerOptions {
@@ -113,7 +112,6 @@ export function createApolloServer(
     gateway: compiledExecution({
       schema,
       compiledSchema,
-      interpreted: isTracing,
       ...(metrics ? { onInterpreted: metrics.countInterpretedOperation } : {}),
     }),
     introspection: !production,

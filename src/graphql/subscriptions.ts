@@ -35,9 +35,10 @@ import { inputProblem, operationTransportRule } from "./input-checks";
 import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
 import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
-import { inSubscriptionSpan, isTracing } from "../observability/tracing";
+import { inSubscriptionSpan } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
 import { compiledSchema, schema } from "./schema";
+import { compileOperation, type CompiledOperation } from "./compiled-execution";
 import { KeepAlive, type SocketTraffic } from "./keep-alive";
 import { fragmentsOf } from "./selection";
 import { SharedExecutions, type NextFrames, type SubscriberLog } from "./shared-executions";
@@ -155,7 +156,6 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     freshContext: () => options.server.contextFor(options.settings, ANYONE),
     live: options.server.live,
     compiledSchema,
-    interpreted: isTracing,
     payloadOf: (result) => JSON.stringify(nextPayload(result)),
   });
 
@@ -387,6 +387,17 @@ function formatterFor({ logger, production }: SubscriptionServerOptions): (error
   };
 }
 
+/** Each subscription text's operations, compiled once for all who subscribe with it (the checker holds one document per text). */
+const compiledOperations = new WeakMap<DocumentNode, Map<string, CompiledOperation | undefined>>();
+
+function compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledOperation | undefined {
+  let operations = compiledOperations.get(document);
+  if (!operations) compiledOperations.set(document, (operations = new Map()));
+  const name = operationName ?? "";
+  if (!operations.has(name)) operations.set(name, compileOperation(compiledSchema, document, operationName));
+  return operations.get(name);
+}
+
 /**
  * graphql-js's `subscribe` for one subscriber (a field whose values differ between subscribers, as `newBuyers'`
  * missed counts do), with a fresh context for each event; `log` hears of its start, each value and its end. Ending
@@ -403,10 +414,14 @@ async function ownExecution(
   if (!(Symbol.asyncIterator in source)) return source;
   const iterator = source[Symbol.asyncIterator]();
   const span = { operationName: start.operationName, connectionId: start.connection.id };
+  const compiled = compiledFor(args.document, args.operationName);
+  // Compiled, as every operation runs, traced or not; graphql-js only for what graphql-jit cannot compile.
+  const run = (event: unknown) =>
+    compiled
+      ? compiled(event, freshContext(), args.variableValues ?? {})
+      : execute({ ...args, rootValue: event, contextValue: freshContext() });
   const resolve = async (event: unknown): Promise<IteratorResult<ExecutionResult>> => {
-    const value = await inSubscriptionSpan("graphql.subscription.event", span, async () =>
-      execute({ ...args, rootValue: event, contextValue: freshContext() }),
-    );
+    const value = await inSubscriptionSpan("graphql.subscription.event", span, async () => run(event));
     log.delivered();
     return { value, done: false };
   };
