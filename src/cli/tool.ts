@@ -64,13 +64,39 @@ export function runToolAsMain(tool: ToolDefinition): void {
   });
 }
 
-/** node:util's parseArgs, with its errors (unknown flag, missing value) turned into usage errors. */
+/**
+ * `npm run report --top 3` hands the command only "3": npm takes a flag before `--` for its own configuration.
+ * An argument that is not a flag is always that mistake here, since no command takes one.
+ */
+const NPM_KEPT_THE_FLAG =
+  "npm keeps the flags written before `--` for itself: put `--` before the command's flags, e.g. `npm run report -- --top 3`.";
+
+/**
+ * node:util's parseArgs, with its errors (unknown flag, missing value) turned into usage errors. A negative number
+ * after a flag is that flag's value (node calls it ambiguous, as it could be a flag), so that the flag's own check
+ * names what is wrong with it.
+ */
 export function parseFlags<Options extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: Options) {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+    return parseArgs({ args: withNegativeValues(args, options), options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    const { code, message } = error as { code?: string; message: string };
+    throw new UsageError(code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" ? `${message} ${NPM_KEPT_THE_FLAG}` : message);
   }
+}
+
+/** `--books -5` as `--books=-5`, for a flag that takes a value. */
+function withNegativeValues(args: readonly string[], options: NonNullable<ParseArgsConfig["options"]>): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index]!;
+    const next = args[index + 1];
+    if (arg.startsWith("--") && options[arg.slice(2)]?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index += 1;
+    } else joined.push(arg);
+  }
+  return joined;
 }
 
 /** A flag holding a whole number, or `fallback` when it is absent. */

@@ -5,7 +5,6 @@ import type { Logger } from "pino";
 import { isDuplicateKeyError, isWaitQueueTimeout, PageRepairInProgressError } from "./errors";
 import { indexLabel, type EnsureIndexes, type RequiredIndex } from "./indexes";
 import { watchConnection } from "./watchdog";
-import { trackInRenewingSets } from "./renewing-set";
 
 export interface DatabaseConnection {
   client: MongoClient;
@@ -25,7 +24,6 @@ export async function connectToDatabase(
   { ensureIndexes }: { ensureIndexes?: EnsureIndexes } = {},
 ): Promise<DatabaseConnection> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000, ...options });
-  trackInRenewingSets(client);
   try {
     await client.connect();
     const db = client.db(dbName);
@@ -108,7 +106,6 @@ class LiveConnection implements LiveDatabase {
     { ensureIndexes, logger, retryMs = 1_000, indexCheckMs = 10_000, ...options }: OpenDatabaseOptions,
   ) {
     this.client = new MongoClient(uri, options);
-    trackInRenewingSets(this.client);
     this.db = this.client.db(dbName);
     this.ensureIndexes = ensureIndexes;
     this.logger = logger;

@@ -2,7 +2,6 @@ import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server"
 import {
   getDirectiveValues,
   getNamedType,
-  getVariableValues,
   GraphQLError,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
@@ -25,9 +24,7 @@ import type { Resolvers } from "./__generated__/resolvers-types";
 import { memoizeByOperation } from "./operation-memo";
 import { fragmentsOf } from "./selection";
 import { statusOf } from "../error-codes";
-
-/** What graphql-js' `getVariableValues` answers: the variables as the operation coerces them, or why they do not coerce. */
-export type CoercedVariables = ReturnType<typeof getVariableValues>;
+import type { CoercedVariables } from "./variables";
 
 type FieldScopes = { readonly [Type in keyof Resolvers]?: { readonly [Field in keyof NonNullable<Resolvers[Type]>]?: Scope } };
 
@@ -67,11 +64,9 @@ export function operationScopes(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-  /** The variables as the operation coerces them, when the caller already has them. */
-  coerced?: CoercedVariables,
+  variables: CoercedVariables,
 ): [Scope, FieldNode][] {
-  return [...scopesNeeded(schema, operation, Object.fromEntries(fragmentsOf(document)), variables, coerced)];
+  return [...scopesNeeded(schema, operation, Object.fromEntries(fragmentsOf(document)), variables)];
 }
 
 /** Why `principal` may not run an operation needing these scopes, as the GraphQL error to answer, or undefined when it may. */
@@ -92,21 +87,17 @@ export function accessRefusal(principal: Principal, scopes: readonly [Scope, Fie
 /**
  * The scopes of every field `operation` would resolve, each with the first field that needs it:
  * through fragments, on every type an abstract type may be, and leaving out what `@skip` or
- * `@include` leave out with these variables.
+ * `@include` leave out with these variables, as coerced (coerceVariables).
  */
 export function scopesNeeded(
   schema: GraphQLSchema,
   operation: OperationDefinitionNode,
   fragments: Readonly<Record<string, FragmentDefinitionNode>>,
-  variables: Record<string, unknown>,
-  coerced: CoercedVariables = getVariableValues(schema, operation.variableDefinitions ?? [], variables),
+  variables: CoercedVariables,
 ): Map<Scope, FieldNode> {
-  // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
-  if (coerced.errors) return new Map();
   const rootType = schema.getRootType(operation.operation);
   const needed = new Map<Scope, FieldNode>();
-  if (rootType)
-    collectScopes({ schema, fragments, variables: coerced.coerced, needed, visited: new Set() }, rootType, operation.selectionSet);
+  if (rootType) collectScopes({ schema, fragments, variables, needed, visited: new Set() }, rootType, operation.selectionSet);
   return needed;
 }
 

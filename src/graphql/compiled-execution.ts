@@ -1,10 +1,16 @@
-import { execute, getVariableValues, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
+import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
-import { buildGatewayRequestsWithoutOwnAccessors, type Executor, type Gateway, type GatewayRequest } from "./gateway-request";
+import type { ApolloServerOptionsWithGateway, BaseContext } from "@apollo/server";
+import { inOperationSpan } from "../observability/tracing";
 
-/** Why an operation was run by graphql-js rather than compiled. */
-export type InterpretedReason = "tracing" | "not_compilable";
+export type Gateway = ApolloServerOptionsWithGateway<BaseContext>["gateway"];
+type Executor = NonNullable<Awaited<ReturnType<Gateway["load"]>>["executor"]>;
+/** What Apollo hands a gateway's executor for each operation. */
+export type GatewayRequest = Parameters<Executor>[0];
+
+/** Why an operation was run by graphql-js rather than compiled: graphql-jit could not compile it. */
+export type InterpretedReason = "not_compilable";
 
 export interface CompiledExecutionOptions {
   /** The schema Apollo validates against and plugins may instrument (it wraps its resolvers for `willResolveField`). */
@@ -14,8 +20,6 @@ export interface CompiledExecutionOptions {
    * a property read included, into a resolver call, which is most of what compiling saves.
    */
   compiledSchema: GraphQLSchema;
-  /** True while the operation must run through graphql-js, whose `execute` OpenTelemetry's instrumentation traces. */
-  interpreted: () => boolean;
   /** Counts each operation run by graphql-js, and why. */
   onInterpreted?: (reason: InterpretedReason) => void;
 }
@@ -72,10 +76,9 @@ export function compileOperation(
  * the operation's name), then run as a generated function. Everything before execution stays Apollo's: parsing,
  * validation, and every plugin's `didResolveOperation` (limits, access, input checks), cache reads and
  * `willSendResponse` (request log, metrics, cache headers). Cache hints do not need the resolvers (see
- * `staticCachePolicyPlugin`); traces do, so while tracing, operations run through graphql-js.
+ * `staticCachePolicyPlugin`). Traced or not, the same compiled function runs: while tracing, inside an operation span.
  */
-export function compiledExecution({ schema, compiledSchema, interpreted, onInterpreted }: CompiledExecutionOptions): Gateway {
-  buildGatewayRequestsWithoutOwnAccessors();
+export function compiledExecution({ schema, compiledSchema, onInterpreted }: CompiledExecutionOptions): Gateway {
   const compiled = new LRUCache<string, CompiledQuery | typeof NOT_COMPILABLE>({ max: MAX_COMPILED_OPERATIONS });
   const compiledFor = (request: GatewayRequest) => {
     const key = `${request.queryHash}:${request.operationName ?? ""}`;
@@ -102,18 +105,12 @@ export function compiledExecution({ schema, compiledSchema, interpreted, onInter
     // No operation resolved (a name the document lacks, several without a name): graphql-js words the refusal, which
     // Apollo answers OPERATION_RESOLUTION_FAILURE; it runs nothing.
     if (!request.operation) return interpret(request);
-    if (interpreted()) return interpret(request, "tracing");
     const query = compiledFor(request);
     if (query === NOT_COMPILABLE) return interpret(request, "not_compilable");
+    // Coerced by coercedVariablesPlugin, as every check read them: graphql-jit's own coercion finds nothing left to change.
     const variables = request.request.variables ?? {};
-    const result = await query.query(undefined, request.context, variables);
-    // graphql-jit refuses variables before it runs anything, answering errors and no data: graphql-js' refusal is
-    // given instead (its message, and the node Apollo reads to call it BAD_USER_INPUT), coerced only then.
-    if (!("data" in result)) {
-      const refused = getVariableValues(compiledSchema, request.operation.variableDefinitions ?? [], variables).errors;
-      if (refused) return { errors: refused };
-    }
-    return asGraphQLJsResult(result);
+    const run = async () => asGraphQLJsResult(await query.query(undefined, request.context, variables));
+    return inOperationSpan(request.operationName ?? undefined, request.operation.operation, run);
   };
   return {
     // Apollo waits for this call before it serves: the schema never changes, so it is the only one.

@@ -1,20 +1,18 @@
 import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import {
   getArgumentValues,
-  getDirectiveValues,
-  getVariableValues,
   GraphQLError,
-  GraphQLIncludeDirective,
-  GraphQLSkipDirective,
   isUnionType,
-  Kind,
+  TypeInfo,
   visit,
+  visitWithTypeInfo,
   BREAK,
   type ASTNode,
-  type FragmentSpreadNode,
-  type InlineFragmentNode,
+  type DirectiveNode,
   type DocumentNode,
   type FieldNode,
+  type GraphQLDirective,
+  type GraphQLField,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type OperationTypeNode,
@@ -23,6 +21,7 @@ import {
 import { statusOf, type ErrorCode } from "../error-codes";
 import { memoizeByOperation } from "./operation-memo";
 import { fragmentsOf } from "./selection";
+import type { CoercedVariables } from "./variables";
 
 /** Where each kind of operation is served: queries and mutations over HTTP, subscriptions over the WebSocket at the same URL. */
 export type Transport = "http" | "websocket";
@@ -69,9 +68,10 @@ const ENTITY_KEYS = ["id", "databaseId"] as const;
 
 /**
  * Refuses, before any resolver runs, what graphql-js and @apollo/subgraph would otherwise pass on or fail as
- * internal errors: `@skip`/`@include` given a null `if` (a nullable variable with a default, sent as null,
- * is null, as the spec says), and `_entities` representations that are not an object naming an entity type
- * and one of its keys as a string. Checked once per query text, operation and variable values.
+ * internal errors: a null reaching a non-null argument of a field or directive (a nullable variable with a
+ * default, sent as null, is null, as the spec says: `book(id: $i)` with `$i: ID = "2"`, or `@include(if: $x)`),
+ * and `_entities` representations that are not an object naming an entity type and one of its keys as a string.
+ * Checked once per query text, operation and variable values.
  */
 export function inputCheckPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
   const problemOf = memoizeByOperation(({ schema, document, request }, operation) =>
@@ -88,46 +88,52 @@ export function inputCheckPlugin<TContext extends object>(): ApolloServerPlugin<
   return { requestDidStart: () => ready };
 }
 
+/** The first input of `operation` (and the fragments it may spread) that execution would trip over with these coerced variables. */
 export function inputProblem(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-  /** The variables as the operation coerces them, when the caller already has them. */
-  coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables),
+  variables: CoercedVariables,
 ): MalformedInputError | undefined {
-  // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
-  if (coerced.errors) return undefined;
   let problem: MalformedInputError | undefined;
   for (const definition of [operation, ...fragmentsOf(document).values()]) {
-    visit(definition, {
-      enter(node) {
-        if (node.kind !== Kind.FIELD && node.kind !== Kind.INLINE_FRAGMENT && node.kind !== Kind.FRAGMENT_SPREAD) return undefined;
-        problem = conditionProblem(node, coerced.coerced);
-        if (!problem && node.kind === Kind.FIELD && node.name.value === "_entities") {
-          problem = representationsProblem(schema, node, coerced.coerced);
-        }
-        return problem ? BREAK : undefined;
-      },
-    });
+    // A fresh TypeInfo for each definition: a fragment's fields are typed from its own type condition.
+    const typeInfo = new TypeInfo(schema);
+    visit(
+      definition,
+      visitWithTypeInfo(typeInfo, {
+        Field(node) {
+          problem = argumentsProblem(typeInfo.getFieldDef(), node, variables);
+          if (!problem && node.name.value === "_entities") problem = representationsProblem(schema, node, variables);
+          return problem ? BREAK : undefined;
+        },
+        Directive(node) {
+          problem = argumentsProblem(typeInfo.getDirective(), node, variables);
+          return problem ? BREAK : undefined;
+        },
+      }),
+    );
     if (problem) return problem;
   }
   return undefined;
 }
 
-/** `@skip(if:)` and `@include(if:)` take a Boolean!: a null there fails graphql-js's execution with no code. */
-function conditionProblem(
-  node: FieldNode | InlineFragmentNode | FragmentSpreadNode,
-  variables: Record<string, unknown>,
+/**
+ * A null in a non-null argument (`book(id:)`, `@skip(if:)`) fails graphql-js's and graphql-jit's execution with no
+ * code, answered as an internal error: refused here as the client's, with the same words.
+ */
+function argumentsProblem(
+  definition: GraphQLField<unknown, unknown> | GraphQLDirective | null | undefined,
+  node: FieldNode | DirectiveNode,
+  variables: CoercedVariables,
 ): MalformedInputError | undefined {
-  for (const directive of [GraphQLSkipDirective, GraphQLIncludeDirective]) {
-    try {
-      getDirectiveValues(directive, node, variables);
-    } catch (error) {
-      return new MalformedInputError((error as Error).message, node);
-    }
+  if (!definition) return undefined;
+  try {
+    getArgumentValues(definition, node, variables);
+    return undefined;
+  } catch (error) {
+    return new MalformedInputError((error as Error).message, node);
   }
-  return undefined;
 }
 
 function representationsProblem(

@@ -41,8 +41,8 @@ import { createClientBudget, type ClientBudget } from "./limits/client-budget";
 import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
 import { compiledSchema, schema } from "./schema";
 import { compiledExecution } from "./compiled-execution";
+import { coercedVariablesPlugin } from "./variables";
 import { graphqlHandler } from "./http-handler";
-import { isTracing } from "../observability/tracing";
 import { serveSubscriptions } from "./subscriptions";
 
 export interface ServerOptions {
@@ -112,7 +112,6 @@ export function createApolloServer(
     gateway: compiledExecution({
       schema,
       compiledSchema,
-      interpreted: isTracing,
       ...(metrics ? { onInterpreted: metrics.countInterpretedOperation } : {}),
     }),
     introspection: !production,
@@ -131,6 +130,8 @@ export function createApolloServer(
       landingPage,
       // Before anything reads the document: for a token held to trusted documents, it is the manifest's.
       trustedDocumentsPlugin<GraphQLContext>(trustedDocuments),
+      // Before every check that reads the variables, and so before execution: all of them read the coerced values.
+      coercedVariablesPlugin<GraphQLContext>(),
       ...armor.plugins,
       // Before the cost and access checks, which leave to it the input they cannot weigh.
       inputCheckPlugin<GraphQLContext>(),

@@ -34,15 +34,13 @@ export interface SubscriberLog {
 
 /**
  * What a shared execution needs of the server: a fresh context for each value, the live sales that observe its
- * subscribers, and, as HTTP has them, the schema graphql-jit compiles against and whether graphql-js must run instead.
+ * subscribers, and, as HTTP has it, the schema graphql-jit compiles against.
  */
 export interface SharedExecutionServer {
   freshContext(): GraphQLContext;
   live: LiveSales;
   /** The schema built a second time, unwrapped by Apollo's plugins (see `CompiledExecutionOptions.compiledSchema`). */
   compiledSchema: GraphQLSchema;
-  /** True while traces are exported: graphql-js' execution is what the instrumentation sees. */
-  interpreted(): boolean;
   /** A result as graphql-ws's `next` message carries it (its errors formatted as `onNext` formats them). */
   payloadOf(result: ExecutionResult): string;
 }
@@ -197,10 +195,10 @@ class SharedExecution {
     return { result, writtenAt: event.writtenAt };
   }
 
-  /** The value's result: the compiled operation's, or graphql-js' while tracing or when it could not be compiled. */
+  /** The value's result: the compiled operation's, traced or not, or graphql-js' when it could not be compiled. */
   private execute(event: LiveEvent<unknown>): Promise<ExecutionResult> | ExecutionResult {
     const contextValue = this.server.freshContext();
-    if (this.compiled && !this.server.interpreted()) return this.compiled(event, contextValue, this.args.variableValues ?? {});
+    if (this.compiled) return this.compiled(event, contextValue, this.args.variableValues ?? {});
     return execute({ ...this.args, rootValue: event, contextValue });
   }
 

@@ -6,7 +6,6 @@ import {
   createSourceEventStream,
   execute,
   getOperationAST,
-  getVariableValues,
   GraphQLError,
   Kind,
   parse,
@@ -36,12 +35,14 @@ import { inputProblem, operationTransportRule } from "./input-checks";
 import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
 import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
-import { inSubscriptionSpan, isTracing } from "../observability/tracing";
+import { inSubscriptionSpan } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
 import { compiledSchema, schema } from "./schema";
+import { compileOperation, type CompiledOperation } from "./compiled-execution";
 import { KeepAlive, type SocketTraffic } from "./keep-alive";
 import { fragmentsOf } from "./selection";
 import { SharedExecutions, type NextFrames, type SubscriberLog } from "./shared-executions";
+import { coerceVariables, type CoercedVariables } from "./variables";
 
 export interface SubscriptionServerOptions {
   settings: ApiSettings;
@@ -134,7 +135,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       // The same text, operation and variables resolve to the same values for everyone allowed to subscribe.
       shared: CONFLATED_FIELDS.has(field)
         ? {
-            key: sharedExecutionKey(query, payload.operationName, checked.variables ?? payload.variables),
+            key: sharedExecutionKey(query, payload.operationName, checked.variables),
             field: field as LiveField,
             frames: new SocketFrames(socket, id, keepAlive.trafficOf(socket)),
           }
@@ -145,7 +146,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       schema,
       document: checked.document,
       operationName: payload.operationName,
-      variableValues: payload.variables,
+      variableValues: checked.variables,
       contextValue: undefined,
       rootValue: start,
     };
@@ -155,7 +156,6 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     freshContext: () => options.server.contextFor(options.settings, ANYONE),
     live: options.server.live,
     compiledSchema,
-    interpreted: isTracing,
     payloadOf: (result) => JSON.stringify(nextPayload(result)),
   });
 
@@ -297,16 +297,12 @@ function rootFieldName(document: DocumentNode, operation: OperationDefinitionNod
 
 /**
  * What subscribers of one shared execution have in common: the text, the operation's name, and the variables as the
- * operation coerces them (as its checks coerced them), in the order it declares them, so that the same variables sent
- * with their keys in another order (or a single id for a list of one) share an execution. Variables that do not
- * coerce are keyed as sent: the execution answers with their errors.
+ * operation coerces them (as its checks read them and its execution runs with them), in the order it declares them,
+ * so that the same variables sent with their keys in another order, a default left out or sent, or a single id for a
+ * list of one, share an execution.
  */
-function sharedExecutionKey(
-  query: string,
-  operationName: string | null | undefined,
-  variables: Readonly<Record<string, unknown>> | null | undefined,
-): string {
-  return JSON.stringify([query, operationName ?? null, variables ?? {}]);
+function sharedExecutionKey(query: string, operationName: string | null | undefined, variables: CoercedVariables): string {
+  return JSON.stringify([query, operationName ?? null, variables]);
 }
 
 /** connectionParams as Apollo Client's and urql's docs show them, `{ authorization: "Bearer ..." }`, or with the header's capital. */
@@ -342,9 +338,7 @@ function operationChecker(production: boolean) {
   return (
     payload: SubscribePayload,
     principal: Principal,
-  ):
-    | { document: DocumentNode; operation: OperationDefinitionNode; variables: Record<string, unknown> | undefined }
-    | { errors: GraphQLError[] } => {
+  ): { document: DocumentNode; operation: OperationDefinitionNode; variables: CoercedVariables } | { errors: GraphQLError[] } => {
     let document = valid.get(payload.query);
     if (!document) {
       try {
@@ -360,14 +354,15 @@ function operationChecker(production: boolean) {
     if (!operation) {
       return { errors: [refusal("OPERATION_RESOLUTION_FAILURE", "No operation to run: name one of the document's operations.")] };
     }
-    const variables = payload.variables ?? {};
-    // Coerced once for the checks that read them and for the shared execution's key.
-    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+    // Coerced once, as over HTTP: the checks, the shared execution's key and the execution all read these values.
+    const coerced = coerceVariables(schema, operation, payload.variables);
+    if ("refusal" in coerced) return { errors: [coerced.refusal] };
+    const { variables } = coerced;
     const refused =
-      inputProblem(schema, document, operation, variables, coerced) ??
+      inputProblem(schema, document, operation, variables) ??
       weightRefusal(operationWeight(schema, document, operation, variables)) ??
-      accessRefusal(principal, operationScopes(schema, document, operation, variables, coerced));
-    return refused ? { errors: [refused] } : { document, operation, variables: coerced.coerced };
+      accessRefusal(principal, operationScopes(schema, document, operation, variables));
+    return refused ? { errors: [refused] } : { document, operation, variables };
   };
 }
 
@@ -392,6 +387,17 @@ function formatterFor({ logger, production }: SubscriptionServerOptions): (error
   };
 }
 
+/** Each subscription text's operations, compiled once for all who subscribe with it (the checker holds one document per text). */
+const compiledOperations = new WeakMap<DocumentNode, Map<string, CompiledOperation | undefined>>();
+
+function compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledOperation | undefined {
+  let operations = compiledOperations.get(document);
+  if (!operations) compiledOperations.set(document, (operations = new Map()));
+  const name = operationName ?? "";
+  if (!operations.has(name)) operations.set(name, compileOperation(compiledSchema, document, operationName));
+  return operations.get(name);
+}
+
 /**
  * graphql-js's `subscribe` for one subscriber (a field whose values differ between subscribers, as `newBuyers'`
  * missed counts do), with a fresh context for each event; `log` hears of its start, each value and its end. Ending
@@ -408,10 +414,14 @@ async function ownExecution(
   if (!(Symbol.asyncIterator in source)) return source;
   const iterator = source[Symbol.asyncIterator]();
   const span = { operationName: start.operationName, connectionId: start.connection.id };
+  const compiled = compiledFor(args.document, args.operationName);
+  // Compiled, as every operation runs, traced or not; graphql-js only for what graphql-jit cannot compile.
+  const run = (event: unknown) =>
+    compiled
+      ? compiled(event, freshContext(), args.variableValues ?? {})
+      : execute({ ...args, rootValue: event, contextValue: freshContext() });
   const resolve = async (event: unknown): Promise<IteratorResult<ExecutionResult>> => {
-    const value = await inSubscriptionSpan("graphql.subscription.event", span, async () =>
-      execute({ ...args, rootValue: event, contextValue: freshContext() }),
-    );
+    const value = await inSubscriptionSpan("graphql.subscription.event", span, async () => run(event));
     log.delivered();
     return { value, done: false };
   };

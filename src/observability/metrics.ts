@@ -109,7 +109,7 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
   });
   const interpreted = new Counter({
     name: "bookstore_graphql_interpreted_operations_total",
-    help: "Operations executed by graphql-js rather than compiled by graphql-jit: while tracing, or when graphql-jit cannot compile one.",
+    help: "Operations executed by graphql-js rather than compiled by graphql-jit, which could not compile them.",
     labelNames: ["reason"] as const,
     registers: [registry],
   });
@@ -127,7 +127,7 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
   };
 }
 
-const INTERPRETED_REASONS: readonly InterpretedReason[] = ["tracing", "not_compilable"];
+const INTERPRETED_REASONS: readonly InterpretedReason[] = ["not_compilable"];
 
 const LIVE_FIELDS: readonly LiveField[] = ["bookSales", "bestsellers", "newBuyers"];
 const RESTART_REASONS: readonly RestartReason[] = ["error", "history_lost", "invalidated"];

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { execute, getOperationAST, parse, type ExecutionResult, type GraphQLError } from "graphql";
+import { buildSchema, execute, getOperationAST, parse, type ExecutionResult, type GraphQLError, type GraphQLSchema } from "graphql";
 import { unwrapResolverError } from "@apollo/server/errors";
 import { identifyCaller } from "../../src/auth/principal";
 import { compiledExecution, compileOperation, type InterpretedReason } from "../../src/graphql/compiled-execution";
 import { createServerState, type ServerState } from "../../src/graphql/context";
 import { buildApiSchema, schema } from "../../src/graphql/schema";
+import { coerceVariables } from "../../src/graphql/variables";
 import { TEST_SETTINGS } from "../support/api";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
@@ -108,11 +109,22 @@ const cases: Case[] = [
     name: "null from a failed non-null field bubbles to its nullable parent",
     query: `{ damaged: book(id: "damaged") { databaseId title author } fine: book(id: "1") { title } }`,
   },
+  {
+    name: "errors in several list items",
+    query: `query ($r: [_Any!]!) { _entities(representations: $r) { __typename ... on Book { title } ... on Customer { databaseId } } }`,
+    variables: {
+      r: [
+        { __typename: "Book", id: "x".repeat(200) },
+        { __typename: "Book", id: "404" },
+        { __typename: "Customer", databaseId: "y".repeat(200) },
+        { __typename: "Book", databaseId: "z".repeat(200) },
+        { __typename: "Book", id: "1" },
+      ],
+    },
+  },
   { name: "an error inside a list item", query: `{ books(first: 100) { edges { node { databaseId title } } } }` },
   { name: "a resolver's refusal of an argument", query: `{ books(first: -1) { totalCount } }` },
   { name: "a refusal in a nested field", query: `{ book(id: "1") { customersPurchased(first: -3) { totalCount } } }` },
-  { name: "a variable that is not an ID", query: `query ($id: ID!) { book(id: $id) { title } }`, variables: { id: { $gt: "" } } },
-  { name: "a missing required variable", query: `query ($id: ID!) { book(id: $id) { title } }`, variables: {} },
   { name: "node(id:) of a malformed global id", query: `{ node(id: "not a global id") { id } }` },
 ];
 
@@ -128,22 +140,18 @@ function comparable(error: GraphQLError) {
   };
 }
 
+/** The data as a client reads it, serialized: graphql-jit leaves a failed list item undefined where graphql-js writes null. */
 function comparableResult(result: ExecutionResult) {
-  return { data: result.data, errors: result.errors?.map(comparable) };
+  return { data: result.data && JSON.parse(JSON.stringify(result.data)), errors: result.errors?.map(comparable) };
 }
 
 let database: TestDatabase;
 let server: ServerState;
 type Executor = NonNullable<Awaited<ReturnType<ReturnType<typeof compiledExecution>["load"]>>["executor"]>;
 
-/** The adapter's executor, as Apollo loads it; `reasons` collects each operation it leaves to graphql-js. */
-async function loadExecutor(interpreted: boolean, reasons: InterpretedReason[]): Promise<Executor> {
-  const gateway = compiledExecution({
-    schema,
-    compiledSchema: buildApiSchema(),
-    interpreted: () => interpreted,
-    onInterpreted: (reason) => reasons.push(reason),
-  });
+/** The adapter's executor, as Apollo loads it, compiling against `compiledSchema`; `reasons` collects each operation it leaves to graphql-js. */
+async function loadExecutor(compiledSchema: GraphQLSchema, reasons: InterpretedReason[]): Promise<Executor> {
+  const gateway = compiledExecution({ schema, compiledSchema, onInterpreted: (reason) => reasons.push(reason) });
   return (await gateway.load({ apollo: {} })).executor!;
 }
 
@@ -158,7 +166,7 @@ beforeAll(async () => {
   // An outlier: past the test threshold of 50, with extra sales.
   await seedBook(database.db, "3", customers(70));
   await database.db.collection("sales").insertOne({ _id: "damaged" as never, author: "no title stored" });
-  compiled = await loadExecutor(false, interpreted);
+  compiled = await loadExecutor(buildApiSchema(), interpreted);
 });
 
 afterAll(async () => {
@@ -174,8 +182,11 @@ async function runThroughAdapter(testCase: Case, executor: Executor = compiled):
   const { query, variables, operationName } = testCase;
   const document = parse(query);
   const operation = getOperationAST(document, operationName);
+  // As Apollo's pipeline hands them on, coerced by coercedVariablesPlugin: every case's variables coerce.
+  const coerced = operation ? coerceVariables(schema, operation, variables) : undefined;
+  if (coerced && "refusal" in coerced) throw coerced.refusal;
   const request = {
-    request: { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) },
+    request: { query, ...(coerced ? { variables: coerced.variables } : {}), ...(operationName ? { operationName } : {}) },
     document,
     operation: operation ?? undefined,
     operationName: operation?.name?.value ?? null,
@@ -202,12 +213,21 @@ describe("compiled execution against graphql-js", () => {
     expect(interpreted).toEqual([]);
   });
 
-  it("holds the answers the set is meant to probe: data, nulls from failed resolvers, and refusals", async () => {
+  it("holds the answers the set is meant to probe: data, and nulls from failed resolvers", async () => {
     const damaged = await runThroughAdapter(cases.find((testCase) => testCase.name.startsWith("null from a failed"))!);
     expect(damaged.data).toEqual({ damaged: null, fine: { title: "Seeded 1" } });
     expect(damaged.errors?.map((error) => error.path)).toEqual([["damaged", "title"]]);
-    const variable = await runThroughAdapter(cases.find((testCase) => testCase.name === "a variable that is not an ID")!);
-    expect(variable.errors?.[0]?.nodes?.[0]?.kind).toBe("VariableDefinition");
+  });
+
+  it.each([
+    ["a variable that is not an ID", { id: { $gt: "" } }],
+    ["a missing required variable", {}],
+  ])("leaves %s to the one coercion before it, which refuses it in graphql-js' words", async (_name, variables) => {
+    const query = `query ($id: ID!) { book(id: $id) { title } }`;
+    const coerced = coerceVariables(schema, getOperationAST(parse(query))!, variables);
+    const reference = await runInterpreted({ name: "", query, variables });
+    expect("refusal" in coerced && coerced.refusal.message).toBe(reference.errors?.[0]?.message);
+    expect("refusal" in coerced && coerced.refusal.nodes?.[0]?.kind).toBe("VariableDefinition");
   });
 
   it("runs a compiled operation again with other variables", async () => {
@@ -222,12 +242,14 @@ describe("compiled execution against graphql-js", () => {
 });
 
 describe("the fallback to graphql-js", () => {
-  it("runs every operation through graphql-js while it is asked to, and counts each", async () => {
+  it("runs an operation graphql-jit cannot compile through graphql-js, and counts it", async () => {
     const reasons: InterpretedReason[] = [];
-    const testCase = { name: "listing", query: ListBooks, variables: { first: 2, buyers: 1 } };
-    const result = await runThroughAdapter(testCase, await loadExecutor(true, reasons));
+    const testCase = { name: "browse", query: BrowseBooks, variables: { first: 2, orderBy: { field: "TITLE", direction: "ASC" } } };
+    // A schema without the input types its variables declare: graphql-jit refuses to compile it, as any operation it cannot handle.
+    const executor = await loadExecutor(buildSchema("type Query { other: Int }"), reasons);
+    const result = await runThroughAdapter(testCase, executor);
     expect(comparableResult(result)).toEqual(comparableResult(await runInterpreted(testCase)));
-    expect(reasons).toEqual(["tracing"]);
+    expect(reasons).toEqual(["not_compilable"]);
   });
 });
 

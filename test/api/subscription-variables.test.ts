@@ -23,8 +23,8 @@ function callerOf(stack: string): string {
 }
 
 /**
- * A subscription's variables are coerced once for the checks that read them (input, access) and for the key of the
- * shared execution it joins, and once more by the cost check; not once for each.
+ * A subscription's variables are coerced once, for the checks that read them (input, cost, access), the key of the
+ * shared execution it joins and that execution; not once for each.
  */
 const BOOK_SALES = `subscription Sales($ids: [ID!]!) { bookSales(ids: $ids) { databaseId purchaseCount } }`;
 
@@ -39,21 +39,16 @@ afterAll(async () => {
   await database.close();
 });
 
-it("coerces a subscription's variables once for its input and access checks and its shared execution's key", async () => {
+it("coerces a subscription's variables once for its checks, its shared execution's key and its execution", async () => {
   await seedBook(database.db, "coerced", customers(2));
   const client = subscriptionClient(server.url);
   callers.length = 0;
   const sales = subscribe<{ bookSales: { databaseId: string; purchaseCount: number } }>(client, BOOK_SALES, { ids: "coerced" });
   // A single id for a list of one: the value shows the variables were coerced as the operation declares them.
   expect((await sales.next()).data).toEqual({ bookSales: { databaseId: "coerced", purchaseCount: 2 } });
-  // The input and access checks' and the key's coercion, then the cost check's, and graphql-query-complexity's own (one
-  // for each estimate); graphql-js' execution coerces through its own module.
-  expect(callers).toEqual([
-    "src/graphql/subscriptions.ts",
-    "src/graphql/limits/operation.ts",
-    "graphql-query-complexity",
-    "graphql-query-complexity",
-  ]);
+  // The one coercion, then graphql-query-complexity's own (one for each estimate); graphql-js' execution coerces through
+  // its own module.
+  expect(callers).toEqual(["src/graphql/variables.ts", "graphql-query-complexity", "graphql-query-complexity"]);
   sales.stop();
   await client.dispose();
 });

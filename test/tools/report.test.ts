@@ -73,6 +73,20 @@ describe("npm run report", () => {
     expect(err).toMatch(/^top must be from 0 to 100, got 101/);
   });
 
+  it("exits with status 2 and says where the flags go when npm kept --top for itself", async () => {
+    // `npm run report --top 3` hands the command "3" alone.
+    const { status, err } = await runReport(["3"]);
+    expect(status).toBe(2);
+    expect(err).toMatch(/^Unexpected argument '3'.* put `--` before the command's flags, e\.g\. `npm run report -- --top 3`/);
+  });
+
+  it("exits with status 2 naming top and its value when --top is negative", async () => {
+    const { status, err } = await runReport(["--top", "-5"]);
+    expect(status).toBe(2);
+    expect(err).not.toMatch(/ambiguous/);
+    expect(err).toMatch(/^--top must be a whole number, got "-5"/);
+  });
+
   it("exits with status 2 and names MONGODB_URI when it is unset", async () => {
     const { status, err } = await runReport([], {});
     expect(status).toBe(2);

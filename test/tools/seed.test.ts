@@ -95,6 +95,8 @@ describe("npm run seed", () => {
   it.each([
     [["--bogus"], /Unknown option '--bogus'/],
     [["--books", "many"], /--books must be a whole number, got "many"/],
+    // Not node's "ambiguous": a negative number after a flag is its value, refused as any other.
+    [["--books", "-5"], /--books must be a whole number, got "-5"/],
     [["--books", "3", "--outliers", "4", "--drop"], /outliers must be a whole number from 0 to 3/],
   ])("exits with status 2, prints the usage and leaves the catalog alone for %p", async (args, message) => {
     const database = await freshDatabase();

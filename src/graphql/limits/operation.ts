@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from "@apollo/server";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-armor-types";
-import { GraphQLError, getVariableValues, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import { GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { getComplexity, type ComplexityEstimator, type ComplexityEstimatorArgs } from "graphql-query-complexity";
 import { statusOf, type ErrorCode } from "../../error-codes";
 import { SEARCH_CANDIDATES_PER_RESULT } from "../../sales/catalog";
@@ -11,6 +11,7 @@ import { afterPolling } from "../../sales/turns";
 import { memoizeByOperation } from "../operation-memo";
 import { createHeavyLane, LIGHT_DOCUMENTS, type LaneRelease } from "./heavy-lane";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
+import type { CoercedVariables } from "../variables";
 
 /**
  * What one request may ask for, checked before any resolver runs. The storefront's heaviest
@@ -188,15 +189,13 @@ export interface OperationWeight {
   documents: number;
 }
 
-/** What running `operation` of `document` with `variables` weighs, or undefined when the variables are invalid. */
+/** What running `operation` of `document` with `variables` (coerced) weighs, or undefined when an argument is left invalid. */
 export function operationWeight(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
+  variables: CoercedVariables,
 ): OperationWeight | undefined {
-  // Invalid variables are refused by execution (BAD_USER_INPUT) before any resolver runs.
-  if (getVariableValues(schema, operation.variableDefinitions ?? [], variables).errors) return undefined;
   const weigh = (estimator: ComplexityEstimator) =>
     getComplexity({ schema, query: document, operationName: operation.name?.value, variables, estimators: [estimator] });
   try {
@@ -208,12 +207,12 @@ export function operationWeight(
   }
 }
 
-/** The cost of running `operation` of `document` with `variables`, or undefined when the variables are invalid. */
+/** The cost of running `operation` of `document` with `variables` (coerced), or undefined when an argument is left invalid. */
 export function operationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
+  variables: CoercedVariables,
 ): number | undefined {
   return operationWeight(schema, document, operation, variables)?.cost;
 }

@@ -8,8 +8,10 @@ import { customerGlobalId, customerIdFromEither } from "../global-ids";
 import { DEFAULT_WINDOW_SIZE } from "../windows";
 
 export const Customer: CustomerResolvers = {
-  // Every id names a customer, as for `customer(id:)`; what it reveals is guarded by scope like any field.
-  __resolveReference: (reference) => ({ id: customerIdOf(reference) }),
+  // Every id names a customer, as for `customer(id:)`; what it reveals is guarded by scope like any field. Async, as
+  // every `__resolveReference` must be: @apollo/subgraph maps a request's representations in turn, and a synchronous
+  // throw would stop the map, leaving the promises of the representations before it with no one to await them.
+  __resolveReference: async (reference) => ({ id: customerIdOf(reference) }),
   id: (customer) => customerGlobalId(customer.id),
   databaseId: (customer) => customer.id,
   globalId: (customer) => customerGlobalId(customer.id),

@@ -1,0 +1,80 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startApiProcess, type ApiProcess } from "../support/api-process";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+
+// One engine: the API with traces on runs the same compiled operations as without, so every operation of the
+// storefronts and the docs answers byte for byte alike, errors included.
+
+const ROOT = join(__dirname, "..", "..");
+const STOREFRONT = join(ROOT, "examples", "storefront", "operations");
+const WEB_STOREFRONT = join(ROOT, "examples", "web-storefront", "src", "__generated__", "persisted-documents.json");
+
+/** The operations, each with variables that reach its every field: books 1 and 2 hold buyers, book 3 is an outlier. */
+const VARIABLES: Readonly<Record<string, Record<string, unknown>>> = {
+  BookBuyers: { id: "3", first: 20, after: null },
+  BrowseBooks: { first: 3, orderBy: { field: "TITLE", direction: "DESC" }, search: "Seeded" },
+  ListBooks: { first: 5, buyers: 3 },
+  ProductPage: { id: "1", recentBuyers: 3, recommendations: 3 },
+  StorefrontShelf: { first: 3, filter: { author: "Author" } },
+  StorefrontBookPage: { id: "3", buyers: 5 },
+};
+
+/** The docs' own: README's listing, caching.md's Shelf, a book that is not there, and a refusal inside the answer. */
+const DOCS = [
+  `{ books(first: 2) { totalCount edges { node { databaseId title purchaseCount } } } }`,
+  `query Shelf($first: Int) { books(first: $first) { totalCount edges { node { id title purchaseCount } } } }`,
+  `{ book(id: "404") { title } }`,
+  `{ book(id: "1") { title customersPurchased(first: -1) { totalCount } } }`,
+];
+
+function operationName(text: string): string | undefined {
+  return /^\s*(?:query|mutation|subscription)\s+(\w+)/m.exec(text)?.[1];
+}
+
+/** Every query the storefronts send (their writes and subscriptions apart), and the docs'. */
+function operations(): { query: string; variables: Record<string, unknown> }[] {
+  const storefront = readdirSync(STOREFRONT)
+    .filter((file) => file.endsWith(".graphql"))
+    .map((file) => readFileSync(join(STOREFRONT, file), "utf8"));
+  const web = Object.values(JSON.parse(readFileSync(WEB_STOREFRONT, "utf8")) as Record<string, string>);
+  const queries = [...storefront, ...web].filter((text) => /^\s*query\s/m.test(text));
+  return [...queries, ...DOCS].map((query) => ({ query, variables: VARIABLES[operationName(query) ?? ""] ?? { first: 2 } }));
+}
+
+let database: TestDatabase;
+let traced: ApiProcess;
+let untraced: ApiProcess;
+beforeAll(async () => {
+  database = await openTestDatabase();
+  await seedBook(database.db, "1", customers(3));
+  await seedBook(database.db, "2", customers(2, 1));
+  await seedBook(database.db, "3", customers(70));
+  const env = { MONGODB_DB: database.db.databaseName };
+  [traced, untraced] = await Promise.all([
+    startApiProcess("test/support/traced-api-process.ts", env, { ipc: true }),
+    startApiProcess("src/cli/start.ts", env),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([traced?.stop(), untraced?.stop()]);
+  await database.close();
+});
+
+it("answers every storefront and docs query byte for byte alike with traces on and off", async () => {
+  const sent = operations();
+  expect(sent.map(({ query }) => operationName(query))).toEqual(
+    expect.arrayContaining(["BookBuyers", "BrowseBooks", "ListBooks", "ProductPage", "StorefrontShelf", "StorefrontBookPage", "Shelf"]),
+  );
+  for (const body of sent) {
+    const [withTraces, without] = await Promise.all(
+      [traced, untraced].map(async ({ url }) => {
+        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        return `${response.status} ${await response.text()}`;
+      }),
+    );
+    expect([operationName(body.query), withTraces]).toEqual([operationName(body.query), without]);
+    expect(without).not.toMatch(/INTERNAL_SERVER_ERROR/);
+  }
+});
