@@ -41,11 +41,21 @@ describe("configuration", () => {
   });
 
   it("takes a shoppers' issuer only with the audience its tokens carry for the API", () => {
-    expect(() => readConfig({ OIDC_ISSUER: "https://auth.example.com/realms/shop" })).toThrow(/OIDC_AUDIENCE: .*must be set with OIDC_ISSUER/);
+    expect(() => readConfig({ OIDC_ISSUER: "https://auth.example.com/realms/shop" })).toThrow(
+      /OIDC_AUDIENCE: .*must be set with OIDC_ISSUER/,
+    );
     expect(() => readConfig({ OIDC_ISSUER: "auth.example.com" })).toThrow(/OIDC_ISSUER/);
     expect(
-      readConfig({ OIDC_ISSUER: "https://auth.example.com/realms/shop", OIDC_AUDIENCE: "bookstore-api", OIDC_CUSTOMER_CLAIM: "customer_id" }),
-    ).toMatchObject({ oidcIssuer: "https://auth.example.com/realms/shop", oidcAudience: "bookstore-api", oidcCustomerClaim: "customer_id" });
+      readConfig({
+        OIDC_ISSUER: "https://auth.example.com/realms/shop",
+        OIDC_AUDIENCE: "bookstore-api",
+        OIDC_CUSTOMER_CLAIM: "customer_id",
+      }),
+    ).toMatchObject({
+      oidcIssuer: "https://auth.example.com/realms/shop",
+      oidcAudience: "bookstore-api",
+      oidcCustomerClaim: "customer_id",
+    });
   });
 
   it("refuses a client budget that could not pay one request at the document limit", () => {
