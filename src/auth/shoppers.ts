@@ -25,6 +25,8 @@ export const SHOPPER_ALGORITHMS = ["RS256", "PS256", "ES256", "ES384", "EdDSA"];
 /** The customer id a shopper's token names, or undefined when the token is not one the issuer signed for this API, unexpired. */
 export type VerifyShopper = (token: string) => Promise<string | undefined>;
 
+const DISCOVERY_RETRY_MS = 5_000;
+
 // A JWS compact serialization: header.payload.signature, each base64url. Anything else is not a shopper's token.
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -34,14 +36,15 @@ export function looksLikeJwt(token: string): boolean {
 
 /**
  * Verifies shoppers' tokens against the issuer's keys: its discovery document names the JWKS, read at the first token
- * (so the API starts while the issuer is away) and read again when it failed; jose caches the keys and fetches them
+ * (so the API starts while the issuer is away) and read again a few seconds after it failed; jose caches the keys and fetches them
  * anew when a token names a key it does not hold.
  */
 export function shopperVerifier(settings: ShopperIssuer): VerifyShopper {
   let keys: Promise<JWTVerifyGetKey> | undefined;
   const keysOf = () => {
     keys ??= discoverKeys(settings).catch((error: unknown) => {
-      keys = undefined;
+      // Tried again after a pause, not at once: while the issuer is away, every shopper's request would otherwise send one more fetch its way.
+      setTimeout(() => (keys = undefined), DISCOVERY_RETRY_MS).unref();
       throw error;
     });
     return keys;

@@ -185,3 +185,25 @@ async function connectionInit(token: string): Promise<string | number> {
   socket.close();
   return outcome;
 }
+
+it("in production without OIDC_ISSUER accepts no shopper, serves no development issuer, and says so at start-up", async () => {
+  const token = await shopperToken("user900");
+  const issuerPort = await freePort();
+  const production = await startApiProcess("src/cli/start.ts", {
+    NODE_ENV: "production",
+    OIDC_DEV_PORT: String(issuerPort),
+    API_TOKENS: JSON.stringify([backOffice]),
+  });
+  try {
+    const answer = await send(
+      production.url,
+      { query: VIEWER },
+      { headers: { "content-type": "application/json", authorization: `Bearer ${token}` } },
+    );
+    expectRefused(answer, 401, "UNAUTHENTICATED");
+    await expect(fetch(`http://127.0.0.1:${issuerPort}/.well-known/openid-configuration`)).rejects.toThrow();
+    expect(await production.logged(/OIDC_ISSUER is not set: shoppers cannot sign in/)).toMatchObject({ level: 40 });
+  } finally {
+    await production.stop();
+  }
+});
