@@ -4,6 +4,8 @@ import { startApiProcess, type ApiProcess } from "../support/api-process";
 import { errorCodes, freePort, send, type HttpAnswer } from "../support/http";
 import { webSocketUrl } from "../support/subscriptions";
 import { bearer, tokenSpec } from "../support/tokens";
+import { shopperTokenTool } from "../../src/cli/shopper-token";
+import { runTool } from "../../src/cli/tool";
 
 /**
  * Issue 54: shoppers sign in with access tokens from the development issuer `npm start` serves (real tokens, signed by
@@ -31,8 +33,19 @@ beforeAll(async () => {
 });
 afterAll(() => api.stop());
 
-/** A shopper's access token, as `npm run shopper-token -- <id>` prints it. */
+/** A shopper's access token: printed by `npm run shopper-token -- <id>`, or with `parameters` from the issuer's route it asks. */
 async function shopperToken(customerId: string, parameters: Record<string, string> = {}): Promise<string> {
+  if (Object.keys(parameters).length === 0) {
+    const printed: string[] = [];
+    const status = await runTool(
+      shopperTokenTool,
+      [customerId],
+      { OIDC_DEV_PORT: new URL(issuer).port },
+      { out: (line) => printed.push(line), err: () => {} },
+    );
+    expect(status).toBe(0);
+    return printed.join("");
+  }
   const response = await fetch(`${issuer}/dev/shopper-token?${new URLSearchParams({ customer: customerId, ...parameters })}`);
   expect(response.status).toBe(200);
   return (await response.text()).trim();
@@ -185,6 +198,14 @@ async function connectionInit(token: string): Promise<string | number> {
   socket.close();
   return outcome;
 }
+
+it("npm run shopper-token refuses a customer the demo catalog does not have, and says to start the API when no issuer answers", async () => {
+  const errors: string[] = [];
+  const output = { out: () => {}, err: (line: string) => errors.push(line) };
+  expect(await runTool(shopperTokenTool, ["mallory"], { OIDC_DEV_PORT: new URL(issuer).port }, output)).toBe(2);
+  expect(await runTool(shopperTokenTool, ["user900"], { OIDC_DEV_PORT: String(await freePort()) }, output)).toBe(1);
+  expect(errors.join("\n")).toMatch(/"mallory" is not one of the demo catalog's customers[\s\S]*start the API with `npm start` first/);
+});
 
 it("in production without OIDC_ISSUER accepts no shopper, serves no development issuer, and says so at start-up", async () => {
   const token = await shopperToken("user900");
