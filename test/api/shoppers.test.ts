@@ -93,8 +93,18 @@ describe("a signed-in shopper", () => {
     // Through a fragment spread under their own customer first, the other customer's is still refused.
     const both = `query ($id: ID!) { viewer { ...History } customer(id: $id) { ...History } } fragment History on Customer { booksPurchased { totalCount } }`;
     expectRefused(await asShopper(token, both, { id: "user900" }), 403, "FORBIDDEN");
-    // Nor do a book's buyers give other customers away.
+    // Nor do a book's buyers, whether one customer bought it, or what its buyers also bought give other customers away.
     expectRefused(await asShopper(token, BUYERS), 403, "FORBIDDEN");
+    expectRefused(await asShopper(token, `{ book(id: "1") { purchasedBy(customerId: "user900") } }`), 403, "FORBIDDEN");
+    expectRefused(await asShopper(token, `{ book(id: "1") { alsoBought { book { id } } } }`), 403, "FORBIDDEN");
+    // Nor a Customer reached by its global id rather than through viewer or customer(id:).
+    const viewerId = ((await asShopper(await shopperToken("user900"), `{ viewer { id } }`)).json?.data as { viewer: { id: string } }).viewer
+      .id;
+    expectRefused(
+      await asShopper(token, `query ($id: ID!) { node(id: $id) { ... on Customer { booksPurchased { totalCount } } } }`, { id: viewerId }),
+      403,
+      "FORBIDDEN",
+    );
   });
 
   it("never records a purchase as another customer's", async () => {
