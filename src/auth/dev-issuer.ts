@@ -95,6 +95,9 @@ function resourceServer(audience: string) {
 /** A token as the authorization code grant would issue it: a grant for the shopper, then an access token of that grant. */
 async function mint(provider: Provider, audience: string, customerId: string, options: MintOptions = {}): Promise<string> {
   if (!isDemoCustomer(customerId)) throw new RangeError(`"${customerId}" is not one of the demo catalog's customers`);
+  const seconds = options.expiresInSeconds ?? TOKEN_SECONDS;
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > TOKEN_SECONDS)
+    throw new RangeError(`expires_in must be a whole number of seconds from 1 to ${TOKEN_SECONDS}`);
   const client = await provider.Client.find(DEV_CLIENT_ID);
   if (!client) throw new Error("the development issuer lost its client");
   const resource = options.audience ?? audience;
@@ -108,7 +111,7 @@ async function mint(provider: Provider, audience: string, customerId: string, op
     gty: "authorization_code",
     scope: "openid",
     resourceServer: new provider.ResourceServer(resource, { ...resourceServer(resource), audience: resource }),
-    expiresIn: options.expiresInSeconds ?? TOKEN_SECONDS,
+    expiresIn: seconds,
   });
   return token.save();
 }
