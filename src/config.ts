@@ -1,4 +1,4 @@
-import { cleanEnv, host, makeValidator, port, str, type ReporterOptions } from "envalid";
+import { cleanEnv, host, makeValidator, port, str, url, type ReporterOptions } from "envalid";
 import ConnectionString from "mongodb-connection-string-url";
 import { isIP } from "node:net";
 import { EXAMPLE as API_TOKENS_EXAMPLE, parseTokenSpecs, type ConfiguredToken } from "./auth/tokens";
@@ -56,7 +56,26 @@ export interface Config {
   readonly clientBudgetSeconds: number;
   /** Addresses and ranges of the proxies in front of the API, whose `X-Forwarded-For` names the client; none: the socket's address does. */
   readonly trustedProxies: readonly string[];
+  /** The OpenID Connect issuer of shoppers' access tokens; undefined: the development issuer, or no shoppers in production. */
+  readonly oidcIssuer: string | undefined;
+  /** The audience shoppers' tokens must be for: the API's identifier at the issuer. */
+  readonly oidcAudience: string;
+  /** The claim of a shopper's token that holds the customer id. */
+  readonly oidcCustomerClaim: string;
+  /** Seconds after fetching the issuer's keys before a token naming an unknown key may fetch them again. */
+  readonly oidcKeysCooldownSeconds: number;
+  /**
+   * The loopback port of the development issuer, served when OIDC_ISSUER is not set, outside production; undefined:
+   * DEFAULT_OIDC_DEV_PORT, except under NODE_ENV=test, where only a test that sets it gets one.
+   */
+  readonly oidcDevPort: number | undefined;
 }
+
+/** The audience of the development issuer's tokens, and OIDC_AUDIENCE's default without OIDC_ISSUER. */
+export const DEV_AUDIENCE = "urn:bookstore-sales-catalog:api";
+export const DEFAULT_OIDC_DEV_PORT = 4001;
+// An hour: past that, a rotated key is followed too late for any issuer's overlap of old and new keys.
+const MAX_KEYS_COOLDOWN_SECONDS = 3_600;
 
 /** Each client's budget of weighed documents (src/graphql/limits/client-budget.ts). */
 export type ClientBudgetSettings = Pick<Config, "clientBudgetDocuments" | "clientBudgetTokenDocuments" | "clientBudgetSeconds">;
@@ -335,6 +354,30 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         desc: "comma-separated addresses or CIDR ranges of the proxies in front of the API: their X-Forwarded-For names each client (its budget, its log line); unset: every client is its socket's address",
         example: "10.0.0.0/8,127.0.0.1",
       }),
+      OIDC_ISSUER: url({
+        default: undefined,
+        desc: "the OpenID Connect issuer whose access tokens sign shoppers in (its discovery document names its keys); unset: a development issuer on loopback, or no shoppers in production",
+        example: "https://auth.example.com/realms/bookstore",
+      }),
+      OIDC_AUDIENCE: str({
+        default: undefined,
+        // Every issuer names its API differently; a guessed default would refuse every shopper without saying why.
+        requiredWhen: (env) => env.OIDC_ISSUER !== undefined,
+        desc: "must be set with OIDC_ISSUER: the audience (aud) its access tokens for this API carry",
+        example: "https://api.bookstore.example/graphql",
+      }),
+      OIDC_CUSTOMER_CLAIM: str({ default: "sub", desc: "the claim of a shopper's access token that holds the customer id" }),
+      OIDC_KEYS_COOLDOWN_SECONDS: wholeNumber(
+        0,
+        MAX_KEYS_COOLDOWN_SECONDS,
+      )({
+        default: 30,
+        desc: "seconds after fetching the issuer's keys before a token signed with an unknown key fetches them again",
+      }),
+      OIDC_DEV_PORT: port({
+        default: undefined,
+        desc: `loopback port of the development issuer (without OIDC_ISSUER, outside production); unset: ${DEFAULT_OIDC_DEV_PORT}, and none under NODE_ENV=test`,
+      }),
     },
     { reporter: throwAllErrors },
   );
@@ -367,5 +410,10 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     clientBudgetTokenDocuments: clean.CLIENT_BUDGET_TOKEN_DOCUMENTS,
     clientBudgetSeconds: clean.CLIENT_BUDGET_SECONDS,
     trustedProxies: clean.TRUSTED_PROXIES,
+    oidcIssuer: clean.OIDC_ISSUER,
+    oidcAudience: clean.OIDC_AUDIENCE ?? DEV_AUDIENCE,
+    oidcCustomerClaim: clean.OIDC_CUSTOMER_CLAIM,
+    oidcKeysCooldownSeconds: clean.OIDC_KEYS_COOLDOWN_SECONDS,
+    oidcDevPort: clean.OIDC_DEV_PORT,
   };
 }

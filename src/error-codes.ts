@@ -40,7 +40,10 @@ export const ERROR_CODES = {
       "The search cannot be read within its window's budget: its only word is shorter than 3 letters, or it has several words (or a year range, or the PURCHASE_COUNT order) and each word is in more books than the window may read: add a rarer word, type more of the last one (3 letters at least), browse by another order, or ask for more books with `first`.",
   },
   UNAUTHENTICATED: { status: 401, meaning: "A field needs a bearer token and none valid was sent." },
-  FORBIDDEN: { status: 403, meaning: "A field needs a scope the token sent does not have." },
+  FORBIDDEN: {
+    status: 403,
+    meaning: "A field needs a scope the token sent does not have, or a shopper's token reached another customer's data.",
+  },
   DOCUMENT_NOT_TRUSTED: {
     status: 403,
     meaning: "The token may run only its trusted documents, named by hash: the request sent a document, or a hash not among them.",

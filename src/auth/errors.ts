@@ -22,3 +22,13 @@ export class ForbiddenError extends AccessError {
     super(`This field needs the scope "${scope}", which the token sent does not have.`);
   }
 }
+
+export class NotYoursError extends AccessError {
+  override readonly name = "NotYoursError";
+  readonly code = "FORBIDDEN";
+  constructor(scope: Scope) {
+    super(
+      `A shopper's token reaches only the shopper's own customer data (through \`viewer\`); another customer's needs a token with the scope "${scope}".`,
+    );
+  }
+}

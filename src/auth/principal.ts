@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Scope } from "./scopes";
+import { looksLikeJwt, type VerifyShopper } from "./shoppers";
 import { BEARER_TOKEN, digestToken, type ConfiguredToken } from "./tokens";
 
 /** Who sent a request, as far as access is concerned. */
@@ -16,7 +17,9 @@ export type Principal =
       readonly scopes: ReadonlySet<Scope>;
       /** Whether the token may run only the trusted documents, by hash (its entry's `"trustedDocuments": true`). */
       readonly trustedDocumentsOnly: boolean;
-    };
+    }
+  /** A signed-in shopper: an access token from the OpenID Connect issuer (OIDC_ISSUER), naming the shopper's customer id. */
+  | { readonly kind: "shopper"; readonly customerId: string };
 
 export const OPEN_ACCESS: Principal = { kind: "open" };
 
@@ -34,6 +37,24 @@ export function identifyCaller(tokens: readonly ConfiguredToken[] | undefined, a
   if (presented === undefined || !BEARER_TOKEN.test(presented)) return UNRECOGNIZED;
   const match = findToken(tokens, digestToken(presented));
   return match ? principalOf(match) : UNRECOGNIZED;
+}
+
+/**
+ * The one way an HTTP request and a WebSocket's connection_init identify their caller: a configured service token
+ * first, as identifyCaller does; otherwise a bearer token shaped as a JWT is a shopper's when the issuer signed it
+ * for this API, and names no one (a 401 for protected fields) when it did not, even in an open development API.
+ */
+export async function authenticate(
+  tokens: readonly ConfiguredToken[] | undefined,
+  verifyShopper: VerifyShopper | undefined,
+  authorization: string | undefined,
+): Promise<Principal> {
+  const caller = identifyCaller(tokens, authorization);
+  if (verifyShopper === undefined || authorization === undefined || caller.kind === "token") return caller;
+  const presented = BEARER.exec(authorization.trim())?.[1];
+  if (presented === undefined || !looksLikeJwt(presented)) return caller;
+  const customerId = await verifyShopper(presented);
+  return customerId === undefined ? UNRECOGNIZED : { kind: "shopper", customerId };
 }
 
 // One principal per configured token, made at its first request: a request's context holds its principal past the
@@ -69,12 +90,21 @@ export function hasScope(principal: Principal, scope: Scope): boolean {
   return principal.kind === "open" || (principal.kind === "token" && principal.scopes.has(scope));
 }
 
-/** An HTTP request's caller, identified once however many steps of the request ask (the client budget, the GraphQL context). */
-export type CallerOf = (request: { readonly headers: { readonly authorization?: string } }) => Principal;
+type Request = { readonly headers: { readonly authorization?: string } };
 
-export function callerOfRequests(tokens: readonly ConfiguredToken[] | undefined): CallerOf {
+/** An HTTP request's caller, identified once however many steps of the request ask (the client budget, the GraphQL context). */
+export type CallerOf = (request: Request) => Principal;
+
+/**
+ * `identify` authenticates a request (a shopper's token is verified asynchronously) as its first step; `callerOf`
+ * then answers every later step at once. A request `identify` never saw is identified by its service token alone.
+ */
+export function callerOfRequests(
+  tokens: readonly ConfiguredToken[] | undefined,
+  verifyShopper?: VerifyShopper,
+): CallerOf & { identify(request: Request): Promise<void> } {
   const callers = new WeakMap<object, Principal>();
-  return (request) => {
+  const callerOf = (request: Request) => {
     let caller = callers.get(request);
     if (caller === undefined) {
       caller = identifyCaller(tokens, request.headers.authorization);
@@ -82,4 +112,8 @@ export function callerOfRequests(tokens: readonly ConfiguredToken[] | undefined)
     }
     return caller;
   };
+  const identify = async (request: Request) => {
+    callers.set(request, await authenticate(tokens, verifyShopper, request.headers.authorization));
+  };
+  return Object.assign(callerOf, { identify });
 }

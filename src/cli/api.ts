@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createServer } from "node:net";
-import { ConfigError, readConfig, type Config } from "../config";
+import { ConfigError, DEFAULT_OIDC_DEV_PORT, readConfig, type Config } from "../config";
 import { driverTimeouts, openDatabase, type LiveDatabase } from "../db/connection";
 import { selectDatabase, type SelectedDatabase } from "../db/select-database";
 import { StartupError } from "../errors";
@@ -9,6 +9,8 @@ import { DEMO_CATALOG, catalogSize, loadCatalog } from "../maintenance/demo-cata
 import { ensureSalesIndexes } from "../sales/indexes";
 import { startHttpServer, type RunningServer } from "../graphql/server";
 import { stopTracing } from "../observability/tracing";
+import { startDevIssuer } from "../auth/dev-issuer";
+import { shopperVerifier, type VerifyShopper } from "../auth/shoppers";
 
 /**
  * The API on MONGODB_URI, or on a throwaway database filled with demo data. Each step
@@ -20,6 +22,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.nodeEnv);
   // Before the throwaway database and its demo data, which take seconds: a port in use is known at once.
   await checkPort(config);
+  const verifyShopper = await shopperVerification(config, logger);
   // A throwaway database is a replica set: subscriptions need its change streams.
   const database = await selectDatabase(config.mongodbUri, { replicaSet: true, logger: logger.child({ component: "offline-mongo" }) });
   logger.info(`Database: ${database.description}`);
@@ -36,7 +39,7 @@ async function main(): Promise<void> {
   const stopping = stopOnSignals(() => server, connection, database, logger);
   try {
     if (database.kind !== "external") await loadDemoData(connection, config, logger);
-    server = await listen(connection, config, logger);
+    server = await listen(connection, config, logger, verifyShopper);
     logger.info(`Bookstore sales catalog ready at ${server.url}`);
     if (database.kind !== "external")
       logger.info(`The tools reach this throwaway database while the API runs: MONGODB_URI=${database.uri} npm run report`);
@@ -51,8 +54,14 @@ async function main(): Promise<void> {
   }
 }
 
-async function listen(connection: LiveDatabase, config: Config, logger: Logger): Promise<RunningServer> {
+async function listen(
+  connection: LiveDatabase,
+  config: Config,
+  logger: Logger,
+  verifyShopper: VerifyShopper | undefined,
+): Promise<RunningServer> {
   const options = {
+    verifyShopper,
     db: connection.db,
     settings: config,
     logger,
@@ -74,6 +83,40 @@ async function listen(connection: LiveDatabase, config: Config, logger: Logger):
     return await startHttpServer(options, config.port, config.host);
   } catch (error) {
     throw portRefusal(config, error);
+  }
+}
+
+/**
+ * Who verifies shoppers' tokens: OIDC_ISSUER's keys; without it the development issuer, served on loopback until the
+ * process exits; in production without it, no one (shoppers' tokens answer 401), said once here.
+ */
+async function shopperVerification(config: Config, logger: Logger): Promise<VerifyShopper | undefined> {
+  const verifierFor = (issuer: string) =>
+    shopperVerifier({
+      issuer,
+      audience: config.oidcAudience,
+      customerClaim: config.oidcCustomerClaim,
+      keysCooldownMs: config.oidcKeysCooldownSeconds * 1000,
+    });
+  if (config.oidcIssuer !== undefined) {
+    logger.info({ issuer: config.oidcIssuer, audience: config.oidcAudience }, "Shoppers: access tokens from the OpenID Connect issuer");
+    return verifierFor(config.oidcIssuer);
+  }
+  if (config.nodeEnv === "production") {
+    logger.warn("OIDC_ISSUER is not set: shoppers cannot sign in, their tokens are refused (see docs/operations/configuration.md)");
+    return undefined;
+  }
+  // The tests start many APIs at once, and only those testing shoppers name a port of their own.
+  if (config.nodeEnv === "test" && config.oidcDevPort === undefined) return undefined;
+  const port = config.oidcDevPort ?? DEFAULT_OIDC_DEV_PORT;
+  try {
+    const { issuer } = await startDevIssuer({ port, audience: config.oidcAudience });
+    logger.info({ issuer }, `Shoppers: development issuer at ${issuer} (never in production); a token: npm run shopper-token -- user900`);
+    return verifierFor(issuer);
+  } catch (error) {
+    // Another API on this machine serves it already (a second `npm start`, the tests' processes): this one goes on without shoppers.
+    logger.warn({ err: error }, `The development issuer could not listen on 127.0.0.1:${port} (OIDC_DEV_PORT): shoppers are refused`);
+    return undefined;
   }
 }
 

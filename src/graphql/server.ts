@@ -8,10 +8,11 @@ import { ApolloServerPluginLandingPageLocalDefault } from "@apollo/server/plugin
 import compress from "@fastify/compress";
 import cors from "@fastify/cors";
 import etag from "@fastify/etag";
-import fastify, { type FastifyInstance, type RouteHandlerMethod } from "fastify";
+import fastify, { type FastifyInstance, type FastifyRequest, type RouteHandlerMethod } from "fastify";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { callerOfRequests } from "../auth/principal";
+import type { VerifyShopper } from "../auth/shoppers";
 import type { ConfiguredToken } from "../auth/tokens";
 import { trustedDocumentsPlugin, type TrustedDocuments } from "../auth/trusted-documents";
 import {
@@ -52,6 +53,8 @@ export interface ServerOptions {
   production: boolean;
   /** The bearer tokens callers may present; undefined leaves every field open, as development without API_TOKENS does. */
   apiTokens?: readonly ConfiguredToken[];
+  /** Verifies shoppers' tokens (OIDC_ISSUER, or the development issuer); undefined accepts no shopper. */
+  verifyShopper?: VerifyShopper | undefined;
   /** The only operations tokens marked `trustedDocumentsOnly` may run, by hash. */
   trustedDocuments?: TrustedDocuments;
   /** How long a request may run before it is answered with REQUEST_TIMEOUT; default 10 s. */
@@ -185,8 +188,11 @@ async function serveGraphQL(
   handler: RouteHandlerMethod,
   requestTimeoutMs: number,
   budget: ClientBudget,
+  identify: (request: FastifyRequest) => Promise<void>,
 ): Promise<void> {
   graphql.addHook("onRequest", requestTimeLimit(requestTimeoutMs));
+  // First of the steps that ask who the caller is (the budget, the context): a shopper's token is verified asynchronously.
+  graphql.addHook("onRequest", identify);
   await graphql.register(cors, CORS);
   graphql.addHook("onRequest", varyByAuthorization);
   graphql.addHook("onRequest", budget.refuseInDebt);
@@ -241,7 +247,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     server,
     metrics,
   });
-  const callerOf = callerOfRequests(options.apiTokens);
+  const callerOf = callerOfRequests(options.apiTokens, options.verifyShopper);
   const budget = createClientBudget(options.clientBudget ?? DEFAULT_CLIENT_BUDGET, callerOf);
   const apollo = createApolloServer({ ...options, caching, budget }, httpServer, metrics, subscriptions.plugin);
   await apollo.start();
@@ -254,7 +260,9 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     budget.attach(context, request);
     return context;
   });
-  await app.register((graphql) => serveGraphQL(graphql, handler, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, budget));
+  await app.register((graphql) =>
+    serveGraphQL(graphql, handler, options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, budget, callerOf.identify),
+  );
   await app.ready();
 
   // once() rejects on "error", so a port in use fails start-up with EADDRINUSE instead of an unhandled event.

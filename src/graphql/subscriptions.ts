@@ -23,7 +23,8 @@ import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
 import { WebSocket, WebSocketServer } from "ws";
 import { accessRefusal, operationScopes } from "./access";
-import { identifyCaller, type Principal } from "../auth/principal";
+import { authenticate, type Principal } from "../auth/principal";
+import type { VerifyShopper } from "../auth/shoppers";
 import type { ConfiguredToken } from "../auth/tokens";
 import { trustedDocumentOf, type TrustedDocuments } from "../auth/trusted-documents";
 import type { ApiSettings, SubscriptionSettings } from "../config";
@@ -50,6 +51,7 @@ export interface SubscriptionServerOptions {
   logger: Logger;
   production: boolean;
   apiTokens?: readonly ConfiguredToken[];
+  verifyShopper?: VerifyShopper | undefined;
   /** The only operations tokens marked `trustedDocumentsOnly` may subscribe with, by hash, as over HTTP. */
   trustedDocuments?: TrustedDocuments;
   server: ServerState;
@@ -165,10 +167,10 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
   const cleanup = useServer<Record<string, unknown>, { connection?: Connection }>(
     {
       connectionInitWaitTimeout: options.connectionInitWaitTimeoutMs,
-      onConnect: (ctx) => {
+      onConnect: async (ctx) => {
         // A proxy that holds the token for a page (the web storefront's) adds it to the upgrade request, as it does to each HTTP request.
         const authorization = authorizationOf(ctx.connectionParams) ?? ctx.extra.request.headers.authorization;
-        const principal = identifyCaller(options.apiTokens, authorization);
+        const principal = await authenticate(options.apiTokens, options.verifyShopper, authorization);
         // connection_init is the connection's one chance to authenticate: a token that names no one is refused there (4403),
         // so that the client learns of it before it subscribes, not from each subscription.
         if (principal.kind === "unrecognized") return false;

@@ -32,6 +32,29 @@ describe("configuration", () => {
       clientBudgetTokenDocuments: 20_000,
       clientBudgetSeconds: 4,
       trustedProxies: [],
+      oidcIssuer: undefined,
+      oidcAudience: "urn:bookstore-sales-catalog:api",
+      oidcCustomerClaim: "sub",
+      oidcKeysCooldownSeconds: 30,
+      oidcDevPort: undefined,
+    });
+  });
+
+  it("takes a shoppers' issuer only with the audience its tokens carry for the API", () => {
+    expect(() => readConfig({ OIDC_ISSUER: "https://auth.example.com/realms/shop" })).toThrow(
+      /OIDC_AUDIENCE: .*must be set with OIDC_ISSUER/,
+    );
+    expect(() => readConfig({ OIDC_ISSUER: "auth.example.com" })).toThrow(/OIDC_ISSUER/);
+    expect(
+      readConfig({
+        OIDC_ISSUER: "https://auth.example.com/realms/shop",
+        OIDC_AUDIENCE: "bookstore-api",
+        OIDC_CUSTOMER_CLAIM: "customer_id",
+      }),
+    ).toMatchObject({
+      oidcIssuer: "https://auth.example.com/realms/shop",
+      oidcAudience: "bookstore-api",
+      oidcCustomerClaim: "customer_id",
     });
   });
 

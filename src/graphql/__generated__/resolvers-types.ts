@@ -184,7 +184,8 @@ export type Customer = Node & {
    * The books this customer bought, each once however often it was bought, in book id order (the order of
    * `Query.books`), a window at a time. Cursors are book ids, so they stay valid while purchases arrive; a
    * book bought after a window was read appears in a later window when its id sorts after that window.
-   * Needs the `purchases:read` scope.
+   * Only for the shopper whose customer this is (reached through `viewer`, or `customer(id:)` with their own
+   * id), or a token with the `purchases:read` scope.
    */
   booksPurchased: BookConnection;
   /** The customer's id as given to `recordPurchase`. */
@@ -240,6 +241,7 @@ export type Mutation = {
    * answer the first call's outcome. Fails with PURCHASE_ID_CONFLICT when the purchaseId already names
    * this book's purchase by another customer, and with PURCHASE_IN_PROGRESS (retry with the same
    * purchaseId) when an earlier call with it has not finished within a few seconds.
+   * Needs a token with the `catalog:write` scope, or a shopper's token for the shopper's own purchase.
    */
   recordPurchase: RecordPurchasePayload;
 };
@@ -355,6 +357,11 @@ export type Query = {
    * the settings in force. `npm run report` prints the same figures.
    */
   salesStats: SalesStats;
+  /**
+   * The signed-in shopper's own customer: the caller whose bearer token is an access token from the API's OpenID
+   * Connect issuer. Null for any other caller (a service token, or none).
+   */
+  viewer?: Maybe<Customer>;
 };
 
 
@@ -412,8 +419,12 @@ export type Recommendation = {
 export type RecordPurchaseInput = {
   /** The book bought: its `id` or its `databaseId`. */
   bookId: Scalars['ID']['input'];
-  /** The customer who bought it: its `id`, or its `databaseId` (1 to 128 characters; a new customer has only this). */
-  customerId: Scalars['ID']['input'];
+  /**
+   * The customer who bought it: its `id`, or its `databaseId` (1 to 128 characters; a new customer has only this).
+   * Leave it out when a shopper's token is sent: the purchase is then the shopper's. A shopper may name only
+   * themselves (FORBIDDEN otherwise); a service token with `catalog:write` must name the customer (BAD_USER_INPUT).
+   */
+  customerId?: InputMaybe<Scalars['ID']['input']>;
   /**
    * The client's own id for this purchase (an order line id, 1 to 128 characters), unique per book.
    * Send the same purchaseId when retrying: the purchase is then recorded once, and every retry
@@ -781,6 +792,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   salesStats?: Resolver<ResolversTypes['SalesStats'], ParentType, ContextType, RequireFields<QuerySalesStatsArgs, 'top'>>;
+  viewer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
 };
 
 export type RecommendationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Recommendation'] = ResolversParentTypes['Recommendation']> = {

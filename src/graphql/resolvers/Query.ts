@@ -22,6 +22,8 @@ export const Query: QueryResolvers = {
     return { ...found, cursorOf: (book) => catalogCursor(browse, book), count: () => catalog.count(found.query) };
   },
 
+  viewer: (_parent, _arguments, { principal }) => (principal.kind === "shopper" ? { id: principal.customerId } : null),
+
   customer: (_parent, { id }) => ({ id: customerIdFromEither(id, "id") }),
 
   node: async (_parent, { id }, context) => (await nodesOf([id], context))[0] ?? null,
