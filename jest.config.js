@@ -35,6 +35,7 @@ module.exports = {
       testEnvironmentOptions,
       globalSetup: "<rootDir>/test/support/global-setup.ts",
       globalTeardown: "<rootDir>/test/support/global-teardown.ts",
+      setupFiles: ["<rootDir>/test/support/worker-database.ts"],
       setupFilesAfterEnv: ["<rootDir>/test/support/settle-in-flight.ts"],
     },
     // The stand-in's tests, under its own configuration (packages/offline-mongo/jest.config.js).
