@@ -20,6 +20,10 @@ const CUSTOMER_ID = "customer-who-must-not-be-traced";
 
 const MONGODB_SCOPE = "@opentelemetry/instrumentation-mongodb";
 
+// Over jest's default limit (jest.config.js): each test starts the API as a process with OpenTelemetry's SDK loaded (three
+// of them under NODE_DEBUG's million lines), CPU-bound work of 5 to 15 s on an idle 2-core machine and 36 to 38 s on a busy one.
+jest.setTimeout(120_000);
+
 let api: ApiProcess | undefined;
 afterEach(async () => {
   await api?.stop();
