@@ -163,7 +163,7 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
 async function runSoak(env: NodeJS.ProcessEnv): Promise<void> {
   const jest = spawn(
     process.execPath,
-    [require.resolve("jest/bin/jest"), "--selectProjects", "integration", "--runTestsByPath", ...SOAK_TESTS],
+    [require.resolve("jest/bin/jest"), "--selectProjects", "integration", "--maxWorkers=1", "--runTestsByPath", ...SOAK_TESTS],
     { env: { ...env, TEST_SOAK: "1" }, stdio: "inherit" },
   );
   const [code] = (await once(jest, "exit")) as [number | null];
