@@ -1,3 +1,5 @@
+const { availableParallelism } = require("node:os");
+
 // CommonJS for jest, so the lazy import() of a development-only package compiles to require().
 const transform = { "^.+\\.ts$": ["ts-jest", { tsconfig: { module: "commonjs", moduleResolution: "node10" } }] };
 // The stand-in by its package name, from its source: its exports map's "@bookstore/source" condition (no build step before a test run).
@@ -15,8 +17,16 @@ const testEnvironmentOptions = { customExportConditions: ["node", "node-addons",
  * @type {import('jest').Config}
  */
 module.exports = {
-  // A global option in jest: the unit tests take milliseconds and never come near it.
-  testTimeout: 180_000,
+  // Files run side by side, each worker with databases of its own (test/support/global-setup.ts). Most of an integration
+  // file's time is waiting (on timers, on API processes it started, on its database processes), so on a 2-core machine three
+  // workers keep both cores busy where jest's default (one fewer than the cores: one, in band) left most of them idle.
+  // `--maxWorkers=1` (or `-i`) runs them one after another again.
+  maxWorkers: Math.max(3, availableParallelism()),
+  // A global option in jest, so a hung test fails within a minute: the unit tests take milliseconds, and the integration
+  // tests' heaviest cases take up to about 20 s on a busy 2-core machine. The few that wait out real time for longer
+  // (chaos cuts, process starts under load, a subscriber reading nothing for 30 s) give their own limit beside the test,
+  // and say why. The stand-in's project sets the same limit in its own set-up (packages/offline-mongo/test/time-limit.ts).
+  testTimeout: 60_000,
   reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
   projects: [
     {
@@ -35,6 +45,7 @@ module.exports = {
       testEnvironmentOptions,
       globalSetup: "<rootDir>/test/support/global-setup.ts",
       globalTeardown: "<rootDir>/test/support/global-teardown.ts",
+      setupFiles: ["<rootDir>/test/support/worker-database.ts"],
       setupFilesAfterEnv: ["<rootDir>/test/support/settle-in-flight.ts"],
     },
     // The stand-in's tests, under its own configuration (packages/offline-mongo/jest.config.js).

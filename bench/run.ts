@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../src/config";
@@ -39,7 +41,7 @@ const SECTION_NAMES = {
   victim: "victim",
 } as const satisfies Record<string, keyof Results>;
 
-const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --only <sections>] [-- --subscribers N,…] [-- --subscriber-profile] [-- --profile]
+const USAGE = `Usage: npm run bench [-- --quick] [-- --largest-catalog] [-- --only <sections>] [-- --subscribers N,…] [-- --subscriber-profile] [-- --profile] [-- --soak]
 
 Measures writes, reads and GraphQL over HTTP on the database the project selects
 (MONGODB_URI, else a throwaway one), keyed purchases of a hot book on a replica set
@@ -60,7 +62,13 @@ prints markdown tables and saves raw figures in bench/results/.
                      and summarized (top lines, parts) under its table
   --profile          only CPU profiles of the API and the stand-in under the 5-, 20- and 50-book
                      storefront listings, saved in bench/results/profiles/ (about 1 minute, less with --quick)
+  --soak             only the long forms of the suite's chaos tests, through jest (TEST_SOAK=1): the API's connection
+                     cut and restored 40 times on a replica set and 20 on the run's database (about 4 minutes;
+                     npm test runs 12 and 4)
   --help             show this text`;
+
+/** The test files whose long form TEST_SOAK=1 runs: what `npm test` checks over a few cycles, checked over many. */
+const SOAK_TESTS = ["test/db/reconnection-chaos.test.ts"];
 
 /**
  * A database of the run's own, watched by command monitoring, dropped when closed; with the indexes in place unless `indexes` is
@@ -120,7 +128,9 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
     profile: { type: "boolean" },
     subscribers: { type: "string" },
     "subscriber-profile": { type: "boolean" },
+    soak: { type: "boolean" },
   });
+  if (flags.soak) return runSoak(env);
   const sections = flags.only === undefined ? null : parseSections(flags.only);
   const chosen = flags.quick ? QUICK_PLAN : FULL_PLAN;
   const plan =
@@ -147,6 +157,17 @@ async function runBench(args: string[], env: NodeJS.ProcessEnv, output: ToolOutp
   } finally {
     await database.stop();
   }
+}
+
+/** The soak tests' long form under jest, with its own global set-up (the run's database); fails when a test does. */
+async function runSoak(env: NodeJS.ProcessEnv): Promise<void> {
+  const jest = spawn(
+    process.execPath,
+    [require.resolve("jest/bin/jest"), "--selectProjects", "integration", "--maxWorkers=1", "--runTestsByPath", ...SOAK_TESTS],
+    { env: { ...env, TEST_SOAK: "1" }, stdio: "inherit" },
+  );
+  const [code] = (await once(jest, "exit")) as [number | null];
+  if (code !== 0) throw new ToolFailure(`the soak tests failed (jest exited with ${code}): see jest's report above`);
 }
 
 /** Every section, the report with every target, and the raw figures saved; exact failures fail the run. */

@@ -10,7 +10,7 @@ export function supportedNodeRange(): string {
 
 /**
  * What to tell the operator of a Node outside `range`, or undefined on a supported one. Said once at start-up, not
- * refused: an unsupported Node may still run the API today (CI runs the suite on the machine's own Node), but it
+ * refused: an unsupported Node may still run the API today, though CI no longer checks it there, and it
  * gets no fixes from this project and, past its end of life, none from Node.
  */
 export function unsupportedNodeWarning(version: string, range: string): string | undefined {

@@ -99,4 +99,4 @@ it("resumes after the database connection is cut and restored, with no purchase 
   await expectEveryPurchaseDelivered("cut", watched);
   expect((await scrapeMetrics(server)).sample("bookstore_change_stream_restarts_total", 'reason="error"')).toBeGreaterThan(restartsBefore);
   await watched.close();
-}, 120_000);
+});

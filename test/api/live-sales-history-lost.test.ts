@@ -81,4 +81,4 @@ it("starts from now, and sends the current count and every missed buyer", async 
   expect((await scrapeMetrics(server)).sample("bookstore_change_stream_restarts_total", 'reason="history_lost"')).toBeGreaterThanOrEqual(1);
   expect(log.lines().some((line) => /change stream history lost/.test(line.msg))).toBe(true);
   await client.dispose();
-}, 120_000);
+});

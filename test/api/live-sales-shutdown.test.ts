@@ -32,4 +32,4 @@ it("ends cleanly on SIGTERM with 1,000 subscriptions open: each connection close
   } finally {
     await database.close();
   }
-}, 180_000);
+});

@@ -74,6 +74,8 @@ async function counters(): Promise<{ delivered: number; conflated: number }> {
   };
 }
 
+// Over jest's default limit (jest.config.js): the 30 s the reader reads nothing are waited out for real, and 20,000 events
+// published a batch at a time take a busy 2-core machine about as long again.
 it("holds at most one value and one message for a subscriber that reads nothing for 30 s while 10,000 events pass, and the others keep receiving", async () => {
   const slow = pausableClient();
   const slowSales = subscribe<Sales>(slow.client, SLOW, { ids: ["hot"] });
@@ -135,4 +137,4 @@ it("holds at most one value and one message for a subscriber that reads nothing 
   const stored = await salesCollection(database.db).findOne({ _id: parseBookId("hot") });
   expect(stored?.purchase_count).toBe(published);
   await Promise.all([slow.client.dispose(), fastClient.dispose()]);
-}, 300_000);
+}, 120_000);

@@ -37,7 +37,7 @@ beforeAll(async () => {
     EXTRA_SALES_PAGE_SIZE: String(SETTINGS.extraSalesPageSize),
   };
   apis = await Promise.all([startApiProcess("src/cli/start.ts", env), startApiProcess("src/cli/start.ts", env)]);
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all(apis.map((api) => api.stop()));
   await database.close();
@@ -64,7 +64,7 @@ it("delivers a purchase recorded through one process to a subscriber of the othe
   expect((await sales.next()).data?.bookSales.purchaseCount).toBe(1);
   sales.stop();
   await client.dispose();
-}, 60_000);
+});
 
 it("ends racing purchases through both processes with every subscriber at the stored count, and every buyer delivered once in order", async () => {
   await createBook(database.db, { id: "raced", title: "Raced", author: "A" }, SETTINGS);
@@ -94,4 +94,4 @@ it("ends racing purchases through both processes with every subscriber at the st
     expect(received.every((event) => event.missedBefore === 0)).toBe(true);
   }
   await Promise.all(clients.map((client) => client.dispose()));
-}, 180_000);
+});

@@ -66,7 +66,7 @@ describe("two API processes recording purchases of one outlier at once", () => {
   beforeAll(async () => {
     database = await openTestDatabase();
     apis = await Promise.all([startApiProcess(database), startApiProcess(database)]);
-  }, 120_000);
+  });
   afterAll(async () => {
     await Promise.all(apis.map(stopApiProcess));
     await database.close();
@@ -96,5 +96,5 @@ describe("two API processes recording purchases of one outlier at once", () => {
       .filter(({ purchaseCount, position }) => purchaseCount !== undefined && purchaseCount < position + 1);
     expect(undercounted).toEqual([]);
     expect(counts.size).toBe(PURCHASES - SETTINGS.outlierThreshold);
-  }, 120_000);
+  });
 });

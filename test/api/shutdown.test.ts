@@ -43,7 +43,7 @@ beforeAll(async () => {
   );
   const [status] = await once(build, "exit");
   expect(status).toBe(0);
-}, 300_000);
+});
 afterEach(() => {
   // A failed assertion must not leave a server running past the test: kill its whole process group.
   for (const child of children.splice(0)) if (isGroupAlive(child.pid!)) process.kill(-child.pid!, "SIGKILL");

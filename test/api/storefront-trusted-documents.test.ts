@@ -67,7 +67,7 @@ beforeAll(async () => {
     trustedDocuments: readTrustedDocuments(MANIFEST),
   });
   proxy = await startProxy(api.url, storefront.token);
-}, 120_000);
+});
 afterAll(async () => {
   proxy.child.kill("SIGTERM");
   await once(proxy.child, "exit");

@@ -126,8 +126,21 @@ describe("the graphql-transport-ws protocol, as graphql-ws's PROTOCOL.md has it"
 
   it("pings an idle connection, so that a load balancer does not cut it", async () => {
     const pinging = await serve({ subscriptionKeepAliveSeconds: 1 });
-    const { socket } = await acknowledgedSocket(pinging);
-    await once(socket, "ping");
+    const { socket, messages, closed } = await acknowledgedSocket(pinging);
+    // What came first for the idle socket: a ping, its close (a server that dropped it), or neither within ten of its 1 s
+    // intervals (a margin for a busy machine). ws answers each ping with a pong by itself, as a browser does: a connection
+    // that answers is kept, so three pings in a row, the socket open after them, say the pongs were heard too.
+    const next = () =>
+      Promise.race([
+        once(socket, "ping").then(() => "ping"),
+        closed.then((code) => `closed with ${code}`),
+        new Promise((resolve) => setTimeout(resolve, 10_000, "no ping within 10 s")).then(String),
+      ]);
+    const pings = [await next(), await next(), await next()];
+    expect(pings).toEqual(["ping", "ping", "ping"]);
+    expect(socket.readyState).toBe(socket.OPEN);
+    // Pings are WebSocket control frames: the protocol's messages saw nothing but the acknowledgement.
+    expect(messages.map((message) => message.type)).toEqual(["connection_ack"]);
     socket.close();
   });
 });

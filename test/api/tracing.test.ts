@@ -20,6 +20,11 @@ const CUSTOMER_ID = "customer-who-must-not-be-traced";
 
 const MONGODB_SCOPE = "@opentelemetry/instrumentation-mongodb";
 
+// Over jest's default limit (jest.config.js): each test starts the API as a process with OpenTelemetry's SDK loaded (three
+// of them under NODE_DEBUG's million lines), CPU-bound work of 5 to 15 s on an idle 2-core machine, 36 s on a busy one, and
+// 92 s for the three NODE_DEBUG starts on one running other developers' suites beside this one's three workers.
+jest.setTimeout(180_000);
+
 let api: ApiProcess | undefined;
 afterEach(async () => {
   await api?.stop();

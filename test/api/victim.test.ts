@@ -64,7 +64,7 @@ beforeAll(async () => {
   client.on("commandSucceeded", answered).on("commandFailed", answered);
   // The default time limit: a victim answered REQUEST_TIMEOUT is a victim that got an error.
   server = await startTestHttpServer(client.db(database.db.databaseName), { apiTokens: configuredTokens(reader, aloneReader) });
-}, 180_000);
+});
 afterAll(async () => {
   closeAddressedClients();
   await server.stop();
@@ -137,7 +137,7 @@ describe("a cheap query beside four attackers of each amplifying kind", () => {
       const rateLimited = answers.some(({ status, codes }) => status === 429 && codes.includes("RATE_LIMITED"));
       expect({ weighed, withinBudget: weighed <= atMost, rateLimited }).toEqual({ weighed, withinBudget: true, rateLimited: true });
     }
-  }, 120_000);
+  });
 });
 
 // The floor issue 35's victim met beside the attackers: one `_entities` of 1,000 books, answered in full, held the API's
@@ -159,5 +159,5 @@ describe("an _entities of 1,000 books", () => {
     // A read of 100 books at a time: ten finds, each sent once the one before it was answered, a turn or more later.
     expect(findTurns).toHaveLength(catalog.bookIds.length / KEYS_PER_READ);
     expect({ distinctTurns: new Set(findTurns).size, mostFindsOpen }).toEqual({ distinctTurns: findTurns.length, mostFindsOpen: 1 });
-  }, 60_000);
+  });
 });

@@ -64,7 +64,7 @@ beforeAll(async () => {
     API_TOKENS: JSON.stringify([shopper]),
   };
   apis = await Promise.all([startApiProcess("src/cli/start.ts", env), startApiProcess("src/cli/start.ts", env)]);
-}, 120_000);
+});
 afterAll(async () => {
   await Promise.all(apis.map((api) => api.stop()));
   await database.close();

@@ -27,7 +27,7 @@ beforeAll(async () => {
   }
   api = await openTestApi();
   await seedBook(api.db, "2", customers(60));
-}, 120_000);
+});
 afterAll(async () => {
   await api?.close();
   await rm(workspace, { recursive: true, force: true });

@@ -25,7 +25,7 @@ beforeAll(async () => {
   database = await openTestDatabase();
   await loadCatalog(database.db, searchCatalogSpec(3000), TEST_SETTINGS);
   words = await catalogWords(database.db);
-}, 120_000);
+});
 afterAll(() => database.close());
 
 const examined = (run: () => Promise<unknown>) => documentsExamined(database.client, database.db, run);
@@ -44,7 +44,7 @@ describe("a search of the catalog", () => {
     // Neither side empty: the set holds searches a window can answer and searches too broad for theirs.
     expect(figures.answered).toBeGreaterThan(50);
     expect(figures.refused).toBeGreaterThan(20);
-  }, 300_000);
+  });
 
   it.each(["ID", "TITLE", "YEAR"] as const)(
     "answers the commonest word by %s from its window alone, the books holding it in order, and counts them from the index",

@@ -1,10 +1,13 @@
 import { once } from "node:events";
 
-/** Closing its standard input tells the database process to stop the database; it exits once it has. */
+/** Closing its standard input tells each database process to stop its database; it exits once it has. */
 export default async function globalTeardown(): Promise<void> {
-  const child = globalThis.testDatabaseProcess;
-  if (!child || child.exitCode !== null) return;
-  const exited = once(child, "exit");
-  child.stdin!.end();
-  await exited;
+  const running = (globalThis.testDatabaseProcesses ?? []).filter((child) => child.exitCode === null);
+  await Promise.all(
+    running.map(async (child) => {
+      const exited = once(child, "exit");
+      child.stdin!.end();
+      await exited;
+    }),
+  );
 }

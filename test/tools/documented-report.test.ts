@@ -16,7 +16,7 @@ let database: TestDatabase;
 beforeAll(async () => {
   database = await openTestDatabase();
   await loadCatalog(database.db, DEMO_CATALOG, readConfig({}));
-}, 300_000);
+});
 afterAll(() => database.close());
 
 it("prints the sample report tools.md shows, figure for figure", async () => {
@@ -26,4 +26,4 @@ it("prints the sample report tools.md shows, figure for figure", async () => {
   const documented = /```\n(Sales catalog in database "bookstore"\n[\s\S]*?)```/.exec(readFileSync(TOOLS_MD, "utf8"))?.[1];
   expect(status).toBe(0);
   expect(`${out.join("\n")}\n`.replace(`"${database.db.databaseName}"`, '"bookstore"')).toBe(documented);
-}, 120_000);
+});

@@ -32,5 +32,5 @@ describe("npm start", () => {
     } finally {
       holder.close();
     }
-  }, 60_000);
+  });
 });

@@ -12,6 +12,13 @@ interface Numbered extends Document {
 
 type Stream = ChangeStream<Numbered>;
 
+/**
+ * An empty getMore on a stream is held until a write or maxAwaitTimeMS, 1 s by default: `opened`'s first tryNext waited
+ * that second out in every test. The streams here ask for 50 ms, so waiting for nothing costs nothing; what a held
+ * getMore does is the "waiting for events" tests' subject, with raw commands and times of their own.
+ */
+const QUICK_EMPTY_BATCHES = { maxAwaitTimeMS: 50 };
+
 function fresh(): Collection<Numbered> {
   return target.db.collection<Numbered>(target.freshCollection().collectionName);
 }
@@ -39,7 +46,7 @@ afterEach(() => target.client.db("admin").command({ configureFailPoint: "failCom
 describe("a collection's change stream", () => {
   it("reports an insert, update, replace and delete with mongod's fields", async () => {
     const collection = fresh();
-    const stream = await opened(collection.watch());
+    const stream = await opened(collection.watch([], QUICK_EMPTY_BATCHES));
     await collection.insertOne({ _id: 1, a: { b: 1, c: 1 }, list: [1, 2, 3] });
     await collection.updateOne({ _id: 1 }, untypedUpdate({ $set: { "a.b": 2, x: 1 }, $unset: { "a.c": "" }, $pop: { list: 1 } }));
     await collection.replaceOne({ _id: 1 }, { y: 1 });
@@ -69,7 +76,7 @@ describe("a collection's change stream", () => {
   it("describes an update given as a pipeline, an array it shortens as truncated", async () => {
     const collection = fresh();
     await collection.insertOne({ _id: 1, list: [1, 2, 3, 4] });
-    const stream = await opened(collection.watch());
+    const stream = await opened(collection.watch([], QUICK_EMPTY_BATCHES));
     await collection.updateOne({ _id: 1 }, [{ $set: { list: { $slice: ["$list", 2] }, total: { $sum: "$list" } } }]);
     const [update] = await take(stream, 1);
     expect(update).toMatchObject({
@@ -83,7 +90,7 @@ describe("a collection's change stream", () => {
   it("looks up the current document of an update with fullDocument: updateLookup", async () => {
     const collection = fresh();
     await collection.insertOne({ _id: 1, n: 0 });
-    const stream = await opened(collection.watch([], { fullDocument: "updateLookup" }));
+    const stream = await opened(collection.watch([], { ...QUICK_EMPTY_BATCHES, fullDocument: "updateLookup" }));
     await collection.updateOne({ _id: 1 }, { $inc: { n: 1 } });
     const [update] = await take(stream, 1);
     expect(update).toMatchObject({ operationType: "update", fullDocument: { _id: 1, n: 1 } });
@@ -92,20 +99,20 @@ describe("a collection's change stream", () => {
 
   it("passes only the events a following $match keeps, and refuses a stage mongod refuses", async () => {
     const collection = fresh();
-    const stream = await opened(collection.watch([{ $match: { operationType: "delete" } }]));
+    const stream = await opened(collection.watch([{ $match: { operationType: "delete" } }], QUICK_EMPTY_BATCHES));
     await collection.insertMany([{ _id: 1 }, { _id: 2 }]);
     await collection.deleteOne({ _id: 2 });
     const [event] = await take(stream, 1);
     expect(event).toMatchObject({ operationType: "delete", documentKey: { _id: 2 } });
     await stream.close();
-    const refused = await serverError(opened(collection.watch([{ $group: { _id: null } }])));
+    const refused = await serverError(opened(collection.watch([{ $group: { _id: null } }], QUICK_EMPTY_BATCHES)));
     expect(refused.message).toMatch(/\$group is not permitted in a \$changeStream pipeline/);
   });
 
   it("shows a transaction's writes at its commit, in order, with its session and number, and nothing of an aborted one", async () => {
     const collection = fresh();
     await collection.insertOne({ _id: 0 });
-    const stream = await opened(collection.watch());
+    const stream = await opened(collection.watch([], QUICK_EMPTY_BATCHES));
     const aborted = target.client.startSession();
     aborted.startTransaction();
     await collection.insertOne({ _id: 9 }, { session: aborted });
@@ -134,7 +141,7 @@ describe("a database's change stream (aggregate: 1)", () => {
   it("sees every collection of its database and none of another", async () => {
     const [one, two] = [fresh(), fresh()];
     const other = target.client.db(`${target.db.databaseName}_other`).collection<Numbered>("elsewhere");
-    const stream = await opened(target.db.watch());
+    const stream = await opened(target.db.watch([], QUICK_EMPTY_BATCHES));
     await other.insertOne({ _id: 1 });
     await one.insertOne({ _id: 1 });
     await two.insertOne({ _id: 2 });
@@ -151,18 +158,18 @@ describe("a database's change stream (aggregate: 1)", () => {
 describe("resuming", () => {
   it("starts after a token (resumeAfter, startAfter) or at an operation time, with every later event once", async () => {
     const collection = fresh();
-    const stream = await opened(collection.watch());
+    const stream = await opened(collection.watch([], QUICK_EMPTY_BATCHES));
     await collection.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }]);
     const [first, second, third] = await take(stream, 3);
     await stream.close();
     const ids = async (watching: Stream, n: number) => keysOf(await take(watching, n));
-    const afterFirst = collection.watch([], { resumeAfter: first?.["_id"] as ResumeToken });
+    const afterFirst = collection.watch([], { ...QUICK_EMPTY_BATCHES, resumeAfter: first?.["_id"] as ResumeToken });
     expect(await ids(afterFirst, 2)).toEqual([2, 3]);
     await afterFirst.close();
-    const startAfter = collection.watch([], { startAfter: second?.["_id"] as ResumeToken });
+    const startAfter = collection.watch([], { ...QUICK_EMPTY_BATCHES, startAfter: second?.["_id"] as ResumeToken });
     expect(await ids(startAfter, 1)).toEqual([3]);
     await startAfter.close();
-    const at = collection.watch([], { startAtOperationTime: third?.["clusterTime"] as Timestamp });
+    const at = collection.watch([], { ...QUICK_EMPTY_BATCHES, startAtOperationTime: third?.["clusterTime"] as Timestamp });
     expect(await ids(at, 1)).toEqual([3]);
     await at.close();
   });
@@ -183,7 +190,7 @@ describe("resuming", () => {
     expect(emptyBatch["nextBatch"]).toEqual([]);
     await target.db.command({ killCursors: collection.collectionName, cursors: [cursor["id"]] });
     await collection.insertOne({ _id: 2 });
-    const resumed = collection.watch([], { resumeAfter: emptyBatch["postBatchResumeToken"] as ResumeToken });
+    const resumed = collection.watch([], { ...QUICK_EMPTY_BATCHES, resumeAfter: emptyBatch["postBatchResumeToken"] as ResumeToken });
     const [next] = await take(resumed, 1);
     expect(next).toMatchObject({ documentKey: { _id: 2 } });
     await resumed.close();
@@ -191,7 +198,7 @@ describe("resuming", () => {
 
   it("survives a dropped connection: the driver resumes by itself, losing and repeating nothing", async () => {
     const collection = fresh();
-    const stream = await opened(collection.watch());
+    const stream = await opened(collection.watch([], QUICK_EMPTY_BATCHES));
     await collection.insertOne({ _id: 1 });
     expect(await take(stream, 1)).toMatchObject([{ documentKey: { _id: 1 } }]);
     await target.client
@@ -207,7 +214,9 @@ describe("resuming", () => {
 
   it("fails with 286 ChangeStreamHistoryLost, labelled NonResumableChangeStreamError, before the history begins", async () => {
     const collection = fresh();
-    const error = await serverError(opened(collection.watch([], { startAtOperationTime: new Timestamp({ t: 1, i: 1 }) })));
+    const error = await serverError(
+      opened(collection.watch([], { ...QUICK_EMPTY_BATCHES, startAtOperationTime: new Timestamp({ t: 1, i: 1 }) })),
+    );
     expect(error).toMatchObject({ code: 286, codeName: "ChangeStreamHistoryLost" });
     expect(error.hasErrorLabel("NonResumableChangeStreamError")).toBe(true);
   });
@@ -264,7 +273,7 @@ describe("waiting for events", () => {
 
   it("keeps up with a burst of 10,000 writes, each reported once and in order", async () => {
     const collection = fresh();
-    const stream = await opened(collection.watch([], { batchSize: 1000 }));
+    const stream = await opened(collection.watch([], { ...QUICK_EMPTY_BATCHES, batchSize: 1000 }));
     const count = 10_000;
     const [events] = await Promise.all([take(stream, count), collection.insertMany(Array.from({ length: count }, (_, i) => ({ _id: i })))]);
     expect(keysOf(events)).toEqual(Array.from({ length: count }, (_, i) => i));
@@ -279,8 +288,8 @@ describe("the stand-in's bounded history", () => {
     const client = newClient(server.uri);
     try {
       const collection = client.db("bounded").collection<Numbered>("writes");
-      const keepingUp = await opened(collection.watch([], { batchSize: 1000 }));
-      const leftBehind = await opened(collection.watch());
+      const keepingUp = await opened(collection.watch([], { ...QUICK_EMPTY_BATCHES, batchSize: 1000 }));
+      const leftBehind = await opened(collection.watch([], QUICK_EMPTY_BATCHES));
       let seen = 0;
       for (let batch = 0; batch < 100; batch++) {
         await collection.insertMany(Array.from({ length: 100 }, (_, i) => ({ _id: batch * 100 + i, padding: "x".repeat(100) })));
@@ -308,13 +317,13 @@ describe("catalog events", () => {
   it("reports a collection's drop, then invalidates its stream; startAfter the invalidate watches the next one", async () => {
     const collection = fresh();
     await collection.insertOne({ _id: 1 });
-    const stream = await opened(collection.watch());
+    const stream = await opened(collection.watch([], QUICK_EMPTY_BATCHES));
     await collection.drop();
     const [drop, invalidate] = await take(stream, 2);
     expect(drop).toMatchObject({ operationType: "drop", ns: { db: target.db.databaseName, coll: collection.collectionName } });
     expect(invalidate).toMatchObject({ operationType: "invalidate" });
     expect(await stream.hasNext()).toBe(false);
-    const next = collection.watch([], { startAfter: invalidate?.["_id"] as ResumeToken });
+    const next = collection.watch([], { ...QUICK_EMPTY_BATCHES, startAfter: invalidate?.["_id"] as ResumeToken });
     await collection.insertOne({ _id: 2 });
     expect(keysOf(await take(next, 1))).toEqual([2]);
     await next.close();
@@ -324,7 +333,7 @@ describe("catalog events", () => {
     const collection = fresh();
     await collection.insertOne({ _id: 1 });
     const renamedTo = `${collection.collectionName}_renamed`;
-    const stream = await opened(collection.watch());
+    const stream = await opened(collection.watch([], QUICK_EMPTY_BATCHES));
     await collection.rename(renamedTo);
     const [rename, invalidate] = await take(stream, 2);
     expect(rename).toMatchObject({ operationType: "rename", to: { db: target.db.databaseName, coll: renamedTo } });
@@ -336,7 +345,7 @@ describe("catalog events", () => {
   it("reports a dropped database's collections, then dropDatabase, then invalidates the database's stream", async () => {
     const db = target.client.db(`${target.db.databaseName}_dropped`);
     await db.collection<Numbered>("a").insertOne({ _id: 1 });
-    const stream = await opened(db.watch());
+    const stream = await opened(db.watch([], QUICK_EMPTY_BATCHES));
     await db.dropDatabase();
     const events = await take(stream, 3);
     expect(events.map((event) => event["operationType"])).toEqual(["drop", "dropDatabase", "invalidate"]);
@@ -346,8 +355,8 @@ describe("catalog events", () => {
   it("shows expanded events (createIndexes, collectionUUID, disambiguatedPaths) only to a stream that asks", async () => {
     const collection = fresh();
     await collection.insertOne({ _id: 1, a: { "1": 1 } });
-    const expanded = await opened(collection.watch([], { showExpandedEvents: true }));
-    const plain = await opened(collection.watch());
+    const expanded = await opened(collection.watch([], { ...QUICK_EMPTY_BATCHES, showExpandedEvents: true }));
+    const plain = await opened(collection.watch([], QUICK_EMPTY_BATCHES));
     await collection.createIndex({ x: 1 }, { name: "x_1" });
     await collection.updateOne({ _id: 1 }, { $set: { "a.1": 2 } });
     const [index, update] = await take(expanded, 2);
@@ -366,7 +375,7 @@ describe("the whole deployment's stream (allChangesForCluster)", () => {
   it("sees every database's writes", async () => {
     const other = target.client.db(`${target.db.databaseName}_cluster`).collection<Numbered>("elsewhere");
     const collection = fresh();
-    const stream = await opened(target.client.watch());
+    const stream = await opened(target.client.watch([], QUICK_EMPTY_BATCHES));
     await collection.insertOne({ _id: 1 });
     await other.insertOne({ _id: 2 });
     const events = await take(stream, 2);
@@ -381,7 +390,9 @@ describe("pre- and post-images", () => {
     const collection = fresh();
     await collection.insertOne({ _id: 1, n: 1 });
     await target.db.command({ collMod: collection.collectionName, changeStreamPreAndPostImages: { enabled: true } });
-    const stream = await opened(collection.watch([], { fullDocument: "required", fullDocumentBeforeChange: "required" }));
+    const stream = await opened(
+      collection.watch([], { ...QUICK_EMPTY_BATCHES, fullDocument: "required", fullDocumentBeforeChange: "required" }),
+    );
     await collection.updateOne({ _id: 1 }, { $inc: { n: 1 } });
     await collection.deleteOne({ _id: 1 });
     const [update, remove] = await take(stream, 2);
@@ -393,8 +404,10 @@ describe("pre- and post-images", () => {
   it("answers null where they are not kept and asked whenAvailable, and fails a stream that requires them", async () => {
     const collection = fresh();
     await collection.insertOne({ _id: 1, n: 1 });
-    const available = await opened(collection.watch([], { fullDocument: "whenAvailable", fullDocumentBeforeChange: "whenAvailable" }));
-    const required = await opened(collection.watch([], { fullDocumentBeforeChange: "required" }));
+    const available = await opened(
+      collection.watch([], { ...QUICK_EMPTY_BATCHES, fullDocument: "whenAvailable", fullDocumentBeforeChange: "whenAvailable" }),
+    );
+    const required = await opened(collection.watch([], { ...QUICK_EMPTY_BATCHES, fullDocumentBeforeChange: "required" }));
     await collection.updateOne({ _id: 1 }, { $inc: { n: 1 } });
     const [update] = await take(available, 1);
     expect(update).toMatchObject({ fullDocument: null, fullDocumentBeforeChange: null });
@@ -407,7 +420,7 @@ describe("pre- and post-images", () => {
 describe("a stream's own pipeline", () => {
   it("fails with 280 ChangeStreamFatalError, not resumable, when a stage changes the resume token", async () => {
     const collection = fresh();
-    const stream = await opened(collection.watch([{ $project: { _id: 0 } }]));
+    const stream = await opened(collection.watch([{ $project: { _id: 0 } }], QUICK_EMPTY_BATCHES));
     await collection.insertOne({ _id: 1 });
     const error = await serverError(stream.next());
     expect(error).toMatchObject({ code: 280, codeName: "ChangeStreamFatalError" });
@@ -421,7 +434,7 @@ describe("what a change stream refuses", () => {
     const collection = fresh();
     const misplaced = await serverError(collection.aggregate([{ $match: {} }, { $changeStream: {} }]).toArray());
     expect(misplaced.code).toBe(40602);
-    const unknown = await serverError(opened(collection.watch([], { notAnOption: true } as object)));
+    const unknown = await serverError(opened(collection.watch([], { ...QUICK_EMPTY_BATCHES, notAnOption: true } as object)));
     expect(unknown.code).toBe(40415);
   });
 });
