@@ -51,9 +51,10 @@ prints markdown tables and saves raw figures in bench/results/.
   --largest-catalog  measure the catalog of 1,000,002 books in a quick run too (minutes more to seed)
   --only <sections>  only these sections, comma-separated, each printed with its own targets:
                      ${Object.keys(SECTION_NAMES).join(", ")}
-                     (versus-bare: the API against a bare Apollo server, about 4 minutes, 2 with --quick;
-                     versus-mercurius: the same requests against Fastify + Mercurius with graphql-jit (jit: 1),
-                     the bare server's schema and resolvers, as long; figures only from an idle machine;
+                     (versus-bare: the API against a bare Apollo server, about 5 minutes, 2.5 with --quick;
+                     versus-mercurius (issue 56): the same requests against Fastify 5 + Mercurius 16 compiling
+                     with graphql-jit (jit: 1), with the bare server's schema and resolvers, as long;
+                     take either's figures on an idle machine only;
                      subscribers: live sales' 1,000 and 10,000 subscribers against a bare WebSocket broadcast;
                      victim: a cheap query beside attackers of every amplifying kind, about 40 s)
   --subscribers N,…  the numbers of subscribers the subscribers section measures; e.g. 50 to try it out
