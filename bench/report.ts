@@ -4,7 +4,7 @@ import type { HttpResults } from "./scenarios/http";
 import type { ReadResults, WholeListFigures } from "./scenarios/reads";
 import type { Results, TargetCheck } from "./targets";
 import type { ThroughputResults } from "./scenarios/throughput";
-import type { VersusBareResults } from "./scenarios/versus-bare";
+import type { VersusPeerResults } from "./scenarios/versus-peer";
 import type { WriteResults } from "./scenarios/writes";
 import type { HotBookFigures, ScaleResults } from "./scenarios/catalog-scale";
 import type { ListingProfile, ProcessProfile, ProfileResults } from "./scenarios/profile";
@@ -34,7 +34,8 @@ export const SECTION_RENDERERS: { [Section in keyof Results]: (results: Results[
   reads: (reads) => [renderWindowReads(reads), renderWholeLists(reads)].join("\n\n"),
   http: (http) => renderHttp(http),
   throughput: (throughput) => renderThroughput(throughput),
-  versusBare: (versusBare) => renderVersusBare(versusBare),
+  versusBare: (versusBare) => renderVersusPeer(versusBare, BARE_PEER),
+  versusMercurius: (versusMercurius) => renderVersusPeer(versusMercurius, MERCURIUS_PEER),
   scale: (scale) => renderScale(scale),
   shardTargeting: (shardTargeting) => renderShardTargeting(shardTargeting),
   subscribers: (subscribers) => renderSubscribers(subscribers),
@@ -188,21 +189,49 @@ function renderThroughput({ database, rows }: ThroughputResults): string {
   );
 }
 
-export function renderVersusBare({ database, node, rounds, secondsPerLoad, rows }: VersusBareResults): string {
+/** How the report names a peer: its section's title, its columns' word for it, and what it is. */
+interface PeerText {
+  title: string;
+  label: string;
+  about: string;
+}
+
+const BARE_PEER: PeerText = {
+  title: "The API against a bare Apollo Server 5 + Express + driver server",
+  label: "bare",
+  about:
+    "Bare: one resolver per field, no limits, no access checks, no logs, no metrics, no DataLoader " +
+    "(`bench/processes/bare-api-process.ts`, its schema and resolvers in `bench/processes/peer.ts`).",
+};
+
+const MERCURIUS_PEER: PeerText = {
+  title: "The API against Mercurius 16 + Fastify 5 + driver, compiled by graphql-jit (issue 56)",
+  label: "Mercurius",
+  about:
+    "Mercurius: every operation compiled by graphql-jit once seen (`jit: 1`), the bare server's schema and resolvers " +
+    "(`bench/processes/peer.ts`), no limits, no access checks, no logging, no DataLoader (`bench/processes/mercurius-process.ts`).",
+};
+
+export function renderVersusPeer(
+  { database, node, rounds, secondsPerLoad, rows }: VersusPeerResults,
+  { title, label, about }: PeerText,
+): string {
   return part(
-    "The API against a bare Apollo Server 5 + Express + driver server",
+    title,
     `Each in a process of its own on Node ${node}, on the same database (${database}); ${rounds} rounds of ${secondsPerLoad} s of load on each, ` +
-      "alternating which goes first; every request carries a token with `purchases:read`. Bare: one resolver per field, no limits, no access checks, " +
-      "no logs, no metrics, no DataLoader (`bench/processes/bare-api-process.ts`). CPU per request of each process, user and system: " +
-      "the API's, the bare server's, and the database's while each of them was loaded (n/a when the bench did not start the database).",
+      `alternating which goes first; every request carries a token with \`purchases:read\`. ${about} CPU per request of each process, user and system: ` +
+      "the API's, the peer's, and the database's while each of them was loaded (n/a when the bench did not start the database).",
     table(rows, [
       ["request", (row) => `\`${row.scenario}\``],
       ["ours req/s", (row) => count(row.oursRequestsPerSecond)],
-      ["bare req/s", (row) => count(row.bareRequestsPerSecond)],
-      ["ours / bare", (row) => times(row.oursOverBare)],
+      [`${label} req/s`, (row) => count(row.peerRequestsPerSecond)],
+      [`ours / ${label}`, (row) => times(row.oursOverPeer)],
       ["by round", (row) => row.roundRatios.map((value) => value.toFixed(2)).join(", ")],
-      ["CPU ms/request, ours / bare", (row) => `${cpu(row.oursCpuMsPerRequest)} / ${cpu(row.bareCpuMsPerRequest)}`],
-      ["database CPU ms/request, ours / bare", (row) => `${cpu(row.databaseCpuMsPerOurRequest)} / ${cpu(row.databaseCpuMsPerBareRequest)}`],
+      [`CPU ms/request, ours / ${label}`, (row) => `${cpu(row.oursCpuMsPerRequest)} / ${cpu(row.peerCpuMsPerRequest)}`],
+      [
+        `database CPU ms/request, ours / ${label}`,
+        (row) => `${cpu(row.databaseCpuMsPerOurRequest)} / ${cpu(row.databaseCpuMsPerPeerRequest)}`,
+      ],
       ["our commands/request", (row) => row.oursCommandsPerRequest.toFixed(2)],
       ["failed", (row) => row.failures],
     ]),

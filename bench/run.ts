@@ -22,7 +22,7 @@ import { checkTargets, SECTION_TARGETS, type Results, type TargetCheck } from ".
 import { benchmarkProfiles, profileSteps } from "./scenarios/profile";
 import type { ShelfSource } from "./scenarios/shelf";
 import { benchmarkThroughput, throughputSteps } from "./scenarios/throughput";
-import { benchmarkVersusBare, versusBareSteps } from "./scenarios/versus-bare";
+import { benchmarkVersusPeer, versusPeerSteps, type PeerName } from "./scenarios/versus-peer";
 import { benchmarkWrites, writeSteps } from "./scenarios/writes";
 import { benchmarkSubscribers, SUBSCRIBER_PLANS, subscriberSteps, type SubscriberPlan } from "./scenarios/subscribers";
 import { ensureSalesIndexes } from "../src/sales/indexes";
@@ -35,6 +35,7 @@ const SECTION_NAMES = {
   http: "http",
   throughput: "throughput",
   "versus-bare": "versusBare",
+  "versus-mercurius": "versusMercurius",
   scale: "scale",
   "shard-targeting": "shardTargeting",
   subscribers: "subscribers",
@@ -52,7 +53,10 @@ prints markdown tables and saves raw figures in bench/results/.
   --largest-catalog  measure the catalog of 1,000,002 books in a quick run too (minutes more to seed)
   --only <sections>  only these sections, comma-separated, each printed with its own targets:
                      ${Object.keys(SECTION_NAMES).join(", ")}
-                     (versus-bare: the API against a bare Apollo server, about 4 minutes, 2 with --quick;
+                     (versus-bare: the API against a bare Apollo server, about 5 minutes, 2.5 with --quick;
+                     versus-mercurius (issue 56): the same requests against Fastify 5 + Mercurius 16 compiling
+                     with graphql-jit (jit: 1), with the bare server's schema and resolvers, as long;
+                     take either's figures on an idle machine only;
                      subscribers: live sales' 1,000 and 10,000 subscribers against a bare WebSocket broadcast;
                      victim: a cheap query beside attackers of every amplifying kind, about 40 s)
   --subscribers N,…  the numbers of subscribers the subscribers section measures; e.g. 50 to try it out
@@ -181,6 +185,7 @@ async function runEverything(context: RunContext, started: number): Promise<void
     http: await SECTIONS.http(context),
     throughput: await SECTIONS.throughput(context),
     versusBare: await SECTIONS.versusBare(context),
+    versusMercurius: await SECTIONS.versusMercurius(context),
     scale: await SECTIONS.scale(context),
     shardTargeting: await SECTIONS.shardTargeting(context),
     subscribers: await SECTIONS.subscribers(context),
@@ -253,10 +258,8 @@ const SECTIONS = {
     section("throughput", throughputSteps(plan.http), (progress) =>
       benchmarkThroughput(shelfSource({ database, name, config }, "apart"), plan.http, progress),
     ),
-  versusBare: ({ database, name, config, plan }: RunContext) =>
-    section("versus bare", versusBareSteps(plan.versusBare), (progress) =>
-      benchmarkVersusBare(shelfSource({ database, name, config }, "bare"), plan.versusBare, progress),
-    ),
+  versusBare: (context: RunContext) => versusPeer(context, "bare"),
+  versusMercurius: (context: RunContext) => versusPeer(context, "mercurius"),
   scale: async ({ database, name, config, plan, env, output }: RunContext) => {
     const replicaSet = await selectReplicaSet(database, env.MONGODB_REPLICA_SET_URI);
     output.err(`Keyed purchases on a replica set: ${replicaSet.description}`);
@@ -293,6 +296,13 @@ const SECTIONS = {
       benchmarkVictim(database, (uri) => openBenchDatabase(uri, `${name}_victim`), config, plan.victim, progress),
     ),
 } satisfies { [Name in Section]: (context: RunContext) => Promise<Results[Name]> };
+
+/** The API against one peer, on a shelf of the section's own (in a database named after the peer). */
+function versusPeer({ database, name, config, plan }: RunContext, peer: PeerName) {
+  return section(`versus ${peer}`, versusPeerSteps(plan.versusPeer), (progress) =>
+    benchmarkVersusPeer(shelfSource({ database, name, config }, peer), peer, plan.versusPeer, progress),
+  );
+}
 
 /** The heap of the stand-in that holds the scale section's catalogs: the 1,000,002-book ones need about 11 GB (BENCHMARKS.md). */
 const SCALE_STAND_IN_NODE_OPTIONS = ["--max-old-space-size=14336"];

@@ -20,8 +20,8 @@ export interface Plan {
     mixWarmupRequests: number;
     mixRequests: number;
   };
-  /** The API against the bare Apollo server: loads of `seconds` each, alternating between the two for `rounds` rounds. */
-  versusBare: { connections: number; warmupSeconds: number; seconds: number; rounds: number };
+  /** The API against a peer (the bare Apollo server, Mercurius): loads of `seconds` each, alternating between the two for `rounds` rounds. */
+  versusPeer: { connections: number; warmupSeconds: number; seconds: number; rounds: number };
   /** CPU profiles of the API and the stand-in under one load of `seconds` of each storefront listing (`--profile`). */
   profile: { connections: number; warmupSeconds: number; seconds: number; listingSizes: number[] };
   scale: {
@@ -46,7 +46,7 @@ export const FULL_PLAN: Plan = {
   writes: { existing: [100, 1_000, 5_000, 10_000, 100_000], warmupOps: 20, rounds: 10, opsPerRound: 30 },
   reads: { purchases: [50, 10_000, 1_000_000], warmup: 3, repetitions: 30, budgetMs: 20_000, baselineWholeListSample: 20 },
   http: { connections: 10, warmupSeconds: 1, seconds: 8, listingSizes: [5, 20, 50], mixWarmupRequests: 200, mixRequests: 3_000 },
-  versusBare: { connections: 10, warmupSeconds: 1, seconds: 5, rounds: 3 },
+  versusPeer: { connections: 10, warmupSeconds: 1, seconds: 5, rounds: 3 },
   profile: { connections: 10, warmupSeconds: 2, seconds: 10, listingSizes: [5, 20, 50] },
   scale: { catalogSizes: [3_002, 100_002, LARGEST_CATALOG], warmup: 5, repetitions: 30, hotBookRequests: 5_000 },
   victim: { warmupMs: 1_000, aloneMs: 10_000, crowdMs: 10_000, attackMs: 10_000 },
@@ -57,7 +57,7 @@ export const QUICK_PLAN: Plan = {
   writes: { existing: [100, 1_000, 5_000, 10_000, 100_000], warmupOps: 5, rounds: 4, opsPerRound: 10 },
   reads: { purchases: [50, 10_000, 1_000_000], warmup: 1, repetitions: 10, budgetMs: 3_000, baselineWholeListSample: 5 },
   http: { connections: 10, warmupSeconds: 0.5, seconds: 2, listingSizes: [5, 20, 50], mixWarmupRequests: 50, mixRequests: 500 },
-  versusBare: { connections: 10, warmupSeconds: 0.5, seconds: 2, rounds: 2 },
+  versusPeer: { connections: 10, warmupSeconds: 0.5, seconds: 2, rounds: 2 },
   profile: { connections: 10, warmupSeconds: 1, seconds: 4, listingSizes: [5, 20, 50] },
   scale: { catalogSizes: [3_002, 100_002], warmup: 2, repetitions: 10, hotBookRequests: 1_000 },
   // The issue's ten seconds of attack even here: shorter, the victim's p99 would rest on a handful of samples.

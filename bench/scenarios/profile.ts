@@ -7,7 +7,7 @@ import { readProfile, summarizeProfile, type ProfileSummary } from "../kit/profi
 import type { Progress } from "../kit/progress";
 import { ratio } from "../kit/stats";
 import { listingScenario, startApiOnShelf, withShelfApart, type ShelfApart, type ShelfSource } from "./shelf";
-import { benchToken } from "./versus-bare";
+import { benchToken } from "./versus-peer";
 
 /**
  * Where a storefront listing's time goes: V8's CPU profiles of the API process and of the database

@@ -20,7 +20,7 @@ import type { Plan } from "../kit/plan";
 import type { Progress } from "../kit/progress";
 import { percentile } from "../kit/stats";
 import type { VictimOrder, VictimRole } from "../processes/victim-process";
-import { benchToken } from "./versus-bare";
+import { benchToken } from "./versus-peer";
 /**
  * Issue 35's victim as a benchmark: a cheap anonymous query (`book(id: "1")`) sent every 50 ms, alone, then
  * beside as many clients sending it back to back, then beside four attackers of each amplifying kind (a broad

@@ -1,7 +1,15 @@
-import { renderTargets } from "../../bench/report";
-import { versusBareTargets, victimTargets, type TargetCheck } from "../../bench/targets";
+import { renderTargets, SECTION_RENDERERS } from "../../bench/report";
+import { SECTION_TARGETS, versusBareTargets, versusMercuriusTargets, victimTargets, type TargetCheck } from "../../bench/targets";
 import { VICTIM_PHASES, type VictimPhase, type VictimResults } from "../../bench/scenarios/victim";
-import { STOREFRONT_LISTINGS, type VersusBareRow } from "../../bench/scenarios/versus-bare";
+import { ONE_ROUND_TRIP, OVERHEAD } from "../../bench/scenarios/shelf";
+import {
+  PLAIN_LISTING,
+  STOREFRONT_LISTINGS,
+  TWENTY_BOOK_PLAIN_LISTING,
+  VERSUS_PEER_SCENARIOS,
+  type VersusPeerResults,
+  type VersusPeerRow,
+} from "../../bench/scenarios/versus-peer";
 
 const check = (target: string, pass: boolean, failsRun: boolean, measured = "measured"): TargetCheck => ({
   target,
@@ -42,29 +50,32 @@ describe("the targets of one section (npm run bench -- --only)", () => {
   });
 });
 
+/** A row of a comparison with a peer, ours at `oursOverPeer` of the peer's 100 requests a second. */
+const row = (scenario: string, oursOverPeer: number, oursCpuMsPerRequest = 1): VersusPeerRow => ({
+  scenario,
+  oursRequestsPerSecond: 100 * oursOverPeer,
+  peerRequestsPerSecond: 100,
+  oursOverPeer,
+  roundRatios: [oursOverPeer],
+  oursCpuMsPerRequest,
+  peerCpuMsPerRequest: 1,
+  databaseCpuMsPerOurRequest: Number.NaN,
+  databaseCpuMsPerPeerRequest: Number.NaN,
+  oursCommandsPerRequest: 1,
+  failures: 0,
+});
+const results = (rows: VersusPeerRow[]): VersusPeerResults => ({
+  database: "the stand-in",
+  node: "v24",
+  rounds: 1,
+  secondsPerLoad: 1,
+  rows,
+});
+const [twenty, fifty] = STOREFRONT_LISTINGS.map((listing) => listing.name);
+
 describe("issue 39's targets against the bare server", () => {
-  const row = (scenario: string, oursOverBare: number, oursCpuMsPerRequest: number): VersusBareRow => ({
-    scenario,
-    oursRequestsPerSecond: 100 * oursOverBare,
-    bareRequestsPerSecond: 100,
-    oursOverBare,
-    roundRatios: [oursOverBare],
-    oursCpuMsPerRequest,
-    bareCpuMsPerRequest: 1,
-    databaseCpuMsPerOurRequest: Number.NaN,
-    databaseCpuMsPerBareRequest: Number.NaN,
-    oursCommandsPerRequest: 1,
-    failures: 0,
-  });
-  const [twenty, fifty] = STOREFRONT_LISTINGS.map((listing) => listing.name);
   const targets = (fiftyCpu: number) =>
-    versusBareTargets({
-      database: "the stand-in",
-      node: "v24",
-      rounds: 1,
-      secondsPerLoad: 1,
-      rows: [row("{ __typename }", 1.2, 0.2), row(twenty!, 1.4, 10), row(fifty!, 9, fiftyCpu)],
-    });
+    versusBareTargets(results([row(OVERHEAD.name, 1.2, 0.2), row(twenty!, 1.4, 10), row(fifty!, 9, fiftyCpu)]));
 
   it("asks 1.0 of the bare server's throughput of a small request and 1.5 of the 20-book listing's, never failing the run", () => {
     expect(targets(20).map(({ pass, failsRun }) => [pass, failsRun])).toEqual([
@@ -77,6 +88,41 @@ describe("issue 39's targets against the bare server", () => {
   it("bounds the 50-book listing's API CPU per request at 2.5 times the 20-book one's", () => {
     expect(targets(25).at(-1)?.pass).toBe(true);
     expect(targets(26).at(-1)).toMatchObject({ pass: false, measured: "2.60× (26.00 against 10.00 ms)" });
+  });
+});
+
+describe("issue 56's targets against Mercurius (npm run bench -- --only versus-mercurius)", () => {
+  const measured = (overhead: number, others: number) =>
+    results(VERSUS_PEER_SCENARIOS.map((scenario) => row(scenario.name, scenario === OVERHEAD ? overhead : others)));
+
+  it("measures the four requests of the issue, its 20-book one both without buyers and as the storefront listing, and the 50-book listing", () => {
+    expect(VERSUS_PEER_SCENARIOS).toEqual([OVERHEAD, ONE_ROUND_TRIP, PLAIN_LISTING, TWENTY_BOOK_PLAIN_LISTING, ...STOREFRONT_LISTINGS]);
+  });
+
+  it("asks 0.7 of Mercurius's throughput of { __typename } and 1.0 of book(id)'s, the 5-book and the 20-book listings', never failing the run", () => {
+    const targets = versusMercuriusTargets(measured(0.7, 1.0));
+    expect(targets.map(({ target }) => target)).toEqual([
+      `\`${OVERHEAD.name}\`: the API at 0.7 or more of Mercurius's throughput`,
+      `\`${ONE_ROUND_TRIP.name}\`: the API at 1.0 or more of Mercurius's throughput`,
+      `\`${PLAIN_LISTING.name}\`: the API at 1.0 or more of Mercurius's throughput`,
+      `\`${TWENTY_BOOK_PLAIN_LISTING.name}\`: the API at 1.0 or more of Mercurius's throughput`,
+      `\`${twenty}\`: the API at 1.0 or more of Mercurius's throughput`,
+    ]);
+    expect(targets.every(({ pass, failsRun }) => pass && !failsRun)).toBe(true);
+    expect(versusMercuriusTargets(measured(0.69, 0.99)).map(({ pass }) => pass)).toEqual([false, false, false, false, false]);
+  });
+
+  it("is checked alone as its own section, beside the bare server's", () => {
+    expect(SECTION_TARGETS.versusMercurius(measured(0.37, 0.63))).toEqual(versusMercuriusTargets(measured(0.37, 0.63)));
+    expect(Object.keys(SECTION_TARGETS).indexOf("versusMercurius")).toBe(Object.keys(SECTION_TARGETS).indexOf("versusBare") + 1);
+  });
+
+  it("prints a table of ours / Mercurius with each round's ratio", () => {
+    const rendered = SECTION_RENDERERS.versusMercurius(measured(0.37, 0.63));
+    expect(rendered).toContain("### The API against Mercurius 16 + Fastify 5");
+    expect(rendered).toContain("| request | ours req/s | Mercurius req/s | ours / Mercurius | by round |");
+    expect(rendered).toContain(`| \`${OVERHEAD.name}\` | 37 | 100 | 0.37× | 0.37 |`);
+    expect(rendered).toContain("`bench/processes/mercurius-process.ts`");
   });
 });
 
