@@ -43,6 +43,10 @@ function operations(): { query: string; variables: Record<string, unknown> }[] {
   return [...queries, ...DOCS].map((query) => ({ query, variables: VARIABLES[operationName(query) ?? ""] ?? { first: 2 } }));
 }
 
+// Two API processes start, one with the OpenTelemetry SDK: as the traced API processes of tracing.test.ts, 10 s each on
+// an idle machine and over a minute on a busy one.
+jest.setTimeout(180_000);
+
 let database: TestDatabase;
 let traced: ApiProcess;
 let untraced: ApiProcess;
