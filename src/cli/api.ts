@@ -154,15 +154,28 @@ function readConfigOrExit(): Config {
   }
 }
 
-// readConfig has already refused production without tokens, so "open" here always means development.
-function logAccess({ apiTokens }: Config, logger: Logger): void {
+function logAccess(config: Config, logger: Logger): void {
+  const { level, message } = accessNotice(config);
+  logger[level](config.apiTokens ? { tokens: config.apiTokens.map((token) => token.name) } : {}, message);
+}
+
+/**
+ * What start-up says about who may reach the API. With tokens and no HOST it listens on every interface, which a
+ * developer trying tokens on a laptop may not expect: the line says so and how to stay on this machine.
+ * readConfig has already refused production without tokens, so "open" here always means development.
+ */
+export function accessNotice({ apiTokens, host }: Pick<Config, "apiTokens" | "host">): { level: "warn" | "info"; message: string } {
   if (apiTokens === undefined) {
-    logger.warn(
-      "API_TOKENS is not set: the API is open, anyone may read buyers and change the catalog (development only; see SECURITY.md)",
-    );
-  } else {
-    logger.info({ tokens: apiTokens.map((token) => token.name) }, `Access: ${apiTokens.length} bearer token(s) configured`);
+    return {
+      level: "warn",
+      message: "API_TOKENS is not set: the API is open, anyone may read buyers and change the catalog (development only; see SECURITY.md)",
+    };
   }
+  const where =
+    host === undefined
+      ? "listening on every interface (HOST is unset), so other machines can reach it: set HOST=127.0.0.1 to keep it on this one"
+      : `listening on ${host}`;
+  return { level: "info", message: `Access: ${apiTokens.length} bearer token(s) configured; ${where}` };
 }
 
 /** The throwaway database starts empty: wait until it answers (a first connection on a busy machine can take several tries), then fill it. */

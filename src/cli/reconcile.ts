@@ -4,7 +4,7 @@ import { repairViolations, type RepairOutcome } from "../maintenance/reconcile/r
 import { findViolations } from "../maintenance/reconcile/scan";
 import type { Violation } from "../maintenance/reconcile/violations";
 import { withBookProgress } from "./book-progress";
-import { counted, parseFlags, runToolAsMain, ToolFailure, withDatabase, type ToolDefinition } from "./tool";
+import { counted, parseFlags, ReportedFailure, runToolAsMain, withDatabase, type ToolDefinition } from "./tool";
 
 const USAGE = `Usage: npm run reconcile -- [--fix] [--json]
 
@@ -44,7 +44,8 @@ export const reconcileTool: ToolDefinition = {
     output.out(
       flags.json ? JSON.stringify({ found: checked.length, left, violations: checked }, null, 2) : formatViolations(checked, left),
     );
-    if (left > 0) throw new ToolFailure(`${counted(left, "violation")} ${flags.fix ? "left unrepaired" : "found"}.`);
+    // The summary above ("2 violations found, 1 left.", or the JSON's found and left) is the failure's message.
+    if (left > 0) throw new ReportedFailure(`${counted(left, "violation")} left.`);
   },
 };
 

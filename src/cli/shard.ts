@@ -16,10 +16,10 @@ export const shardTool: ToolDefinition = {
   async run(args, env, output) {
     parseFlags(args, {});
     await withDatabase(env, "npm run shard", async ({ client }, config) => {
-      const namespaces = await applyShardKeys(client, config.mongodbDb).catch((error: unknown) => {
+      const outcomes = await applyShardKeys(client, config.mongodbDb).catch((error: unknown) => {
         throw explained(error);
       });
-      for (const namespace of namespaces) output.out(`sharded ${namespace}`);
+      for (const { namespace, outcome } of outcomes) output.out(`${outcome} ${namespace}`);
     });
   },
 };

@@ -32,6 +32,14 @@ export class ToolFailure extends Error {
   override readonly name = "ToolFailure";
 }
 
+/**
+ * The command's own output already says what is wrong (reconcile's summary line, its JSON): exit status 1 and
+ * nothing on stderr, so that a person reads the outcome once, in one wording.
+ */
+export class ReportedFailure extends Error {
+  override readonly name = "ReportedFailure";
+}
+
 export interface ToolDefinition {
   /** What `--help` and usage errors print. */
   usage: string;
@@ -52,6 +60,7 @@ export async function runTool(tool: ToolDefinition, args: string[], env: NodeJS.
       output.err(`${error.message}\n\n${tool.usage}`);
       return 2;
     }
+    if (error instanceof ReportedFailure) return 1;
     output.err(error instanceof Error ? error.message : String(error));
     return 1;
   }

@@ -4,6 +4,7 @@ import { MongoClient, MongoError, type Db, type MongoClientOptions } from "mongo
 import type { Logger } from "pino";
 import { isDuplicateKeyError, isWaitQueueTimeout, PageRepairInProgressError } from "./errors";
 import { indexLabel, type EnsureIndexes, type RequiredIndex } from "./indexes";
+import { explainReplicaSetMismatch } from "./replica-set-name";
 import { watchConnection } from "./watchdog";
 
 export interface DatabaseConnection {
@@ -33,10 +34,8 @@ export async function connectToDatabase(
     await client.close();
     // It names its own cause and fix; the database itself is fine.
     if (error instanceof PageRepairInProgressError) throw error;
-    throw new Error(
-      `Cannot use MongoDB at ${redact(uri)} (${(error as Error).message}). Check that it is running and that MONGODB_URI is right.`,
-      { cause: error },
-    );
+    const fix = (await explainReplicaSetMismatch(uri, error)) ?? "check that it is running and that MONGODB_URI is right";
+    throw new Error(`Cannot use MongoDB at ${redact(uri)} (${(error as Error).message}): ${fix}.`, { cause: error });
   }
 }
 
@@ -186,13 +185,13 @@ class LiveConnection implements LiveDatabase {
         }
         this.enter("waiting");
         this.checkDue = true;
-        await sleep(this.reportFailure(error, attempt), undefined, { signal: this.closing.signal }).catch(() => undefined);
+        await sleep(await this.reportFailure(error, attempt), undefined, { signal: this.closing.signal }).catch(() => undefined);
       }
     }
   }
 
   /** Logs why the check failed; answers how long to wait before the next. Waiting cannot fix what only reconcile can: it says so, and looks again at the slower pace. */
-  private reportFailure(error: unknown, attempt: number): number {
+  private async reportFailure(error: unknown, attempt: number): Promise<number> {
     const blocked = isDuplicateKeyError(error)
       ? "the unique page index cannot be created over duplicate pages: run `npm run reconcile -- --fix`"
       : error instanceof PageRepairInProgressError
@@ -202,10 +201,12 @@ class LiveConnection implements LiveDatabase {
       this.logger.error({ err: error, attempt }, blocked);
       return this.indexCheckMs;
     }
+    // The driver says only that server selection timed out: name the likely cause when it is the set's name.
+    const mismatch = await explainReplicaSetMismatch(this.uri, error);
     this.logger.warn(
       // A driver error's message says it all; its stack would only bury the line that matters.
       error instanceof MongoError ? { errorName: error.name, attempt } : { err: error, attempt },
-      `MongoDB at ${redact(this.uri)} is not usable yet (${(error as Error).message}); trying again in ${this.retryMs} ms`,
+      `MongoDB at ${redact(this.uri)} is not usable yet (${(error as Error).message}${mismatch ? `: ${mismatch}` : ""}); trying again in ${this.retryMs} ms`,
     );
     return this.retryMs;
   }

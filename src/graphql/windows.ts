@@ -1,5 +1,4 @@
 // A client's window of a list (Relay's first/last), shared by the resolvers, the selection reader and the cost limit.
-import type { PageInfo } from "./__generated__/resolvers-types";
 import { InvalidInputError } from "../sales/errors";
 
 /** Used when a client passes neither `first` nor `last` (or `first: null`), which GraphQL does not replace with a default. */
@@ -19,7 +18,19 @@ export function windowSizeOf(args: { first?: number | null; last?: number | null
 /** A window's ends, as cursors; null for an empty window. */
 export type WindowEnds = { start: string; end: string } | null;
 
-export function pageInfo(ends: WindowEnds, hasNextPage: boolean, hasPreviousPage: boolean): PageInfo {
+/**
+ * The schema's `PageInfo`, spelled here rather than imported from the generated resolver types: those import the
+ * request context, which reaches back here through metrics and caching, a circle of 7 files. The resolvers that
+ * return it are typed by the generated types, so a field the schema adds or changes still fails the type check.
+ */
+export interface WindowPageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+export function pageInfo(ends: WindowEnds, hasNextPage: boolean, hasPreviousPage: boolean): WindowPageInfo {
   return { hasNextPage, hasPreviousPage, startCursor: ends?.start ?? null, endCursor: ends?.end ?? null };
 }
 

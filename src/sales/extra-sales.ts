@@ -5,6 +5,9 @@ import { extraSalesCollection, salesCollection, type BookId, type BookWithoutBuy
 import { UNIQUE_PAGE_INDEX, UNIQUE_PAGE_KEY } from "./indexes";
 import type { KnownOutlier, KnownOutliersView } from "./known-outliers";
 
+// An outlier's buyers past the threshold go into pages of at most `extra_page_size`: MongoDB's bucket pattern
+// applied to the outlier pattern's extra sales, so that no document grows without end (glossary: Page).
+
 /** One purchase of an outlier on its way to `extra_sales`. */
 export interface OutlierPurchase {
   bookId: BookId;

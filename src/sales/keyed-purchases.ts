@@ -30,7 +30,7 @@ export interface PurchaseIdTiming {
  */
 export const PURCHASE_ID_TIMING: PurchaseIdTiming = { leaseMs: 120_000, waitMs: 3_000, pollIntervalMs: 25, transactionMs: 10_000 };
 
-/** A purchase sent with its purchaseId. */
+/** A purchase sent with its purchaseId, the purchase's idempotency key (the glossary's "purchaseId and claim"). */
 export type KeyedPurchaseRequest = PurchaseRequest & { purchaseId: string };
 
 export type KeyedPurchaseSettings = Pick<OutlierSettings, "outlierThreshold"> & Partial<PurchaseIdSettings>;

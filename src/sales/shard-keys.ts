@@ -21,14 +21,38 @@ export const SHARD_KEYS: Readonly<Record<string, ShardKeyPattern>> = {
   [PURCHASE_REQUESTS]: { "_id.book_id": "hashed" },
 };
 
-/** Shards each collection on its declared key, through a mongos; running it again changes nothing. Returns the namespaces. */
-export async function applyShardKeys(client: MongoClient, database: string): Promise<string[]> {
+/** What `applyShardKeys` did to one collection: sharded it now, or found it already sharded on its key. */
+export interface ShardOutcome {
+  namespace: string;
+  outcome: "sharded" | "already sharded";
+}
+
+/**
+ * Shards each collection on its declared key, through a mongos; running it again changes nothing. A collection
+ * already sharded on its key is told apart by its entry in `config.collections`, which mongos answers from its
+ * config servers: `shardCollection` itself replies alike whether it sharded the collection or found it so.
+ */
+export async function applyShardKeys(client: MongoClient, database: string): Promise<ShardOutcome[]> {
   const admin = client.db("admin");
-  const namespaces: string[] = [];
+  const outcomes: ShardOutcome[] = [];
   for (const [collection, key] of Object.entries(SHARD_KEYS)) {
     const namespace = `${database}.${collection}`;
+    if (await isShardedOn(client, namespace, key)) {
+      outcomes.push({ namespace, outcome: "already sharded" });
+      continue;
+    }
+    // A collection sharded on another key reaches shardCollection too, so that mongos's own refusal (23) names both keys.
     await admin.command({ shardCollection: namespace, key });
-    namespaces.push(namespace);
+    outcomes.push({ namespace, outcome: "sharded" });
   }
-  return namespaces;
+  return outcomes;
+}
+
+/** Whether the cluster's catalog holds `namespace` sharded on exactly `key` (field order included, as mongos compares). */
+async function isShardedOn(client: MongoClient, namespace: string, key: ShardKeyPattern): Promise<boolean> {
+  const entry = await client
+    .db("config")
+    .collection<{ _id: string; key?: unknown; dropped?: boolean }>("collections")
+    .findOne({ _id: namespace, dropped: { $ne: true } });
+  return entry !== null && JSON.stringify(entry.key) === JSON.stringify(key);
 }

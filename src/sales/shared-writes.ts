@@ -32,7 +32,7 @@ export interface SharedTransactionWrite {
  * One server's shared writes for extra sales: while a write for an outlier is in flight, the book's
  * next purchases wait and then go together, in arrival order: one append to its open page and one
  * count on the book instead of one pair each, or, for keyed purchases where transactions are used,
- * one transaction. A purchase with nothing in flight is written at once. Under load a shared write holds
+ * one transaction: a group commit. A purchase with nothing in flight is written at once. Under load a shared write holds
  * what arrived during one write, so it grows with the database's latency.
  */
 export class SharedWrites {

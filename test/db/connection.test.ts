@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { startOfflineServer, type RunningOfflineServer } from "@bookstore/offline-mongo";
 import { MongoClient } from "mongodb";
 import { connectToDatabase, openDatabase } from "../../src/db/connection";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
@@ -75,3 +76,59 @@ describe("the clients the API opens", () => {
     expect([session.hasEnded, tracked.activeSessions.size, tracked.activeCursors.size]).toEqual([true, 0, 0]);
   });
 });
+
+describe("a MONGODB_URI whose replicaSet is not the set's name", () => {
+  // Servers of their own: a replica set named rs0, and a server in no set.
+  let replicaSet: RunningOfflineServer;
+  let standalone: RunningOfflineServer;
+  beforeAll(
+    async () => void ([replicaSet, standalone] = await Promise.all([startOfflineServer({ replicaSet: "rs0" }), startOfflineServer()])),
+  );
+  afterAll(() => Promise.all([replicaSet.stop(), standalone.stop()]));
+
+  const naming = (server: RunningOfflineServer, name: string) => `${server.uri.replace(/\/?$/, "/")}?replicaSet=${name}`;
+  const host = (server: RunningOfflineServer) => new URL(server.uri).host;
+
+  it("fails a tool's connection naming the set's name and the fix, not only the server selection's time-out", async () => {
+    await expect(connectToDatabase(naming(replicaSet, "shop"), freshName(), { serverSelectionTimeoutMS: 300 })).rejects.toThrow(
+      `(Server selection timed out after 300 ms): the server at ${host(replicaSet)} belongs to the replica set "rs0", but MONGODB_URI asks for replicaSet=shop: ` +
+        "compare the replicaSet in MONGODB_URI with the set's name (rs.conf()._id) and make them equal, e.g. replicaSet=rs0.",
+    );
+  });
+
+  it("fails on a server in no set saying to drop replicaSet or run a set", async () => {
+    await expect(connectToDatabase(naming(standalone, "rs0"), freshName(), { serverSelectionTimeoutMS: 300 })).rejects.toThrow(
+      `the server at ${host(standalone)} is no replica set member (a standalone mongod or a mongos), but MONGODB_URI asks for replicaSet=rs0: remove replicaSet`,
+    );
+  });
+
+  it("keeps the generic advice when the name is right and the server is away", async () => {
+    const away = await startOfflineServer({ replicaSet: "rs0" });
+    await away.stop();
+    await expect(connectToDatabase(naming(away, "rs0"), freshName(), { serverSelectionTimeoutMS: 300 })).rejects.toThrow(
+      /: check that it is running and that MONGODB_URI is right\.$/,
+    );
+  });
+
+  it("names the cause in the start-up's warning while it waits for the database", async () => {
+    const { lines, logger } = recordingLogger();
+    const live = openDatabase(naming(replicaSet, "shop"), freshName(), {
+      ensureIndexes: ensureSalesIndexes,
+      logger,
+      serverSelectionTimeoutMS: 300,
+    });
+    try {
+      await until(() => lines.some(({ level }) => level === "warn"));
+    } finally {
+      await live.close();
+    }
+    expect(lines.find(({ level }) => level === "warn")?.message).toContain(
+      `belongs to the replica set "rs0", but MONGODB_URI asks for replicaSet=shop`,
+    );
+  });
+});
+
+/** Resolves once `done` holds, looking every 50 ms. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 50));
+}

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { accessNotice } from "../../src/cli/api";
 import { ConfigError, readConfig } from "../../src/config";
 
 describe("configuration", () => {
@@ -159,6 +160,14 @@ describe("configuration", () => {
     ["the HOST given, even while open", { HOST: "0.0.0.0" }, "0.0.0.0"],
   ])("listens on %s", (_case, env, expected) => {
     expect(readConfig(env).host).toBe(expected);
+  });
+
+  it.each<[string, Record<string, string>, RegExp]>([
+    ["every interface and how to stay on this machine", {}, /listening on every interface .*set HOST=127\.0\.0\.1 to keep it on this one$/],
+    ["the HOST given", { HOST: "127.0.0.1" }, /; listening on 127\.0\.0\.1$/],
+  ])("says at start-up, with tokens, that it listens on %s", (_case, env, expected) => {
+    const config = readConfig({ ...env, API_TOKENS: JSON.stringify([{ name: "a", token: "t".repeat(32), scopes: ["catalog:write"] }]) });
+    expect(accessNotice(config)).toEqual({ level: "info", message: expect.stringMatching(expected) });
   });
 
   it("rejects a HOST that is no address or host name", () => {

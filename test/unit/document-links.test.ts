@@ -54,6 +54,20 @@ function brokenLinks(file: string, source: string): string[] {
   });
 }
 
+/**
+ * Documents named in prose as a bare path ("described in docs/api/subscriptions.md") instead of a link: a reader
+ * cannot follow one, and the check above cannot see it move. Text inside a link, and code spans, are left alone.
+ */
+function unlinkedDocuments(source: string): string[] {
+  let linkDepth = 0;
+  return inlineTokens(source).flatMap((token) => {
+    if (token.type === "link_open") linkDepth += 1;
+    if (token.type === "link_close") linkDepth -= 1;
+    if (token.type !== "text" || linkDepth > 0) return [];
+    return [...token.content.matchAll(/(?<![\w/.-])(?:[\w.-]+\/)*[\w-]+\.md\b/g)].map((match) => match[0]);
+  });
+}
+
 const documents = markdownFiles(repository);
 
 describe("links between the documents", () => {
@@ -64,6 +78,17 @@ describe("links between the documents", () => {
 
   it.each(documents.map((file) => [relative(repository, file), file]))("every relative link in %s resolves", (_name, file) => {
     expect(brokenLinks(file, readFileSync(file, "utf8"))).toEqual([]);
+  });
+
+  // The API's documents, which client developers read on their own; the others still name some by path (issue 57 left them).
+  const apiDocuments = documents.filter((file) => relative(repository, file).startsWith("docs/api/"));
+  it.each(apiDocuments.map((file) => [relative(repository, file), file]))("%s names no document by a bare path", (_name, file) => {
+    expect(unlinkedDocuments(readFileSync(file, "utf8"))).toEqual([]);
+  });
+
+  it("reports a document named by a bare path, but not in a link or a code span", () => {
+    const source = "Described in docs/api/subscriptions.md and SECURITY.md; [docs/api/limits.md](docs/api/limits.md), `docs/testing.md`.";
+    expect(unlinkedDocuments(source)).toEqual(["docs/api/subscriptions.md", "SECURITY.md"]);
   });
 
   it("reports a link to a missing file and to a missing heading, and accepts GitHub's slugs", () => {

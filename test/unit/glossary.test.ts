@@ -25,9 +25,9 @@ const AVOIDED_BY_ENTRY: Record<string, string[]> = {
   Threshold: ["cap"],
   Outlier: ["hot book", "big book"],
   "Extra sales": ["overflow", "extras"],
-  Page: ["bucket", "chunk"],
-  "purchaseId and claim": ["idempotency", "lock"],
-  "Shared write": ["coalescing", "bulk write"],
+  Page: ["chunk"],
+  "purchaseId and claim": ["lock"],
+  "Shared write": ["bulk write"],
   "Stand-in": ["mock", "fake"],
   "Fail point": ["fault hook"],
   "Throwaway database": ["embedded database"],
@@ -35,7 +35,6 @@ const AVOIDED_BY_ENTRY: Record<string, string[]> = {
 
 /** The forms to look for, in lower-case words separated by single spaces, where a word and its endings are not enough. */
 const FORMS: Record<string, string> = {
-  coalescing: "coalesc(?:e|es|ed|er|ers|ing)",
   "embedded database": "embedded(?: in memory| default)? databases?",
 };
 
@@ -83,13 +82,9 @@ const EXCEPTIONS: Exception[] = [
   { text: "overflow: ", file: "test/unit/reconcile-checks.test.ts", why: "that count, as reconcile's report holds it" },
   { text: "sales-extras", file: "test/tools/fixtures.ts", why: "buyers of the legacy sales_extras layout, named after it" },
   { text: "salesExtras", why: "the documents of the legacy sales_extras collection, in migrate's and reconcile's fixtures" },
-  { text: "_bucket", why: "the series Prometheus names for a histogram's counts, not pages" },
   { text: "MongoBulkWriteError", why: "the driver's error class" },
   { text: "bulkWrite", why: "the driver's method" },
-  { text: "buckets:", why: "prom-client's histogram option: a histogram's buckets, not pages" },
   { text: "chunk migrations", why: "MongoDB's sharding term: a range of a sharded collection, not a page" },
-  { text: "TokenBucket", why: "limiter's class: a budget that refills continuously, not pages" },
-  { text: "bucketSize", why: "the option and property of limiter's TokenBucket: a budget's size, not a page's" },
 ];
 
 /** Each entry's heading (as AvoidedWord.entry spells it) and the text of its "Avoid:" list, if it has one. */
@@ -162,6 +157,49 @@ const sourceFiles = [
   .map((path) => ({ file: relative(repository, path), source: readFileSync(path, "utf8") }))
   .filter(({ file }) => !SELF.has(file));
 
+/**
+ * What a newcomer types to find how the project does what the field has a name for, and where that must land:
+ * the glossary entry that gives it as "Also called", and the code or design document of the thing.
+ */
+const SEARCHED: Record<string, { entry: string; lands: string[] }> = {
+  "idempotency key": { entry: "purchaseId and claim", lands: ["src/sales/keyed-purchases.ts", "docs/design/purchases.md"] },
+  "request coalescing": { entry: "Shared execution", lands: ["docs/design/live-sales.md"] },
+  "bucket pattern": { entry: "Page", lands: ["src/sales/extra-sales.ts", "docs/design/outlier-pattern.md"] },
+  "group commit": { entry: "Shared write", lands: ["src/sales/shared-writes.ts"] },
+};
+
+describe("the field's names for the things the glossary names", () => {
+  const glossary = readFileSync(glossaryPath, "utf8");
+  const entries = new Map(
+    glossary
+      .split(/^## /m)
+      .slice(1)
+      .map((entry) => [
+        entry
+          .split("\n")[0]!
+          .replaceAll("`", "")
+          .replace(/\s*\(.*\)$/, ""),
+        entry,
+      ]),
+  );
+
+  it.each(Object.entries(SEARCHED))("a search for %s finds its glossary entry, as another name of the thing", (name, { entry }) => {
+    expect(
+      /Also called:([\s\S]*?)(?:\n\n|$)/
+        .exec(entries.get(entry) ?? "")?.[1]
+        ?.replaceAll(/\s+/g, " ")
+        .toLowerCase(),
+    ).toContain(name);
+  });
+
+  it.each(Object.entries(SEARCHED))("a search for %s finds the code or design of the thing", (name, { lands }) => {
+    const missing = lands.filter(
+      (file) => !readFileSync(join(repository, file), "utf8").replaceAll(/\s+/g, " ").toLowerCase().includes(name),
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
 describe("the glossary's words in src/, test/, examples/ and the documents", () => {
   it("looks only for words the glossary says to avoid, each under the entry that names the thing", () => {
     const avoidLists = avoidListsOf(readFileSync(glossaryPath, "utf8"));
@@ -171,14 +209,14 @@ describe("the glossary's words in src/, test/, examples/ and the documents", () 
 
   it("finds an avoided word in identifiers, across a comment's line break, and never inside a longer word", () => {
     const source = [
-      "const writes = new WriteCoalescer(8, write);",
-      "const PURCHASE_BUCKETS = [1, 2]; // the production embedded",
+      "const writes = new BulkWrites(8, write);",
+      "const PURCHASE_CHUNKS = [1, 2]; // the production embedded",
       " * database, and kebab-case: big-book",
     ].join("\n");
     expect(avoidedWordsIn("sample.ts", source, []).map((found) => found.split(",")[0])).toEqual([
       'sample.ts:3: "big book"',
-      'sample.ts:2: "buckets"',
-      'sample.ts:1: "coalescer"',
+      'sample.ts:2: "chunks"',
+      'sample.ts:1: "bulk writes"',
       'sample.ts:2: "embedded database"',
     ]);
   });

@@ -56,6 +56,13 @@ describe("shardCollection", () => {
     expect(error.message).toContain(`sharding already enabled for collection ${namespace}`);
   });
 
+  test("records each sharded collection's key in config.collections, where a tool reads it as on a cluster", async () => {
+    const books = await shardedCollection({ _id: "hashed" });
+    const namespace = `${target.db.databaseName}.${books.collectionName}`;
+    const recorded = await target.client.db("config").collection<{ _id: string }>("collections").findOne({ _id: namespace });
+    expect(recorded).toEqual({ _id: namespace, key: { _id: "hashed" }, unique: false });
+  });
+
   test("refuses a key over an existing unique index it does not prefix, with mongos's InvalidOptions (72)", async () => {
     const pages = target.db.collection<Doc>(`sharded_${collections++}`);
     await pages.createIndex({ page: 1, book_id: 1 }, { unique: true });

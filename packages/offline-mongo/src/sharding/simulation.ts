@@ -60,7 +60,7 @@ export class ShardingSimulation {
       if (name === "shardCollection") return this.shardCollection(body, db, storage);
       if (name === "shardTargetingStats") return this.statsCommand(body, db);
       const collection = body[name];
-      if (typeof collection === "string") this.applyAutoKey(db, collection);
+      if (typeof collection === "string") this.applyAutoKey(db, collection, storage);
       if (name === "createIndexes" && typeof collection === "string") this.checkUniqueIndexes(body, `${db}.${collection}`);
       const refusal = this.refusalOf(name, body, db);
       if (refusal !== undefined) return refusal;
@@ -108,7 +108,7 @@ export class ShardingSimulation {
         );
       }
     }
-    this.keys.set(namespace, key);
+    this.setKey(namespace, key, storage);
     return { collectionsharded: namespace, ok: 1 };
   }
 
@@ -119,10 +119,19 @@ export class ShardingSimulation {
     return { ok: 1, shards: this.options.shards, ...this.stats.report() };
   }
 
-  private applyAutoKey(db: string, collection: string): void {
+  private applyAutoKey(db: string, collection: string, storage: Storage): void {
     const key = this.autoKeys.get(collection);
     const namespace = `${db}.${collection}`;
-    if (key !== undefined && !this.keys.has(namespace)) this.keys.set(namespace, key);
+    if (key !== undefined && !this.keys.has(namespace)) this.setKey(namespace, key, storage);
+  }
+
+  /**
+   * Keeps the key, and records it in `config.collections` as mongos's config servers do, so that a tool may read
+   * which collections are sharded, and on what key, the way it would on a cluster (`find` on that collection).
+   */
+  private setKey(namespace: string, key: ShardKey, storage: Storage): void {
+    this.keys.set(namespace, key);
+    storage.collection("config", "collections").insert({ _id: namespace, key: key.pattern, unique: false });
   }
 
   /** mongos checks a new unique index against the key on each shard: `_id`'s own index is exempt. */
