@@ -34,6 +34,7 @@ import type { GraphQLContext, ServerState } from "./context";
 import { createErrorFormatter } from "./errors";
 import { inputProblem, operationTransportRule } from "./input-checks";
 import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
+import { boundedSocketClass } from "./limits/socket-bounds";
 import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
 import { inSubscriptionSpan, isTracing } from "../observability/tracing";
@@ -82,9 +83,15 @@ const TRY_AGAIN_LATER = 1013;
  * each HTTP request is, so that nothing a loader cached for one event is served for the next.
  */
 export function serveSubscriptions(httpServer: http.Server, options: SubscriptionServerOptions): SubscriptionServer {
-  // A WebSocket message carries the same operation and variables as an HTTP body: the same limit.
-  const webSocketServer = new WebSocketServer({ server: httpServer, path: "/graphql", maxPayload: REQUEST_LIMITS.maxBodyBytes });
   const { limits, logger, metrics } = options;
+  const webSocketServer = new WebSocketServer({
+    server: httpServer,
+    path: "/graphql",
+    // A WebSocket message carries the same operation and variables as an HTTP body: the same limit.
+    maxPayload: REQUEST_LIMITS.maxBodyBytes,
+    // Every frame written to a socket counts against its bound of unread bytes (socket-bounds.ts).
+    WebSocket: boundedSocketClass(limits.unsentBytesPerConnection),
+  });
   const format = formatterFor(options);
   const checkOperation = operationChecker(options.production);
   // Ours, not useServer's (given 0 below): it pings only the sockets that carried nothing for an interval.

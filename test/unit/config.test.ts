@@ -28,10 +28,22 @@ describe("configuration", () => {
       subscriptionsPerProcess: 20_000,
       anonymousConnectionsPerProcess: 10_000,
       subscriptionKeepAliveSeconds: 20,
+      unsentBytesPerConnection: 1_048_576,
+      connectionsPerAddress: 20,
       clientBudgetDocuments: 2_000,
       clientBudgetTokenDocuments: 20_000,
       clientBudgetSeconds: 4,
       trustedProxies: [],
+    });
+  });
+
+  it("refuses an unread bound a single error answer would pass, and takes one in bytes", () => {
+    expect(() => readConfig({ UNSENT_BYTES_PER_CONNECTION: "1024" })).toThrow(
+      /UNSENT_BYTES_PER_CONNECTION: must be a whole number from 16384 to/,
+    );
+    expect(readConfig({ UNSENT_BYTES_PER_CONNECTION: "65536", CONNECTIONS_PER_ADDRESS: "3" })).toMatchObject({
+      unsentBytesPerConnection: 65_536,
+      connectionsPerAddress: 3,
     });
   });
 
