@@ -162,8 +162,6 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     const query = trusted ? trusted.document : payload.query;
     const checked = checkOperation({ ...payload, query }, connection.principal);
     if ("errors" in checked) return paidRefusal(connection, checked.errors);
-    const unpaid = chargeWeight(connection, checked.document, checked.operation, payload.variables ?? {});
-    if (unpaid) return [unpaid];
     const unavailable = await options.server.live.unavailable();
     if (unavailable) return [clientRefusal(unavailable)];
     subscriptions += 1;
@@ -222,18 +220,6 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
   function paidRefusal(connection: Connection, errors: readonly GraphQLError[]): readonly GraphQLError[] {
     const unpaid = connection.client && options.budget?.chargeClient(connection.client, REFUSED_DOCUMENTS, true);
     return unpaid ? [unpaid] : errors;
-  }
-
-  /** A subscription's documents, weighed as an HTTP operation's are, paid from the client's budget; the refusal when it cannot pay. */
-  function chargeWeight(
-    connection: Connection,
-    document: DocumentNode,
-    operation: OperationDefinitionNode,
-    variables: Record<string, unknown>,
-  ): GraphQLError | undefined {
-    if (!connection.client || !options.budget) return undefined;
-    const weight = operationWeight(schema, document, operation, variables);
-    return weight && options.budget.chargeClient(connection.client, weight.documents, false);
   }
 
   const shared = new SharedExecutions({
