@@ -9,12 +9,14 @@ import { customers, seedBook } from "../support/factories";
 import { startTestHttpServer } from "../support/http";
 import { subscriptionsOpen, webSocketUrl } from "../support/subscriptions";
 import WebSocket from "ws";
+import { bearer, configuredTokens, tokenSpec } from "../support/tokens";
 
 /** The bound under test: small, so that a few thousand pongs pass it once the kernel's buffers are full. */
 const UNSENT_BYTES = 64 * 1024;
 /** The largest frame the server writes here (an answer of 100 validation errors with their suggestions), past which no frame is written. */
 const LARGEST_FRAME = 32 * 1024;
 
+const sender = tokenSpec("bounds-sender", ["purchases:read"]);
 const BOOK_SALES = `subscription ($ids: [ID!]!) { bookSales(ids: $ids) { databaseId purchaseCount } }`;
 /** A subscription of 120 fields the schema lacks: answered with 100 validation errors, about 10 KB for 1 KB sent. */
 const UNKNOWN_FIELDS = `subscription { bookSales(ids: ["1"]) { ${Array.from({ length: 120 }, (_, i) => `missing${i}`).join(" ")} } }`;
@@ -27,7 +29,12 @@ beforeAll(async () => {
   database = await openTestDatabase({ replicaSet: true });
   await seedBook(database.db, "1", customers(3));
   const limits: SubscriptionSettings = { ...DEFAULT_SUBSCRIPTION_SETTINGS, unsentBytesPerConnection: UNSENT_BYTES };
-  server = await startTestHttpServer(database.db, { subscriptions: limits });
+  // A token with a budget no test spends: the refused subscriptions that fill the kernel's buffers each pay a refusal.
+  server = await startTestHttpServer(database.db, {
+    subscriptions: limits,
+    apiTokens: configuredTokens(sender),
+    clientBudget: { clientBudgetDocuments: 2_000, clientBudgetTokenDocuments: 1_000_000_000, clientBudgetSeconds: 4 },
+  });
   server.httpServer.on("upgrade", (request: { socket: net.Socket }) => serverSides.push(request.socket));
 });
 afterAll(async () => {
@@ -52,7 +59,7 @@ async function clientThatNeverReads() {
   await once(socket, "open");
   const serverSide = serverSides.at(-1)!;
   const send = (message: unknown) => socket.send(JSON.stringify(message));
-  send({ type: "connection_init" });
+  send({ type: "connection_init", payload: { authorization: bearer(sender) } });
   await once(socket, "message");
   socket.pause();
   /** The most bytes the server held unsent for this socket, as sampled while it read what was sent. */
