@@ -48,6 +48,10 @@ export interface Config {
   readonly anonymousConnectionsPerProcess: number;
   /** How often an idle WebSocket is pinged, and how long its pong may take before the connection is dropped. */
   readonly subscriptionKeepAliveSeconds: number;
+  /** The most bytes one WebSocket may leave unread (waiting in this process to be sent) before it is closed. */
+  readonly unsentBytesPerConnection: number;
+  /** The most WebSocket connections one client address (the forwarded one behind TRUSTED_PROXIES) holds at once, tokens of public pages included. */
+  readonly connectionsPerAddress: number;
   /** Documents heavy requests of one client without a token (one address) may weigh per budget window. */
   readonly clientBudgetDocuments: number;
   /** Documents heavy requests of one bearer token may weigh per budget window. */
@@ -103,7 +107,12 @@ const MAX_CLIENT_BUDGET_SECONDS = 3_600;
 /** The limits and keep-alive of the subscriptions' WebSocket server. */
 export type SubscriptionSettings = Pick<
   Config,
-  "subscriptionsPerConnection" | "subscriptionsPerProcess" | "anonymousConnectionsPerProcess" | "subscriptionKeepAliveSeconds"
+  | "subscriptionsPerConnection"
+  | "subscriptionsPerProcess"
+  | "anonymousConnectionsPerProcess"
+  | "subscriptionKeepAliveSeconds"
+  | "unsentBytesPerConnection"
+  | "connectionsPerAddress"
 >;
 
 export const DEFAULT_SUBSCRIPTION_SETTINGS: SubscriptionSettings = {
@@ -112,7 +121,16 @@ export const DEFAULT_SUBSCRIPTION_SETTINGS: SubscriptionSettings = {
   anonymousConnectionsPerProcess: 10_000,
   // Well under the 60 s idle timeout of common load balancers, which would otherwise cut a quiet subscription.
   subscriptionKeepAliveSeconds: 20,
+  // A subscriber has one value in flight per subscription (20 of a few KB) and an error answer is tens of KB: a MiB
+  // leaves a slow phone room, and bounds what 10,000 sockets that never read can hold to 10 GB rather than all of it.
+  unsentBytesPerConnection: 1024 * 1024,
+  // A browser tab holds one socket; a household or office behind one address, a few dozen. The attack of issue 51 held
+  // 30 sockets of 20 subscriptions each, and 1,466 behind the storefront's proxy.
+  connectionsPerAddress: 20,
 };
+// Under the largest frame the server sends (an answer of 100 validation errors is about 10 KB), every frame would close the socket.
+const MIN_UNSENT_BYTES_PER_CONNECTION = 16 * 1024;
+const MAX_UNSENT_BYTES_PER_CONNECTION = 256 * 1024 * 1024;
 // A connection's subscriptions share its one socket; more than this is a client that should open another.
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 1_000;
 const MAX_SUBSCRIPTIONS_PER_PROCESS = 1_000_000;
@@ -331,6 +349,17 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
         default: DEFAULT_SUBSCRIPTION_SETTINGS.subscriptionKeepAliveSeconds,
         desc: "seconds between pings of a WebSocket connection; one not answered within as long again is dropped",
       }),
+      UNSENT_BYTES_PER_CONNECTION: wholeNumber(
+        MIN_UNSENT_BYTES_PER_CONNECTION,
+        MAX_UNSENT_BYTES_PER_CONNECTION,
+      )({
+        default: DEFAULT_SUBSCRIPTION_SETTINGS.unsentBytesPerConnection,
+        desc: "the most bytes one WebSocket connection may leave unread in the API's memory; past it the connection is closed with 1008",
+      }),
+      CONNECTIONS_PER_ADDRESS: positiveInteger(MAX_SUBSCRIPTIONS_PER_PROCESS)({
+        default: DEFAULT_SUBSCRIPTION_SETTINGS.connectionsPerAddress,
+        desc: "the most WebSocket connections one client address (the forwarded one behind TRUSTED_PROXIES) holds at once on one API process, except those of tokens not held to trusted documents",
+      }),
       CLIENT_BUDGET_DOCUMENTS: wholeNumber(
         MIN_CLIENT_BUDGET_DOCUMENTS,
         MAX_CLIENT_BUDGET_DOCUMENTS,
@@ -406,6 +435,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     subscriptionsPerProcess: clean.SUBSCRIPTIONS_PER_PROCESS,
     anonymousConnectionsPerProcess: clean.ANONYMOUS_CONNECTIONS_PER_PROCESS,
     subscriptionKeepAliveSeconds: clean.SUBSCRIPTION_KEEP_ALIVE_SECONDS,
+    unsentBytesPerConnection: clean.UNSENT_BYTES_PER_CONNECTION,
+    connectionsPerAddress: clean.CONNECTIONS_PER_ADDRESS,
     clientBudgetDocuments: clean.CLIENT_BUDGET_DOCUMENTS,
     clientBudgetTokenDocuments: clean.CLIENT_BUDGET_TOKEN_DOCUMENTS,
     clientBudgetSeconds: clean.CLIENT_BUDGET_SECONDS,

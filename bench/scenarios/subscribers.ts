@@ -138,6 +138,8 @@ export async function benchmarkSubscribers(
     MONGODB_DB: db.databaseName,
     SUBSCRIPTIONS_PER_PROCESS: String(Math.max(...plan.subscriberCounts) + 1),
     ANONYMOUS_CONNECTIONS_PER_PROCESS: String(Math.max(...plan.subscriberCounts) + 1),
+    // Every subscriber connects from the bench machine's one address.
+    CONNECTIONS_PER_ADDRESS: String(Math.max(...plan.subscriberCounts) + 1),
   };
   try {
     for (const subscribers of plan.subscriberCounts) {

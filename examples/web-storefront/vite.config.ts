@@ -9,13 +9,16 @@ const apiUrl = new URL(process.env.API_URL ?? "http://localhost:4000/graphql");
 const token = process.env.STOREFRONT_TOKEN ?? "";
 
 /**
- * A browser sends any site's WebSocket with no CORS check, so without this another site open in the same browser
- * could subscribe with the storefront's token; only the page's own origin (or a client that is no browser, which
- * could as well send HTTP) gets through. A refused upgrade is answered 404, as vite answers a bypassed one.
+ * Only the page's own origin (or a client that is no browser, which sends no Origin and could as well call the API
+ * itself) gets through, for the WebSocket and for HTTP alike. A browser sends any site's WebSocket with no CORS check,
+ * and the API answers every origin's HTTP request (`access-control-allow-origin: *`): without this, another site open
+ * in the same browser could subscribe, or read a query it sent by hash, with the storefront's token. A browser sends
+ * Origin with every cross-origin request, so a request from another site always names it. A refused request is
+ * answered 404, as vite answers a bypassed one.
  */
-function foreignWebSocket(request: IncomingMessage, response: unknown): false | undefined {
+function foreignOrigin(request: IncomingMessage): false | undefined {
   const origin = request.headers.origin;
-  if (response !== undefined || origin === undefined) return undefined;
+  if (origin === undefined) return undefined;
   return URL.canParse(origin) && new URL(origin).host === request.headers.host ? undefined : false;
 }
 
@@ -24,7 +27,7 @@ const graphqlProxy: Record<string, ProxyOptions> = {
     target: apiUrl.origin,
     changeOrigin: true,
     ws: true,
-    bypass: foreignWebSocket,
+    bypass: foreignOrigin,
     // The API's path, keeping the query string: a GET carries its operation there.
     rewrite: (path) => apiUrl.pathname + path.slice(path.indexOf("?") === -1 ? path.length : path.indexOf("?")),
     headers: token ? { authorization: `Bearer ${token}` } : {},

@@ -241,14 +241,16 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     generation: responseCache.generation,
   };
   const server = createServerState(options, metrics);
+  const callerOf = callerOfRequests(options.apiTokens, options.verifyShopper);
+  const budget = createClientBudget(options.clientBudget ?? DEFAULT_CLIENT_BUDGET, callerOf);
+  // The same budgets for a client's subscriptions as for its HTTP requests, its address taken behind the same proxies.
   const subscriptions = serveSubscriptions(httpServer, {
     ...options,
     limits: options.subscriptions ?? DEFAULT_SUBSCRIPTION_SETTINGS,
     server,
     metrics,
+    budget,
   });
-  const callerOf = callerOfRequests(options.apiTokens, options.verifyShopper);
-  const budget = createClientBudget(options.clientBudget ?? DEFAULT_CLIENT_BUDGET, callerOf);
   const apollo = createApolloServer({ ...options, caching, budget }, httpServer, metrics, subscriptions.plugin);
   await apollo.start();
   const stopCounting = countDatabaseCommands(options.db.client, (event) => metrics.countDatabaseCommand(event.commandName));

@@ -34,7 +34,18 @@ import type { GraphQLContext, ServerState } from "./context";
 import { createErrorFormatter } from "./errors";
 import { inputProblem, operationTransportRule } from "./input-checks";
 import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
-import { armorProtection, operationWeight, parseOptions, REQUEST_LIMITS, RequestLimitError, weightRefusal } from "./limits/operation";
+import { boundedSocketClass } from "./limits/socket-bounds";
+import {
+  armorProtection,
+  operationWeight,
+  parseOptions,
+  REFUSED_DOCUMENTS,
+  REQUEST_LIMITS,
+  RequestLimitError,
+  weightRefusal,
+} from "./limits/operation";
+import { clientAddressOf } from "./limits/client-address";
+import type { BudgetClient, ClientBudget } from "./limits/client-budget";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
 import { inSubscriptionSpan } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
@@ -58,6 +69,10 @@ export interface SubscriptionServerOptions {
   metrics?: ServerMetrics;
   /** How long a new connection may take to send `connection_init`; graphql-ws's default, 3 s, unless given. */
   connectionInitWaitTimeoutMs?: number;
+  /** The HTTP clients' budgets, which a connection's refusals and heavy subscriptions are paid from; absent, nothing is charged. */
+  budget?: ClientBudget;
+  /** The proxies whose `X-Forwarded-For` names the client (TRUSTED_PROXIES), as for HTTP's budgets; default none. */
+  trustedProxies?: readonly string[];
 }
 
 export interface SubscriptionServer {
@@ -69,8 +84,15 @@ export interface SubscriptionServer {
 interface Connection {
   id: string;
   principal: Principal;
-  /** Whether it presented a bearer token; those without count against ANONYMOUS_CONNECTIONS_PER_PROCESS. */
+  /** Whether it presented a bearer token, for /metrics. */
   token: boolean;
+  /**
+   * The address it counts against CONNECTIONS_PER_ADDRESS and ANONYMOUS_CONNECTIONS_PER_PROCESS; undefined for a token
+   * not held to trusted documents (a server's, a router's), which answers for its own connections.
+   */
+  publicAddress: string | undefined;
+  /** The budget its refusals and heavy subscriptions are paid from, as its HTTP requests'; undefined when none is kept. */
+  client: BudgetClient | undefined;
 }
 
 /** WebSocket's own close code for "try again later": graphql-ws clients retry it, with backoff. */
@@ -85,47 +107,67 @@ const TRY_AGAIN_LATER = 1013;
  * each HTTP request is, so that nothing a loader cached for one event is served for the next.
  */
 export function serveSubscriptions(httpServer: http.Server, options: SubscriptionServerOptions): SubscriptionServer {
-  // A WebSocket message carries the same operation and variables as an HTTP body: the same limit.
-  const webSocketServer = new WebSocketServer({ server: httpServer, path: "/graphql", maxPayload: REQUEST_LIMITS.maxBodyBytes });
   const { limits, logger, metrics } = options;
+  const webSocketServer = new WebSocketServer({
+    server: httpServer,
+    path: "/graphql",
+    // A WebSocket message carries the same operation and variables as an HTTP body: the same limit.
+    maxPayload: REQUEST_LIMITS.maxBodyBytes,
+    // Every frame written to a socket counts against its bound of unread bytes (socket-bounds.ts).
+    WebSocket: boundedSocketClass(limits.unsentBytesPerConnection),
+  });
   const format = formatterFor(options);
   const checkOperation = operationChecker(options.production);
   // Ours, not useServer's (given 0 below): it pings only the sockets that carried nothing for an interval.
   const keepAlive = new KeepAlive(webSocketServer, limits.subscriptionKeepAliveSeconds * 1000);
-  let anonymousConnections = 0;
+  const clientAddress = clientAddressOf(options.trustedProxies);
+  const publicConnections = new AddressCounts();
   let subscriptions = 0;
 
-  /** A subscription's checks and limits; what to run, or the errors to answer with. */
+  /**
+   * Why a connection is refused at its connection_init, or undefined: its client is in debt, or it is a public one (no
+   * token, or a public page's token, which every visitor holds) past the process's cap or its address's. A token
+   * behind the storefront's proxy let 1,466 sockets in with the cap at 100 (issue 51): each visitor is its address.
+   */
+  function connectionRefusal(principal: Principal, address: string, client: BudgetClient | undefined): string | undefined {
+    const debt = client && options.budget?.debtOf(client);
+    if (debt !== undefined) return overBudget(debt);
+    if (!isPublic(principal)) return undefined;
+    if (publicConnections.total >= limits.anonymousConnectionsPerProcess) {
+      return "Too many connections without a token: try again later, or send one";
+    }
+    if (publicConnections.of(address) >= limits.connectionsPerAddress) {
+      return `This address holds ${limits.connectionsPerAddress} connections, the most it may: close one, or try again later`;
+    }
+    return undefined;
+  }
+
+  /** A subscription's checks and limits; what to run, or the errors to answer with, each refusal paid from the client's budget. */
   async function startSubscription(
     { connection, socket }: ConnectionExtra,
     operations: Readonly<Record<string, unknown>>,
     id: string,
     payload: SubscribePayload,
   ): Promise<ExecutionArgs | readonly GraphQLError[]> {
-    // graphql-ws has already reserved this id among the connection's operations.
-    if (Object.keys(operations).length > limits.subscriptionsPerConnection) {
-      return [
-        refusal(
-          "TOO_MANY_SUBSCRIPTIONS",
-          `A connection holds at most ${limits.subscriptionsPerConnection} subscriptions: complete one first.`,
-        ),
-      ];
+    // A client in debt is refused before its message is parsed, as its HTTP requests are before their body is read.
+    const debt = connection.client && options.budget?.debtOf(connection.client);
+    if (debt !== undefined) {
+      socket.close(TRY_AGAIN_LATER, overBudget(debt));
+      return [refusal("RATE_LIMITED", overBudget(debt))];
     }
-    if (subscriptions >= limits.subscriptionsPerProcess) {
-      return [refusal("TOO_MANY_SUBSCRIPTIONS", "This server holds as many subscriptions as it may: try again later.")];
-    }
-    // As refuseDeepJson does for HTTP, before anything walks them.
-    if (nestsDeeperThan(payload.variables, MAX_JSON_DEPTH) || nestsDeeperThan(payload.extensions, MAX_JSON_DEPTH)) {
-      return [refusal("BAD_USER_INPUT", tooDeepJson(MAX_JSON_DEPTH))];
-    }
+    const refused = subscriptionRefusal(operations, payload);
+    if (refused) return paidRefusal(connection, refused);
     // graphql-ws requires `query` to be a string, and Apollo Client's GraphQLWsLink sends the full text beside the hash:
     // with a hash, that text is never parsed (the manifest's document runs); without one, a text is a document of its own.
     const sentDocument = payload.query !== "" && payload.extensions?.persistedQuery === undefined;
     const trusted = trustedDocumentOf(connection.principal, options.trustedDocuments, sentDocument, payload.extensions);
-    if (trusted && "refusal" in trusted) return [trusted.refusal];
+    if (trusted && "refusal" in trusted) return paidRefusal(connection, [trusted.refusal]);
     const query = trusted ? trusted.document : payload.query;
     const checked = checkOperation({ ...payload, query }, connection.principal);
-    if ("errors" in checked) return checked.errors;
+    if ("errors" in checked) return paidRefusal(connection, checked.errors);
+    // A heavy subscription pays its documents as a heavy HTTP request does (light ones, as over HTTP, pay nothing).
+    const unpaid = connection.client && options.budget?.chargeClient(connection.client, checked.documents, false);
+    if (unpaid) return [unpaid];
     const unavailable = await options.server.live.unavailable();
     if (unavailable) return [clientRefusal(unavailable)];
     subscriptions += 1;
@@ -154,6 +196,38 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     };
   }
 
+  /** The limits a subscription meets before its text is read: the connection's and the process's subscriptions, its JSON's depth. */
+  function subscriptionRefusal(operations: Readonly<Record<string, unknown>>, payload: SubscribePayload): GraphQLError[] | undefined {
+    // graphql-ws has already reserved this id among the connection's operations.
+    if (Object.keys(operations).length > limits.subscriptionsPerConnection) {
+      return [
+        refusal(
+          "TOO_MANY_SUBSCRIPTIONS",
+          `A connection holds at most ${limits.subscriptionsPerConnection} subscriptions: complete one first.`,
+        ),
+      ];
+    }
+    if (subscriptions >= limits.subscriptionsPerProcess) {
+      return [refusal("TOO_MANY_SUBSCRIPTIONS", "This server holds as many subscriptions as it may: try again later.")];
+    }
+    // As refuseDeepJson does for HTTP, before anything walks them.
+    if (nestsDeeperThan(payload.variables, MAX_JSON_DEPTH) || nestsDeeperThan(payload.extensions, MAX_JSON_DEPTH)) {
+      return [refusal("BAD_USER_INPUT", tooDeepJson(MAX_JSON_DEPTH))];
+    }
+    return undefined;
+  }
+
+  /**
+   * A refused subscription pays what an HTTP request refused as over the limits pays (REFUSED_DOCUMENTS and one of the
+   * client's few refusals), whatever refused it: a socket sends messages far faster than HTTP requests can be made, and
+   * 61,682 invalid documents in 10 s met no budget (issue 51). Refusals past the budget are RATE_LIMITED, and the
+   * client's next subscription closes its connection.
+   */
+  function paidRefusal(connection: Connection, errors: readonly GraphQLError[]): readonly GraphQLError[] {
+    const unpaid = connection.client && options.budget?.chargeClient(connection.client, REFUSED_DOCUMENTS, true);
+    return unpaid ? [unpaid] : errors;
+  }
+
   const shared = new SharedExecutions({
     freshContext: () => options.server.contextFor(options.settings, ANYONE),
     live: options.server.live,
@@ -175,12 +249,16 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         // so that the client learns of it before it subscribes, not from each subscription.
         if (principal.kind === "unrecognized") return false;
         const token = authorization !== undefined;
-        if (!token && anonymousConnections >= limits.anonymousConnectionsPerProcess) {
-          ctx.extra.socket.close(TRY_AGAIN_LATER, "Too many connections without a token: try again later, or send one");
+        const address = clientAddress(ctx.extra.request);
+        const client = options.budget?.clientOfSocket(principal, address);
+        const refused = connectionRefusal(principal, address, client);
+        if (refused) {
+          ctx.extra.socket.close(TRY_AGAIN_LATER, refused);
           return false;
         }
-        if (!token) anonymousConnections += 1;
-        ctx.extra.connection = { id: randomUUID(), principal, token };
+        const publicAddress = isPublic(principal) ? address : undefined;
+        if (publicAddress !== undefined) publicConnections.add(publicAddress);
+        ctx.extra.connection = { id: randomUUID(), principal, token, publicAddress, client };
         // The upgrade request (headers, socket state) is needed no more: held for each connection's life, it would be most of what an idle one costs.
         (ctx.extra as { request?: unknown }).request = undefined;
         metrics?.countConnection(token, 1);
@@ -189,7 +267,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       onDisconnect: (ctx) => {
         const connection = ctx.extra.connection;
         if (!connection) return;
-        if (!connection.token) anonymousConnections -= 1;
+        if (connection.publicAddress !== undefined) publicConnections.delete(connection.publicAddress);
         metrics?.countConnection(connection.token, -1);
       },
       onSubscribe: (ctx, id, payload) =>
@@ -229,6 +307,38 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       },
     },
   };
+}
+
+/** A connection that counts against the caps of public connections: without a token, or with a public page's. */
+function isPublic(principal: Principal): boolean {
+  return principal.kind !== "token" || principal.trustedDocumentsOnly;
+}
+
+/** A client in debt's close reason (at most 123 bytes) and its subscription's refusal. */
+function overBudget(seconds: number): string {
+  return `This client is over its budget of heavy or refused requests: retry in ${seconds} s`;
+}
+
+/** Open connections per address, and in all. */
+class AddressCounts {
+  private readonly counts = new Map<string, number>();
+  total = 0;
+
+  of(address: string): number {
+    return this.counts.get(address) ?? 0;
+  }
+
+  add(address: string): void {
+    this.counts.set(address, this.of(address) + 1);
+    this.total += 1;
+  }
+
+  delete(address: string): void {
+    const left = this.of(address) - 1;
+    if (left > 0) this.counts.set(address, left);
+    else this.counts.delete(address);
+    this.total -= 1;
+  }
 }
 
 /** What `subscribe` is handed about its subscription, as the root value graphql-ws passes through. */
@@ -340,7 +450,9 @@ function operationChecker(production: boolean) {
   return (
     payload: SubscribePayload,
     principal: Principal,
-  ): { document: DocumentNode; operation: OperationDefinitionNode; variables: CoercedVariables } | { errors: GraphQLError[] } => {
+  ):
+    | { document: DocumentNode; operation: OperationDefinitionNode; variables: CoercedVariables; documents: number }
+    | { errors: GraphQLError[] } => {
     let document = valid.get(payload.query);
     if (!document) {
       try {
@@ -360,11 +472,13 @@ function operationChecker(production: boolean) {
     const coerced = coerceVariables(schema, operation, payload.variables);
     if ("refusal" in coerced) return { errors: [coerced.refusal] };
     const { variables } = coerced;
+    const weight = operationWeight(schema, document, operation, variables);
     const refused =
       inputProblem(schema, document, operation, variables) ??
-      weightRefusal(operationWeight(schema, document, operation, variables)) ??
+      weightRefusal(weight) ??
       accessRefusal(principal, operationScopes(schema, document, operation, variables));
-    return refused ? { errors: [refused] } : { document, operation, variables };
+    // The documents it weighs, which its client's budget pays as an HTTP request's (client-budget.ts).
+    return refused ? { errors: [refused] } : { document, operation, variables, documents: weight?.documents ?? 0 };
   };
 }
 

@@ -15,6 +15,8 @@ it("ends cleanly on SIGTERM with 1,000 subscriptions open: each connection close
     MONGODB_URI: process.env.TEST_REPLICA_SET_URI!,
     MONGODB_DB: database.db.databaseName,
     NODE_ENV: "development",
+    // Every connection comes from this machine's one address.
+    CONNECTIONS_PER_ADDRESS: String(CONNECTIONS),
   });
   try {
     const clients = Array.from({ length: CONNECTIONS }, () => subscriptionClient(api.url));

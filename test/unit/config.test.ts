@@ -29,6 +29,8 @@ describe("configuration", () => {
       subscriptionsPerProcess: 20_000,
       anonymousConnectionsPerProcess: 10_000,
       subscriptionKeepAliveSeconds: 20,
+      unsentBytesPerConnection: 1_048_576,
+      connectionsPerAddress: 20,
       clientBudgetDocuments: 2_000,
       clientBudgetTokenDocuments: 20_000,
       clientBudgetSeconds: 4,
@@ -56,6 +58,16 @@ describe("configuration", () => {
       oidcIssuer: "https://auth.example.com/realms/shop",
       oidcAudience: "bookstore-api",
       oidcCustomerClaim: "customer_id",
+    });
+  });
+
+  it("refuses an unread bound a single error answer would pass, and takes one in bytes", () => {
+    expect(() => readConfig({ UNSENT_BYTES_PER_CONNECTION: "1024" })).toThrow(
+      /UNSENT_BYTES_PER_CONNECTION: must be a whole number from 16384 to/,
+    );
+    expect(readConfig({ UNSENT_BYTES_PER_CONNECTION: "65536", CONNECTIONS_PER_ADDRESS: "3" })).toMatchObject({
+      unsentBytesPerConnection: 65_536,
+      connectionsPerAddress: 3,
     });
   });
 

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, onRequestHookHandler } from "fastify
 import type { TokenBucket } from "limiter";
 import { LRUCache } from "lru-cache";
 import type { ClientBudgetSettings } from "../../config";
-import type { CallerOf } from "../../auth/principal";
+import type { CallerOf, Principal } from "../../auth/principal";
 import { statusOf } from "../../error-codes";
 import { LIGHT_DOCUMENTS } from "./heavy-lane";
 import { RequestLimitError } from "./operation";
@@ -33,6 +33,17 @@ export interface ClientBudget {
   charge(context: object, documents: number, overLimits: boolean): Promise<RequestLimitError | undefined>;
   /** The client a context's request is counted against, for the heavy lane's turns; undefined for a context of no HTTP request. */
   clientOf(context: object): string | undefined;
+  /** The client a WebSocket's caller (its principal, and its address as `request.ip` would be) is counted against, as its HTTP requests are. */
+  clientOfSocket(caller: Principal, address: string): BudgetClient;
+  /** Seconds until a client refused is out of debt; undefined when it is not in debt. */
+  debtOf(client: BudgetClient): number | undefined;
+  /** As `charge`, for a client named by `clientOfSocket`. */
+  chargeClient(client: BudgetClient, documents: number, overLimits: boolean): RequestLimitError | undefined;
+}
+
+/** A client, as `clientOfSocket` names it: opaque but for its key, which the budgets count it by. */
+export interface BudgetClient {
+  readonly key: string;
 }
 
 /**
@@ -130,13 +141,34 @@ export function createClientBudget(settings: ClientBudgetSettings, callerOf: Cal
     setTimeout(() => refused.get(key) === until && refused.delete(key), waitMs).unref();
   };
 
-  const clientOfRequest = (request: FastifyRequest): Client => {
-    const caller = callerOf(request);
+  const clientOfCaller = (caller: Principal, ip: string): Client => {
     const address = { documents: settings.clientBudgetDocuments, refusals: REFUSALS_PER_WINDOW };
-    if (caller.kind !== "token") return { ...address, key: `address:${request.ip}` };
+    if (caller.kind !== "token") return { ...address, key: `address:${ip}` };
     // A token held to trusted documents sits in a public page, every visitor's: each visitor is a client of its address.
-    if (caller.trustedDocumentsOnly) return { ...address, key: `address:${caller.name}@${request.ip}` };
+    if (caller.trustedDocumentsOnly) return { ...address, key: `address:${caller.name}@${ip}` };
     return { documents: settings.clientBudgetTokenDocuments, refusals: tokenRefusals, key: `token:${caller.name}` };
+  };
+  const clientOfRequest = (request: FastifyRequest): Client => clientOfCaller(callerOf(request), request.ip);
+  /** Seconds until the client's budget can pay what it was refused; undefined when it is in no debt. */
+  const debtOf = (client: Client): number | undefined => {
+    const owedMs = (refused.get(client.key) ?? 0) - performance.now();
+    return owedMs > 0 ? retrySeconds(owedMs) : undefined;
+  };
+  const chargeClient = (client: Client, documents: number, overLimits: boolean): RequestLimitError | undefined => {
+    if (documents <= LIGHT_DOCUMENTS) return undefined;
+    const budget = budgetOf(client);
+    // A refusal is paid only when the documents are, so that a client refused for documents keeps its refusals.
+    const refusalWaitMs = overLimits ? budget.refusals.getWaitTime(1) : 0;
+    const waitMs = refusalWaitMs > 0 ? refusalWaitMs : pay(budget.documents, documents);
+    if (waitMs === 0) {
+      if (overLimits) budget.refusals.tryRemoveTokens(1);
+      return undefined;
+    }
+    noteRefusal(client.key, waitMs);
+    const seconds = retrySeconds(waitMs);
+    return new RequestLimitError("RATE_LIMITED", rateLimited(seconds, client, windowSeconds), {
+      "retry-after": String(seconds),
+    });
   };
 
   return {
@@ -161,23 +193,13 @@ export function createClientBudget(settings: ClientBudgetSettings, callerOf: Cal
     },
     async charge(context, documents, overLimits) {
       const client = (context as { [CLIENT]?: Client })[CLIENT];
-      if (!client || documents <= LIGHT_DOCUMENTS) return undefined;
-      const budget = budgetOf(client);
-      // A refusal is paid only when the documents are, so that a client refused for documents keeps its refusals.
-      const refusalWaitMs = overLimits ? budget.refusals.getWaitTime(1) : 0;
-      const waitMs = refusalWaitMs > 0 ? refusalWaitMs : pay(budget.documents, documents);
-      if (waitMs === 0) {
-        if (overLimits) budget.refusals.tryRemoveTokens(1);
-        return undefined;
-      }
-      noteRefusal(client.key, waitMs);
-      const seconds = retrySeconds(waitMs);
-      return new RequestLimitError("RATE_LIMITED", rateLimited(seconds, client, windowSeconds), {
-        "retry-after": String(seconds),
-      });
+      return client ? chargeClient(client, documents, overLimits) : undefined;
     },
     clientOf(context) {
       return (context as { [CLIENT]?: Client })[CLIENT]?.key;
     },
+    clientOfSocket: clientOfCaller,
+    debtOf: (client) => debtOf(client as Client),
+    chargeClient: (client, documents, overLimits) => chargeClient(client as Client, documents, overLimits),
   };
 }

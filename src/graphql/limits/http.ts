@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, onRequestHookHandler, preValidationHookHandler } from "fastify";
+import type { FastifyError, FastifyReply, FastifyRequest, onRequestHookHandler, preValidationHookHandler } from "fastify";
 import type { Logger } from "pino";
 import { statusOf, type ErrorCode } from "../../error-codes";
 
@@ -17,13 +17,40 @@ function refuse(reply: FastifyReply, code: ErrorCode, message: string, status = 
  * without its message, which may say more about the server than a caller should know.
  */
 export function requestErrors(limit: string, logger: Logger) {
-  return (error: FastifyError, _request: unknown, reply: FastifyReply): FastifyReply => {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const status = error.statusCode ?? 500;
-    if (status === 413) return refuse(reply, "PAYLOAD_TOO_LARGE", `The request body is larger than the limit of ${limit}.`);
+    if (status === 413) {
+      discardBody(request, reply);
+      return refuse(reply, "PAYLOAD_TOO_LARGE", `The request body is larger than the limit of ${limit}.`);
+    }
     if (status >= 400 && status < 500) return refuse(reply, "BAD_REQUEST", error.message, status);
     logger.error({ err: error }, "HTTP request failed");
     return refuse(reply, "INTERNAL_SERVER_ERROR", "The server failed to answer this request.");
   };
+}
+
+/**
+ * The most bytes of a body over the limit that are read and thrown away so that its sender, still sending, reads the 413:
+ * Fastify answers it with `connection: close` before reading the body, and Node's fetch of a 5 MB body then failed
+ * with EPIPE instead of reading the answer (issue 51). Past this, the connection is closed all the same: a client
+ * that sends gigabytes is not read for ever.
+ */
+export const DISCARDED_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Keeps the connection of a body over the limit open while the rest of the body arrives, read and thrown away (never
+ * held), up to DISCARDED_BODY_BYTES; the answer is written meanwhile, and the connection serves the next request.
+ */
+function discardBody(request: FastifyRequest, reply: FastifyReply): void {
+  const body = request.raw;
+  if (body.readableEnded || body.destroyed) return;
+  reply.removeHeader("connection");
+  let discarded = 0;
+  body.on("data", (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARDED_BODY_BYTES) body.socket.destroy();
+  });
+  body.resume();
 }
 
 /** What `@fastify/compress` answers a body its content encoding does not decompress with (`onInvalidRequestPayload`). */

@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { readTrustedDocuments } from "../../src/auth/trusted-documents";
+import type { RunningServer } from "../../src/graphql/server";
+import { openTestDatabase, type TestDatabase } from "../support/database";
+import { customers, seedBook } from "../support/factories";
+import { freePort, getUrl, send, startTestHttpServer } from "../support/http";
+import { configuredTokens, tokenSpec } from "../support/tokens";
+
+/**
+ * The web storefront's proxy (examples/web-storefront/vite.config.ts) adds its token to whatever reaches it, and the
+ * API answers every origin (`access-control-allow-origin: *`): its Origin rule must hold for HTTP as for the WebSocket,
+ * or another site's page, open in the same browser, reads what the storefront's token may (issue 51, item 6).
+ */
+const ROOT = join(__dirname, "..", "..");
+const EXAMPLE = join(ROOT, "examples", "web-storefront");
+const MANIFEST = join(EXAMPLE, "src", "__generated__", "persisted-documents.json");
+const storefront = { ...tokenSpec("origin-storefront", ["purchases:read"]), trustedDocuments: true };
+
+/** The storefront's shelf query, by its hash, as the page sends it by GET. */
+const shelfHash = Object.entries(JSON.parse(readFileSync(MANIFEST, "utf8")) as Record<string, string>)
+  .find(([, document]) => document.startsWith("query StorefrontShelf"))![0]
+  .replace(/^sha256:/, "");
+const SHELF = {
+  variables: { first: 2, orderBy: { field: "PURCHASE_COUNT", direction: "DESC" } },
+  extensions: { persistedQuery: { version: 1, sha256Hash: shelfHash } },
+};
+
+let database: TestDatabase;
+let api: RunningServer;
+let proxy: { url: string; child: ChildProcess };
+beforeAll(async () => {
+  database = await openTestDatabase();
+  await seedBook(database.db, "1", customers(3));
+  api = await startTestHttpServer(database.db, {
+    apiTokens: configuredTokens(storefront),
+    trustedDocuments: readTrustedDocuments(MANIFEST),
+  });
+  proxy = await startProxy(api.url, storefront.token);
+}, 120_000);
+afterAll(async () => {
+  proxy.child.kill("SIGTERM");
+  await once(proxy.child, "exit");
+  await api.stop();
+  await database.close();
+});
+
+/** `npm run example:web`'s dev server and its proxy, pointed at the test's API with the storefront's token. */
+async function startProxy(apiUrl: string, token: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const vite = join(ROOT, "node_modules", "vite", "bin", "vite.js");
+  const child = spawn(process.execPath, [vite, EXAMPLE, "--port", String(port), "--strictPort"], {
+    cwd: ROOT,
+    env: { ...process.env, API_URL: apiUrl, STOREFRONT_TOKEN: token },
+    stdio: "ignore",
+  });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`vite exited with ${child.exitCode} before it served the page`);
+    const answered = await fetch(`http://localhost:${port}/`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (answered) return { url: `http://localhost:${port}/graphql`, child };
+    await sleep(200);
+  }
+}
+
+/** The shelf by GET through the proxy, from a page of `origin` (undefined: no browser, no Origin header). */
+async function shelfFrom(origin: string | undefined) {
+  const answer = await send(getUrl(proxy.url, SHELF), undefined, { method: "GET", headers: origin ? { origin } : {} });
+  return [answer.status, answer.json?.data === undefined ? "no data" : "data"];
+}
+
+it("answers the page's own origin and clients that are no browser, and refuses another site's page 404, by HTTP as by WebSocket", async () => {
+  expect(await shelfFrom(new URL(proxy.url).origin)).toEqual([200, "data"]);
+  expect(await shelfFrom(undefined)).toEqual([200, "data"]);
+  expect(await shelfFrom("https://another-site.example")).toEqual([404, "no data"]);
+});
