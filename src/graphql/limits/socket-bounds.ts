@@ -12,6 +12,11 @@ export function unreadReason(maxUnsentBytes: number): string {
 }
 
 type SendCallback = (error?: Error) => void;
+
+/** A write's callback told it succeeded, as ws tells it (no error), for a frame not written. ws types it as taking one. */
+function done(callback: ((error: Error) => void) | undefined): void {
+  (callback as SendCallback | undefined)?.();
+}
 type SendOptions = Parameters<WebSocket["send"]>[1];
 
 /**
@@ -37,11 +42,14 @@ export function boundedSocketClass(maxUnsentBytes: number): typeof WebSocket {
     }
 
     override ping(data?: unknown, mask?: boolean, callback?: (error: Error) => void): void {
-      if (!this.refusesWrite()) super.ping(data, mask, callback);
+      if (this.refusesWrite()) done(callback);
+      else super.ping(data, mask, callback);
     }
 
+    // ws counts its automatic pongs until their callback (maxPendingAutoPongs): one not written is done with too.
     override pong(data?: unknown, mask?: boolean, callback?: (error: Error) => void): void {
-      if (!this.refusesWrite()) super.pong(data, mask, callback);
+      if (this.refusesWrite()) done(callback);
+      else super.pong(data, mask, callback);
     }
 
     /** True when this write must not happen: the peer left too much unread, and the socket is closed for it now. */
