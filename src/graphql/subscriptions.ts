@@ -126,8 +126,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
 
   /**
    * Why a connection is refused at its connection_init, or undefined: its client is in debt, or it is a public one (no
-   * token, or a public page's token, which every visitor holds) past the process's cap or its address's. A token
-   * behind the storefront's proxy let 1,466 sockets in with the cap at 100 (issue 51): each visitor is its address.
+   * token, or a public page's token, which every visitor holds) past the process's limit or its address's. A token
+   * behind the storefront's proxy let 1,466 sockets in with the limit at 100 (issue 51): each visitor is its address.
    */
   function connectionRefusal(principal: Principal, address: string, client: BudgetClient | undefined): string | undefined {
     const debt = client && options.budget?.debtOf(client);
@@ -309,7 +309,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
   };
 }
 
-/** A connection that counts against the caps of public connections: without a token, or with a public page's. */
+/** A connection that counts against the limits of public connections: without a token, or with a public page's. */
 function isPublic(principal: Principal): boolean {
   return principal.kind !== "token" || principal.trustedDocumentsOnly;
 }

@@ -46,8 +46,8 @@ function discardBody(request: FastifyRequest, reply: FastifyReply): void {
   if (body.readableEnded || body.destroyed) return;
   reply.removeHeader("connection");
   let discarded = 0;
-  body.on("data", (chunk: Buffer) => {
-    discarded += chunk.length;
+  body.on("data", (bytes: Buffer) => {
+    discarded += bytes.length;
     if (discarded > DISCARDED_BODY_BYTES) body.socket.destroy();
   });
   body.resume();
