@@ -3,7 +3,7 @@ import { getVariableValues, GraphQLError, type GraphQLSchema, type OperationDefi
 import { statusOf, type ErrorCode } from "../error-codes";
 
 /** The variables of a request, as JSON carried them. */
-export type SentVariables = Readonly<Record<string, unknown>>;
+type SentVariables = Readonly<Record<string, unknown>>;
 
 /** An operation's variables as the spec coerces them: defaults filled in, lists wrapped, input objects checked. */
 export type CoercedVariables = Record<string, unknown>;

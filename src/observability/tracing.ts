@@ -94,12 +94,8 @@ export function inOperationSpan<T extends { errors?: readonly Error[] }>(
   work: () => Promise<T>,
 ): Promise<T> {
   if (!active) return work();
-  const attributes = {
-    "graphql.operation.type": operationType,
-    ...(operationName === undefined ? {} : { "graphql.operation.name": operationName }),
-  };
-  const spanName = operationName === undefined ? operationType : `${operationType} ${operationName}`;
-  return active.trace.getTracer(SERVICE_NAME).startActiveSpan(spanName, { attributes }, async (span) => {
+  const attributes = operationAttributes(operationType, operationName);
+  return active.trace.getTracer(SERVICE_NAME).startActiveSpan(spanName(operationType, operationName), { attributes }, async (span) => {
     try {
       const result = await work();
       for (const error of result.errors ?? []) span.recordException(thrownError(error));
@@ -109,6 +105,16 @@ export function inOperationSpan<T extends { errors?: readonly Error[] }>(
       span.end();
     }
   });
+}
+
+/** The attributes a GraphQL span of the API names its operation by, as the GraphQL instrumentation does: never its document or variables. */
+function operationAttributes(operationType: string, operationName: string | undefined): Record<string, string> {
+  return { "graphql.operation.type": operationType, ...(operationName === undefined ? {} : { "graphql.operation.name": operationName }) };
+}
+
+/** A span's name: what it is, then the operation's name when it has one. */
+function spanName(what: string, operationName: string | undefined): string {
+  return operationName === undefined ? what : `${what} ${operationName}`;
 }
 
 /** OpenTelemetry's `SpanStatusCode.ERROR`, without loading its API package when tracing is off. */
@@ -145,9 +151,8 @@ export interface SubscriptionSpan {
 /**
  * Runs `work` (a subscription's checks, or the resolving of one of its events) in a span of its own, at the
  * root of a trace of its own: a WebSocket message belongs to no HTTP request, and a subscription lasts longer
- * than any trace should. The span names the operation and the connection, as the log lines do; the GraphQL
- * instrumentation's spans (the document with its literals masked, no variables) and each database command's
- * hang under it. Costs nothing with tracing off.
+ * than any trace should. The span names the operation and the connection, as the log lines do; each database
+ * command's span hangs under it (the compiled operation has no per-resolver spans). Costs nothing with tracing off.
  */
 export function inSubscriptionSpan<T>(
   name: "graphql.subscribe" | "graphql.subscription.event",
@@ -156,15 +161,13 @@ export function inSubscriptionSpan<T>(
 ): Promise<T> {
   if (!active) return work();
   const attributes = {
-    "graphql.operation.type": "subscription",
-    ...(operationName === undefined ? {} : { "graphql.operation.name": operationName }),
+    ...operationAttributes("subscription", operationName),
     ...(connectionId === undefined ? {} : { "bookstore.subscription.connection_id": connectionId }),
     ...(subscribers === undefined ? {} : { "bookstore.subscription.subscribers": subscribers }),
   };
-  const spanName = operationName === undefined ? name : `${name} ${operationName}`;
   return active.trace
     .getTracer(SERVICE_NAME)
-    .startActiveSpan(spanName, { root: true, attributes }, (span) => work().finally(() => span.end()));
+    .startActiveSpan(spanName(name, operationName), { root: true, attributes }, (span) => work().finally(() => span.end()));
 }
 
 async function loadInstrumentations() {
