@@ -1,13 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { readTrustedDocuments } from "../../src/auth/trusted-documents";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
-import { freePort, getUrl, send, startTestHttpServer } from "../support/http";
+import { getUrl, send, startTestHttpServer } from "../support/http";
+import { startStorefrontProxy, WEB_STOREFRONT_MANIFEST, type StorefrontProxy } from "../support/storefront-proxy";
 import { configuredTokens, tokenSpec } from "../support/tokens";
 
 /**
@@ -15,9 +12,7 @@ import { configuredTokens, tokenSpec } from "../support/tokens";
  * API answers every origin (`access-control-allow-origin: *`): its Origin rule must hold for HTTP as for the WebSocket,
  * or another site's page, open in the same browser, reads what the storefront's token may (issue 51, item 6).
  */
-const ROOT = join(__dirname, "..", "..");
-const EXAMPLE = join(ROOT, "examples", "web-storefront");
-const MANIFEST = join(EXAMPLE, "src", "__generated__", "persisted-documents.json");
+const MANIFEST = WEB_STOREFRONT_MANIFEST;
 const storefront = { ...tokenSpec("origin-storefront", ["purchases:read"]), trustedDocuments: true };
 
 /** The storefront's shelf query, by its hash, as the page sends it by GET. */
@@ -31,7 +26,7 @@ const SHELF = {
 
 let database: TestDatabase;
 let api: RunningServer;
-let proxy: { url: string; child: ChildProcess };
+let proxy: StorefrontProxy;
 beforeAll(async () => {
   database = await openTestDatabase();
   await seedBook(database.db, "1", customers(3));
@@ -39,34 +34,13 @@ beforeAll(async () => {
     apiTokens: configuredTokens(storefront),
     trustedDocuments: readTrustedDocuments(MANIFEST),
   });
-  proxy = await startProxy(api.url, storefront.token);
+  proxy = await startStorefrontProxy(api.url, storefront.token);
 }, 120_000);
 afterAll(async () => {
-  proxy.child.kill("SIGTERM");
-  await once(proxy.child, "exit");
+  await proxy.stop();
   await api.stop();
   await database.close();
 });
-
-/** `npm run example:web`'s dev server and its proxy, pointed at the test's API with the storefront's token. */
-async function startProxy(apiUrl: string, token: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const vite = join(ROOT, "node_modules", "vite", "bin", "vite.js");
-  const child = spawn(process.execPath, [vite, EXAMPLE, "--port", String(port), "--strictPort"], {
-    cwd: ROOT,
-    env: { ...process.env, API_URL: apiUrl, STOREFRONT_TOKEN: token },
-    stdio: "ignore",
-  });
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`vite exited with ${child.exitCode} before it served the page`);
-    const answered = await fetch(`http://localhost:${port}/`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (answered) return { url: `http://localhost:${port}/graphql`, child };
-    await sleep(200);
-  }
-}
 
 /** The shelf by GET through the proxy, from a page of `origin` (undefined: no browser, no Origin header). */
 async function shelfFrom(origin: string | undefined) {

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -8,8 +7,9 @@ import { readTrustedDocuments } from "../../src/auth/trusted-documents";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
-import { errorCodes, freePort, getUrl, postOperation, send, startTestHttpServer, type HttpAnswer } from "../support/http";
+import { errorCodes, getUrl, postOperation, send, startTestHttpServer, type HttpAnswer } from "../support/http";
 import { subscribe, subscriptionClient, webSocketUrl } from "../support/subscriptions";
+import { startStorefrontProxy, WEB_STOREFRONT_MANIFEST, type StorefrontProxy } from "../support/storefront-proxy";
 import { configuredTokens, tokenSpec } from "../support/tokens";
 
 /**
@@ -18,8 +18,7 @@ import { configuredTokens, tokenSpec } from "../support/tokens";
  * storefront's own operations, by hash: through the proxy, anyone can do what the page does, and nothing more.
  */
 const ROOT = join(__dirname, "..", "..");
-const EXAMPLE = join(ROOT, "examples", "web-storefront");
-const MANIFEST = join(EXAMPLE, "src", "__generated__", "persisted-documents.json");
+const MANIFEST = WEB_STOREFRONT_MANIFEST;
 const storefront = { ...tokenSpec("storefront", ["purchases:read", "catalog:write"]), trustedDocuments: true };
 const staff = tokenSpec("staff", ["purchases:read", "catalog:write"]);
 
@@ -57,7 +56,7 @@ const post = (url: string, body: unknown, headers: Record<string, string> = {}) 
 
 let database: TestDatabase;
 let api: RunningServer;
-let proxy: { url: string; child: ChildProcess };
+let proxy: StorefrontProxy;
 beforeAll(async () => {
   // A replica set: the storefront's subscription needs change streams.
   database = await openTestDatabase({ replicaSet: true });
@@ -66,38 +65,13 @@ beforeAll(async () => {
     apiTokens: configuredTokens(storefront, staff),
     trustedDocuments: readTrustedDocuments(MANIFEST),
   });
-  proxy = await startProxy(api.url, storefront.token);
+  proxy = await startStorefrontProxy(api.url, storefront.token);
 });
 afterAll(async () => {
-  proxy.child.kill("SIGTERM");
-  await once(proxy.child, "exit");
+  await proxy.stop();
   await api.stop();
   await database.close();
 });
-
-/** `npm run example:web`'s dev server and its proxy, pointed at the test's API with the storefront's token. */
-async function startProxy(apiUrl: string, token: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, "node_modules", "vite", "bin", "vite.js"), EXAMPLE, "--port", String(port), "--strictPort"],
-    {
-      cwd: ROOT,
-      env: { ...process.env, API_URL: apiUrl, STOREFRONT_TOKEN: token },
-      stdio: "ignore",
-    },
-  );
-  const url = `http://localhost:${port}/graphql`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`vite exited with ${child.exitCode} before it served the page`);
-    const answered = await fetch(`http://localhost:${port}/`).then(
-      (response) => response.ok,
-      () => false,
-    );
-    if (answered) return { url, child };
-    await sleep(200);
-  }
-}
 
 describe("the web storefront's token, through the example's proxy", () => {
   it.each(trusted.map(({ name, hash }) => [name, hash]))("runs the storefront's %s by its hash", async (name, hash) => {
