@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type http from "node:http";
 import { performance } from "node:perf_hooks";
+import { setTimeout } from "node:timers/promises";
 import type { ApolloServerPlugin } from "@apollo/server";
 import {
   createSourceEventStream,
@@ -45,7 +46,7 @@ import {
   weightRefusal,
 } from "./limits/operation";
 import { clientAddressOf } from "./limits/client-address";
-import type { BudgetClient, ClientBudget } from "./limits/client-budget";
+import { DEBT_WAIT_MS, type BudgetClient, type ClientBudget } from "./limits/client-budget";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
 import { inSubscriptionSpan } from "../observability/tracing";
 import { CONFLATED_FIELDS, type LiveField } from "../sales/live/live-sales";
@@ -129,9 +130,15 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
    * token, or a public page's token, which every visitor holds) past the process's limit or its address's. A token
    * behind the storefront's proxy let 1,466 sockets in with the limit at 100 (issue 51): each visitor is its address.
    */
-  function connectionRefusal(principal: Principal, address: string, client: BudgetClient | undefined): string | undefined {
+  async function connectionRefusal(principal: Principal, address: string, client: BudgetClient | undefined): Promise<string | undefined> {
     const debt = client && options.budget?.debtOf(client);
-    if (debt !== undefined) return overBudget(debt);
+    if (debt !== undefined) {
+      // Held as a client in debt's HTTP request is (client-budget.ts): an attacker that opened its socket again as soon as it
+      // was closed had 2,942 connections refused in 3 s, each an upgrade and a refusal of the API's CPU. Held, it opens one
+      // a second per socket, and a refusal costs a timer.
+      await setTimeout(DEBT_WAIT_MS);
+      return overBudget(debt);
+    }
     if (!isPublic(principal)) return undefined;
     if (publicConnections.total >= limits.anonymousConnectionsPerProcess) {
       return "Too many connections without a token: try again later, or send one";
@@ -251,7 +258,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
         const token = authorization !== undefined;
         const address = clientAddress(ctx.extra.request);
         const client = options.budget?.clientOfSocket(principal, address);
-        const refused = connectionRefusal(principal, address, client);
+        const refused = await connectionRefusal(principal, address, client);
         if (refused) {
           ctx.extra.socket.close(TRY_AGAIN_LATER, refused);
           return false;

@@ -1,5 +1,7 @@
+import { once } from "node:events";
 import { performance } from "node:perf_hooks";
 import type { Db } from "mongodb";
+import WebSocket from "ws";
 import type { OutlierSettings } from "../../src/config";
 import { loadCatalog } from "../../src/maintenance/demo-catalog";
 import { formatBookId } from "../../src/sales/book-ids";
@@ -223,4 +225,55 @@ export async function underAttack(url: string, catalog: VictimCatalog, authoriza
 export function unexpectedAnswers(kind: AttackKind, answers: readonly AttackAnswer[]): AttackAnswer[] {
   const allowed: readonly string[] = MEANT_CODES[kind];
   return answers.filter(({ status, codes }) => (status >= 500 && codes.length === 0) || codes.some((code) => !allowed.includes(code)));
+}
+
+/** What a WebSocket attacker was answered: the codes of its refused subscriptions, each once it was answered, and its sockets' close codes. */
+export interface SocketAttack {
+  codes: string[];
+  closes: number[];
+}
+
+/** The invalid document issue 51's WebSocket attacker sent 61,682 times in 10 s: each one costs the API a parse and a validation. */
+const INVALID_SUBSCRIPTION = { query: "subscription { noSuchField }" };
+/** Subscribe messages the attacker has unanswered at once on a socket: it sends again as each is answered. */
+const SUBSCRIBES_IN_FLIGHT = 20;
+/** The sockets the WebSocket attacker holds open at once (and opens again once closed). */
+export const ATTACKER_SOCKETS = 3;
+/** The WebSocket attacker's address, past every HTTP attacker's and the crowd's. */
+const SOCKET_ATTACKER_ADDRESS = "127.0.0.150";
+
+/**
+ * Issue 51's WebSocket attacker: anonymous sockets from one address of their own, each sending invalid subscriptions
+ * with SUBSCRIBES_IN_FLIGHT unanswered at once until `until`, and a socket closed by the API opened again at once, as a
+ * client that ignores its close reason does. Every code it was answered, and every close code.
+ */
+export async function socketAttacker(url: string, until: number, sockets = ATTACKER_SOCKETS): Promise<SocketAttack> {
+  const attack: SocketAttack = { codes: [], closes: [] };
+  const attackOn = async () => {
+    while (performance.now() < until) attack.closes.push(await floodOneSocket(url, until, attack.codes));
+  };
+  await Promise.all(Array.from({ length: sockets }, attackOn));
+  return attack;
+}
+
+/** One socket's flood, until `until` (then it closes it, 1000) or the API closes it: its close code. */
+async function floodOneSocket(url: string, until: number, codes: string[]): Promise<number> {
+  const socket = new WebSocket(url.replace(/^http/, "ws"), "graphql-transport-ws", { localAddress: SOCKET_ATTACKER_ADDRESS });
+  const closed = once(socket, "close").then(([code]) => code as number);
+  socket.on("error", () => {});
+  let sent = 0;
+  const subscribe = () => {
+    if (socket.readyState !== WebSocket.OPEN) return;
+    if (performance.now() >= until) return socket.close(1000);
+    socket.send(JSON.stringify({ id: String((sent += 1)), type: "subscribe", payload: INVALID_SUBSCRIPTION }));
+  };
+  socket.on("message", (data: Buffer) => {
+    const message = JSON.parse(data.toString()) as { type: string; payload?: { extensions?: { code?: string } }[] };
+    if (message.type === "connection_ack") for (let i = 0; i < SUBSCRIBES_IN_FLIGHT; i += 1) subscribe();
+    if (message.type !== "error") return;
+    codes.push(...new Set((message.payload ?? []).map((error) => String(error.extensions?.code))));
+    subscribe();
+  });
+  socket.on("open", () => socket.send(JSON.stringify({ type: "connection_init" })));
+  return closed;
 }

@@ -80,7 +80,7 @@ const CLIENT = Symbol("client budget");
  * (16 of them sent 2,000 refusals a second in the victim bench, most of the API's CPU) sends one request a second on
  * each connection. Held, a request costs a timer and its socket, never CPU; the refusal still says how long to wait.
  */
-const DEBT_WAIT_MS = 1_000;
+export const DEBT_WAIT_MS = 1_000;
 
 /** Clients whose budgets are held at once: a budget forgotten is one no client used for a window, which is whole again anyway. */
 const MOST_CLIENTS = 100_000;
