@@ -1,2 +1,2 @@
 // The benchmark counts commands with the tests' monitor, so that both count the same commands the same way.
-export { CommandMonitor, difference, type Measured, type WireCost } from "../../test/support/command-monitor";
+export { CommandMonitor, type Measured } from "../../test/support/command-monitor";

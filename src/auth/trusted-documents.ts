@@ -119,21 +119,6 @@ export function trustedDocumentsPlugin<TContext extends { principal: Principal }
   };
 }
 
-/** The manifest's document a request names by hash, or why it names none. */
-export function trustedDocument(
-  documents: TrustedDocuments | undefined,
-  extensions: Record<string, unknown> | undefined,
-): { document: string } | { refusal: string } {
-  const hash = requestedHash(extensions);
-  const document = hash === undefined ? undefined : documents?.get(hash);
-  return document === undefined ? { refusal: unknownHash(hash) } : { document };
-}
-
-/** DOCUMENT_NOT_TRUSTED's message: which token, what it may run, and what this request did instead. */
-export function untrusted(tokenName: string, refusal: string): string {
-  return `The token "${tokenName}" may run only its trusted documents, named by hash (extensions.persistedQuery.sha256Hash), and this request ${refusal}`;
-}
-
 function unknownHash(hash: string | undefined): string {
   return hash === undefined
     ? "sent no hash"
