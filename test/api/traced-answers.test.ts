@@ -82,3 +82,43 @@ it("answers every storefront and docs query byte for byte alike with traces on a
     expect(without).not.toMatch(/INTERNAL_SERVER_ERROR/);
   }
 });
+
+/** Issue 51's requests (each once ended the process, ran unchecked or answered 500), by POST and by GET. */
+const CRITICAL = [
+  {
+    query: `query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }`,
+    variables: {
+      r: [
+        { __typename: "Book", id: "x".repeat(200) },
+        { __typename: "Customer", databaseId: "" },
+      ],
+    },
+  },
+  {
+    query: `query ($f: BookFilter) { books(first: 0, filter: $f) { totalCount } customer(id: "user000") { booksPurchased(first: 5) { edges { node { title } } } } }`,
+    variables: { f: [] },
+  },
+  { query: `query ($f: Int! = 2) { books(first: $f) { edges { node { databaseId } } } }`, variables: {} },
+  { query: `query ($i: ID = "2") { book(id: $i) { title } }`, variables: { i: null } },
+];
+
+it("answers issue 51's requests byte for byte alike with traces on and off, by POST and GET, and both processes live on", async () => {
+  for (const body of CRITICAL) {
+    const get = `?query=${encodeURIComponent(body.query)}&variables=${encodeURIComponent(JSON.stringify(body.variables))}`;
+    for (const method of ["POST", "GET"]) {
+      const [withTraces, without] = await Promise.all(
+        [traced, untraced].map(async ({ url }) => {
+          const response =
+            method === "POST"
+              ? await fetch(url, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+              : await fetch(`${url}${get}`, { headers: { "apollo-require-preflight": "true" } });
+          return `${response.status} ${await response.text()}`;
+        }),
+      );
+      expect([method, body.query, withTraces]).toEqual([method, body.query, without]);
+      expect(without).not.toMatch(/INTERNAL_SERVER_ERROR/);
+    }
+  }
+  const health = await Promise.all([traced, untraced].map(({ url }) => fetch(url.replace(/\/graphql$/, "/healthz")).then((r) => r.status)));
+  expect({ health, exited: [traced.child.exitCode, untraced.child.exitCode] }).toEqual({ health: [200, 200], exited: [null, null] });
+});
