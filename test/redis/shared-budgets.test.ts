@@ -114,3 +114,16 @@ test("with Redis stopped each process counts a client alone, logs it, answers no
   expect(answered(await sendFrom(a.url, shared, HEAVY))).toEqual([200, []]);
   expect(answered(await sendFrom(b.url, shared, HEAVY))).toEqual([429, ["RATE_LIMITED"]]);
 });
+
+test("with Redis frozen every heavy request is still answered, the outage is logged, and the budget is shared again once it thaws", async () => {
+  redis.freeze();
+  // Each charge waits RESPONSE_CACHE_TIMEOUT_MS for Redis, then is counted in the process; the breaker then stops asking.
+  await heavyUntil(a, loggedFlag(a, /^client budgets: Redis is not answering \(no answer within/));
+  redis.thaw();
+  await heavyUntil(a, countedInRedis);
+  await heavyUntil(b, countedInRedis);
+
+  const shared = freshClient();
+  expect(answered(await sendFrom(b.url, shared, HEAVY))).toEqual([200, []]);
+  expect(answered(await sendFrom(a.url, shared, HEAVY))).toEqual([429, ["RATE_LIMITED"]]);
+});
