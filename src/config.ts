@@ -28,7 +28,7 @@ export interface Config {
   readonly trustedDocuments: TrustedDocuments | undefined;
   /** How long public catalog answers may be served from a cache (the response cache, a CDN, a browser); 0 caches nothing. */
   readonly catalogMaxAgeSeconds: number;
-  /** The Redis that API processes share their response cache through; undefined keeps the cache in this process. */
+  /** The Redis that API processes share their response cache and client budgets through; undefined keeps both in this process. */
   readonly responseCacheUrl: string | undefined;
   /** How long one read or write of the Redis response cache may wait before it counts as a miss. */
   readonly responseCacheTimeoutMs: number;
@@ -308,12 +308,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }),
       RESPONSE_CACHE_URL: redisUrl({
         default: undefined,
-        desc: "a Redis that API processes share their response cache through; unset: each process caches in its own memory",
+        desc: "a Redis that API processes share their response cache and their clients' budgets through; unset: each process caches and counts budgets in its own memory",
         example: "redis://cache.internal:6379",
       }),
       RESPONSE_CACHE_TIMEOUT_MS: positiveInteger(MAX_RESPONSE_CACHE_TIMEOUT_MS)({
         default: DEFAULT_RESPONSE_CACHE_TIMEOUT_MS,
-        desc: "the longest one read or write of the Redis response cache waits before it counts as a miss",
+        desc: "the longest one read or write of the Redis response cache, or one charge of a client budget there, waits before it counts as a miss",
       }),
       KEEP_ALIVE_TIMEOUT_SECONDS: positiveInteger(MAX_KEEP_ALIVE_TIMEOUT_SECONDS)({
         default: DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,

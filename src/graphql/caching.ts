@@ -14,8 +14,19 @@ import { cacheControlHeaderPlugin, staticCachePolicyPlugin } from "./cache-polic
 export interface ResponseCache {
   readonly store: KeyValueCache;
   readonly generation: CacheGeneration;
+  /** The Redis the cache is kept in, for the client budgets to count in too; undefined for the in-process cache. */
+  readonly redis: SharedRedis | undefined;
   /** Closes the connection to Redis, if any; the in-process cache needs nothing. */
   close(): Promise<void>;
+}
+
+/** A connection to the Redis that API processes share, and why it is down when a command fails. */
+export interface SharedRedis {
+  readonly client: RedisConnection;
+  /** A failed command's message, with the connection's own error when it is down (a refused command says only "offline"). */
+  explain(error: Error): string;
+  /** The longest one command waits before it counts as failed (RESPONSE_CACHE_TIMEOUT_MS). */
+  readonly timeoutMs: number;
 }
 
 /**
@@ -70,14 +81,15 @@ export function openResponseCache(
   observers?: CacheObservers,
 ): ResponseCache {
   if (settings?.responseCacheUrl === undefined)
-    return { store: new InMemoryLRUCache({ maxSize: IN_PROCESS_CACHE_BYTES }), generation: inProcessGeneration(), close: async () => {} };
+    return {
+      store: new InMemoryLRUCache({ maxSize: IN_PROCESS_CACHE_BYTES }),
+      generation: inProcessGeneration(),
+      redis: undefined,
+      close: async () => {},
+    };
   // Without an offline queue, a command sent while the connection is down fails at once instead of waiting in
   // memory for a Redis that may never come back (node-redis' default).
-  const client = createClient({
-    url: settings.responseCacheUrl,
-    disableOfflineQueue: true,
-    socket: { connectTimeout: REDIS_CONNECT_TIMEOUT_MS },
-  });
+  const client = redisConnection(settings.responseCacheUrl);
   // Each failed reconnection is an "error" event; the breaker below logs the outage once, with the last of them.
   let connectionError: string | undefined;
   client.on("error", (error: Error) => {
@@ -89,7 +101,8 @@ export function openResponseCache(
   client.connect().catch((error: unknown) => logger.debug({ err: error }, "response cache: Redis connection given up"));
   // A command refused while disconnected says only "The client is offline"; the connection's own error says why.
   const explain = (error: Error) => (connectionError === undefined ? error.message : `${error.message}: ${connectionError}`);
-  const breaker = bestEffortBreaker(settings.responseCacheTimeoutMs ?? DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, explain, logger, observers);
+  const timeoutMs = settings.responseCacheTimeoutMs ?? DEFAULT_RESPONSE_CACHE_TIMEOUT_MS;
+  const breaker = bestEffortBreaker(timeoutMs, explain, logger, RESPONSE_CACHE_OUTAGE, observers);
   const prefix = `${databaseName}:`;
   const store: KeyValueCache<string> = {
     get: async (key) => (await breaker.run(() => client.get(prefix + key))) ?? undefined,
@@ -108,8 +121,15 @@ export function openResponseCache(
     // Not close(), which waits for the replies a frozen Redis never sends; cache writes in flight may be dropped.
     if (client.isOpen) client.destroy();
   };
-  return { store, generation, close };
+  return { store, generation, redis: { client, explain, timeoutMs }, close };
 }
+
+/** node-redis' client of `url`, not yet connecting: its type is the one the response cache and the budgets share. */
+function redisConnection(url: string) {
+  return createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: REDIS_CONNECT_TIMEOUT_MS } });
+}
+
+type RedisConnection = ReturnType<typeof redisConnection>;
 
 // Beside the answers (which the response cache plugin keys "fqc:…", and automatic persisted queries "apq:…"), never expiring.
 const GENERATION_KEY = "generation";
@@ -140,7 +160,20 @@ function sharedGeneration(
   };
 }
 
-interface BestEffortBreaker {
+/** What the log says of an outage of Redis, for one use of it: who speaks, what is done without Redis, what resumes with it. */
+export interface OutageWords {
+  readonly subject: string;
+  readonly meanwhile: string;
+  readonly resumed: string;
+}
+
+const RESPONSE_CACHE_OUTAGE: OutageWords = {
+  subject: "response cache",
+  meanwhile: "requests are answered without the cache",
+  resumed: "caching resumed",
+};
+
+export interface BestEffortBreaker {
   /** The operation's result, or undefined when it failed, outlasted the wait, or was not sent because the breaker is open. */
   run<T>(operation: () => Promise<T>): Promise<T | undefined>;
   shutdown(): void;
@@ -151,10 +184,11 @@ interface BestEffortBreaker {
  * never an error; too many of those and Redis is not asked at all until a probe finds it answering. The log says so
  * once when Redis stops answering and once when it answers again, however many probes fail between.
  */
-function bestEffortBreaker(
+export function bestEffortBreaker(
   timeoutMs: number,
   explain: (error: Error) => string,
   logger: Logger,
+  words: OutageWords,
   observers?: CacheObservers,
 ): BestEffortBreaker {
   const breaker = new CircuitBreaker((operation: () => Promise<unknown>) => operation(), { ...BREAKER_OPTIONS, timeout: timeoutMs });
@@ -173,14 +207,14 @@ function bestEffortBreaker(
     outage = true;
     logger.warn(
       { reason: lastFailure },
-      `response cache: Redis is not answering (${lastFailure}); requests are answered without the cache, and Redis is asked again every ${BREAKER_OPTIONS.resetTimeout / 1000} s`,
+      `${words.subject}: Redis is not answering (${lastFailure}); ${words.meanwhile}, and Redis is asked again every ${BREAKER_OPTIONS.resetTimeout / 1000} s`,
     );
   });
   breaker.on("close", () => {
     observers?.onBreakerState("closed");
     if (!outage) return;
     outage = false;
-    logger.info("response cache: Redis answers again; caching resumed");
+    logger.info(`${words.subject}: Redis answers again; ${words.resumed}`);
   });
   observers?.onBreakerState("closed");
   return {

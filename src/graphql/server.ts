@@ -242,7 +242,12 @@ export async function startHttpServer(options: ServerOptions, port: number, host
   };
   const server = createServerState(options, metrics);
   const callerOf = callerOfRequests(options.apiTokens, options.verifyShopper);
-  const budget = createClientBudget(options.clientBudget ?? DEFAULT_CLIENT_BUDGET, callerOf);
+  // Counted in the response cache's Redis, when there is one, so that every process spends a client's one budget.
+  const budget = createClientBudget(
+    options.clientBudget ?? DEFAULT_CLIENT_BUDGET,
+    callerOf,
+    responseCache.redis && { redis: responseCache.redis, keyPrefix: `${options.db.databaseName}:`, logger: options.logger },
+  );
   // The same budgets for a client's subscriptions as for its HTTP requests, its address taken behind the same proxies.
   const subscriptions = serveSubscriptions(httpServer, {
     ...options,
@@ -275,6 +280,7 @@ export async function startHttpServer(options: ServerOptions, port: number, host
     await apollo.stop();
     await server.stop();
     stopCounting();
+    budget.close();
     await responseCache.close();
   };
   return { url: `http://${urlHost}:${boundPort}/graphql`, httpServer, stop };

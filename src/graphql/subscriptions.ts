@@ -173,7 +173,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     const checked = checkOperation({ ...payload, query }, connection.principal);
     if ("errors" in checked) return paidRefusal(connection, checked.errors);
     // A heavy subscription pays its documents as a heavy HTTP request does (light ones, as over HTTP, pay nothing).
-    const unpaid = connection.client && options.budget?.chargeClient(connection.client, checked.documents, false);
+    const unpaid = connection.client && (await options.budget?.chargeClient(connection.client, checked.documents, false));
     if (unpaid) return [unpaid];
     const unavailable = await options.server.live.unavailable();
     if (unavailable) return [clientRefusal(unavailable)];
@@ -230,8 +230,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
    * 61,682 invalid documents in 10 s met no budget (issue 51). Refusals past the budget are RATE_LIMITED, and the
    * client's next subscription closes its connection.
    */
-  function paidRefusal(connection: Connection, errors: readonly GraphQLError[]): readonly GraphQLError[] {
-    const unpaid = connection.client && options.budget?.chargeClient(connection.client, REFUSED_DOCUMENTS, true);
+  async function paidRefusal(connection: Connection, errors: readonly GraphQLError[]): Promise<readonly GraphQLError[]> {
+    const unpaid = connection.client && (await options.budget?.chargeClient(connection.client, REFUSED_DOCUMENTS, true));
     return unpaid ? [unpaid] : errors;
   }
 
