@@ -1,5 +1,8 @@
+import { getOperationAST, parse } from "graphql";
 import { MongoClient } from "mongodb";
 import { bookGlobalId } from "../../src/graphql/global-ids";
+import { operationWeight, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
+import { schema } from "../../src/graphql/schema";
 import type { RunningServer } from "../../src/graphql/server";
 import { REQUEST_ID_HEADER } from "../../src/observability/request-context";
 import { WINDOWS_PER_READ } from "../../src/sales/loaders";
@@ -91,6 +94,20 @@ describe("the cost limit weighs the database commands a field sends per parent",
 
     expect([twice.answer.status, errorCodes(twice.answer), twice.sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
     expect([fifteen.answer.status, errorCodes(fifteen.answer), fifteen.sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
+  });
+
+  it("refuses a customer's count on 250 customers for its commands alone, its documents within their limit", async () => {
+    // Four commands each (the window's two queries to say whether books follow, two `distinct` to count) and three documents.
+    const query = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Customer { booksPurchased(first: 0) { totalCount pageInfo { hasNextPage } } } } }`;
+    const customers = Array.from({ length: 250 }, (_, index) => ({ __typename: "Customer", id: `user0${index % 5}` }));
+    const { answer, sent } = await sendCounted(query, { r: customers });
+
+    expect([answer.status, errorCodes(answer), sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
+    expect(answer.json?.errors?.[0]?.message).toMatch(/^The query costs \d+, over the limit of 100000/);
+    const document = parse(query);
+    expect(operationWeight(schema, document, getOperationAST(document)!, { r: customers })?.documents).toBeLessThanOrEqual(
+      REQUEST_LIMITS.maxDocuments,
+    );
   });
 
   it(`answers alsoBought on ${BOOKS} representations with one query for every sample and one aggregation per book`, async () => {
