@@ -152,7 +152,7 @@ describe("the documents a request may make the database examine (issue 35, item 
     expect([answer.status, errorCodes(answer), sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
   });
 
-  // Every other read the documents' weight lists (src/graphql/limits/operation.ts; the windows: above), multiplied past
+  // Every other read the documents' weight lists (src/graphql/limits/field-costs.ts; the windows: above), multiplied past
   // 1,000 documents while its commands stay under the cost limit: the documents alone refuse it, before any of it runs.
   const aliased = (count: number, field: string) => Array.from({ length: count }, (_, index) => `a${index}: ${field}`).join(" ");
   const onBooks = (count: number, field: string) => ({
