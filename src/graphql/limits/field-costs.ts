@@ -42,11 +42,11 @@ export function readFieldCosts(schema: GraphQLSchema): ReadonlyMap<Coordinate, F
     for (const field of Object.values(type.getFields())) {
       if (!field.astNode) continue;
       // getDirectiveValues coerces the arguments by the directives' definitions, which codegen's types follow.
-      const weight = getDirectiveValues(cost, field.astNode) as CostDirectiveArgs | undefined;
+      const weighed = getDirectiveValues(cost, field.astNode) as CostDirectiveArgs | undefined;
       const size = getDirectiveValues(listSize, field.astNode) as ListSizeDirectiveArgs | undefined;
-      if (weight === undefined && size === undefined) continue;
+      if (weighed === undefined && size === undefined) continue;
       costs.set(`${type.name}.${field.name}`, {
-        weight: weight?.weight ?? 0,
+        weight: weighed?.weight ?? 0,
         ...(size && { listSize: { assumedSize: size.assumedSize ?? undefined, slicingArguments: size.slicingArguments ?? [] } }),
       });
     }
@@ -120,7 +120,7 @@ export interface FieldEstimators {
 
 const estimatorsBySchema = new WeakMap<GraphQLSchema, FieldEstimators>();
 
-/** The estimators that weigh operations on `schema`, its directives read on first use and kept as long as the schema. */
+/** The estimators that weigh operations on `schema`, its directives read on first use (schema.ts: at start-up) and kept as long as the schema. */
 export function fieldEstimators(schema: GraphQLSchema): FieldEstimators {
   let estimators = estimatorsBySchema.get(schema);
   if (!estimators) {
