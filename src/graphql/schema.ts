@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSubgraphSchema } from "@apollo/subgraph";
 import { parse } from "graphql";
+import { fieldEstimators } from "./limits/field-costs";
 import { resolvers } from "./resolvers";
 
 const typeDefs = readFileSync(join(__dirname, "..", "..", "schema.graphql"), "utf8");
@@ -25,6 +26,8 @@ export function buildApiSchema() {
 
 /** Built once: a schema never changes. Apollo and the subscriptions use this one; compiled execution builds its own. */
 export const schema = buildApiSchema();
+// Its @cost and @listSize read now, into the map operations are weighed by: a schema without them stops the start, not a request.
+fieldEstimators(schema);
 
 /** The second build graphql-jit compiles against (see `CompiledExecutionOptions.compiledSchema`), shared by HTTP and subscriptions. */
 export const compiledSchema = buildApiSchema();

@@ -1,5 +1,8 @@
+import { getOperationAST, parse } from "graphql";
 import { MongoClient } from "mongodb";
 import { bookGlobalId } from "../../src/graphql/global-ids";
+import { operationWeight, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
+import { schema } from "../../src/graphql/schema";
 import type { RunningServer } from "../../src/graphql/server";
 import { REQUEST_ID_HEADER } from "../../src/observability/request-context";
 import { WINDOWS_PER_READ } from "../../src/sales/loaders";
@@ -93,6 +96,20 @@ describe("the cost limit weighs the database commands a field sends per parent",
     expect([fifteen.answer.status, errorCodes(fifteen.answer), fifteen.sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
   });
 
+  it("refuses a customer's count on 250 customers for its commands alone, its documents within their limit", async () => {
+    // Four commands each (the window's two queries to say whether books follow, two `distinct` to count) and three documents.
+    const query = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Customer { booksPurchased(first: 0) { totalCount pageInfo { hasNextPage } } } } }`;
+    const customers = Array.from({ length: 250 }, (_, index) => ({ __typename: "Customer", id: `user0${index % 5}` }));
+    const { answer, sent } = await sendCounted(query, { r: customers });
+
+    expect([answer.status, errorCodes(answer), sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
+    expect(answer.json?.errors?.[0]?.message).toMatch(/^The query costs \d+, over the limit of 100000/);
+    const document = parse(query);
+    expect(operationWeight(schema, document, getOperationAST(document)!, { r: customers })?.documents).toBeLessThanOrEqual(
+      REQUEST_LIMITS.maxDocuments,
+    );
+  });
+
   it(`answers alsoBought on ${BOOKS} representations with one query for every sample and one aggregation per book`, async () => {
     const { answer, sent } = await sendCounted(ALSO_BOUGHT, { representations: representations(BOOKS) });
 
@@ -135,7 +152,7 @@ describe("the documents a request may make the database examine (issue 35, item 
     expect([answer.status, errorCodes(answer), sent]).toEqual([400, ["QUERY_TOO_COMPLEX"], []]);
   });
 
-  // Every other read the documents' weight lists (src/graphql/limits/operation.ts; the windows: above), multiplied past
+  // Every other read the documents' weight lists (src/graphql/limits/field-costs.ts; the windows: above), multiplied past
   // 1,000 documents while its commands stay under the cost limit: the documents alone refuse it, before any of it runs.
   const aliased = (count: number, field: string) => Array.from({ length: count }, (_, index) => `a${index}: ${field}`).join(" ");
   const onBooks = (count: number, field: string) => ({
@@ -144,7 +161,8 @@ describe("the documents a request may make the database examine (issue 35, item 
   });
   it.each<[string, { query: string; variables?: Record<string, unknown> }]>([
     ["Book.purchasedBy, 15 checks on 400 books", onBooks(400, aliased(15, 'purchasedBy(customerId: "user01")'))],
-    ["Book.alsoBought, 10 books each on 180 books", onBooks(180, "alsoBought(first: 10) { sharedBuyers }")],
+    // 90 books, not 180: alsoBought weighs two commands (its aggregation and its books), so 180 would be refused for their cost first.
+    ["Book.alsoBought, 10 books each on 90 books", onBooks(90, "alsoBought(first: 10) { sharedBuyers }")],
     [
       "Customer.booksPurchased, 15 windows of 100",
       { query: `{ customer(id: "user01") { ${aliased(15, "booksPurchased(first: 100) { edges { cursor } }")} } }` },

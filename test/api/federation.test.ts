@@ -1,3 +1,6 @@
+import { buildSchema } from "graphql";
+import { COMMAND_COST, readFieldCosts } from "../../src/graphql/limits/field-costs";
+import { schema } from "../../src/graphql/schema";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
@@ -29,10 +32,22 @@ describe("the API as a Federation 2 subgraph", () => {
     const answer = await send(server.url, { query: "{ _service { sdl } }" });
 
     const { sdl } = (answer.json?.data as { _service: { sdl: string } })._service;
-    expect(sdl).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.7"/);
+    expect(sdl).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.9", import: \["@key", "@cost", "@listSize"\]\)/);
     expect(sdl).toMatch(/extend type Book\s+@key\(fields: "id"\)/);
     expect(sdl).toMatch(/extend type Customer\s+@key\(fields: "id"\)/);
     expect(sdl).toMatch(/type Customer implements Node\s+@cacheControl\(scope: PRIVATE\)/);
+  });
+
+  it("publishes in its SDL every field's @cost and @listSize, the figures the API weighs operations by", async () => {
+    const answer = await send(server.url, { query: "{ _service { sdl } }" });
+
+    const { sdl } = (answer.json?.data as { _service: { sdl: string } })._service;
+    const published = readFieldCosts(buildSchema(sdl, { assumeValidSDL: true }));
+    expect(published).toEqual(readFieldCosts(schema));
+    expect(published.get("Query.books")).toEqual({
+      weight: 2 * COMMAND_COST,
+      listSize: { assumedSize: 20, slicingArguments: ["first", "last"] },
+    });
   });
 
   it(`resolves ${BOOKS} Book representations with one database command, in order, null for a book it does not hold`, async () => {

@@ -5,6 +5,7 @@ import pino from "pino";
 import { StorefrontClient } from "../../examples/storefront/client";
 import { BookBuyersDocument, ListBooksDocument } from "../../examples/storefront/__generated__/graphql";
 import { scopesNeeded } from "../../src/graphql/access";
+import { readFieldCosts } from "../../src/graphql/limits/field-costs";
 import { COMMAND_COST, operationCost, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
 import { schema } from "../../src/graphql/schema";
 import { startHttpServer, type RunningServer } from "../../src/graphql/server";
@@ -86,16 +87,19 @@ describe("the cost of an operation", () => {
     expect(costOf(buyers("(first: null)"), {})).toBe(costOf(buyers("(first: 20)"), {}));
   });
 
-  it(`weighs a command a field sends per parent at ${COMMAND_COST}, once per parent however the parents come`, () => {
+  it(`weighs the commands a field sends per parent at its @cost weight (${COMMAND_COST} each), once per parent however the parents come`, () => {
     const alsoBought = "alsoBought(first: 1) { sharedBuyers }";
+    const weight = readFieldCosts(schema).get("Book.alsoBought")!.weight;
     const one = costOf(parse(`{ book(id: "1") { ${alsoBought} } }`), {});
     const entities = `query ($r: [_Any!]!) { _entities(representations: $r) { ... on Book { ${alsoBought} } } }`;
     const representations = Array.from({ length: 10 }, (_, index) => ({ __typename: "Book", id: String(index) }));
 
-    expect(one).toBe(1 + COMMAND_COST + 1 + 1);
-    expect(costOf(parse(entities), { r: representations })).toBe(1 + 10 * (COMMAND_COST + 2));
+    // Its aggregation, and the load of the books it recommends (test/api/cost-directives.test.ts measures both).
+    expect(weight).toBe(2 * COMMAND_COST);
+    expect(one).toBe(1 + weight + 1 + 1);
+    expect(costOf(parse(entities), { r: representations })).toBe(1 + 10 * (weight + 2));
     expect(costOf(parse(`{ a: book(id: "1") { ${alsoBought} } b: book(id: "2") { ${alsoBought} } }`), {})).toBe(2 * one);
-    expect(costOf(parse(`{ books(first: 10) { edges { node { ${alsoBought} } } } }`), {})).toBeGreaterThan(10 * COMMAND_COST);
+    expect(costOf(parse(`{ books(first: 10) { edges { node { ${alsoBought} } } } }`), {})).toBeGreaterThan(10 * weight);
   });
 
   it("weighs a field that sends nothing for first: 0 at no command", () => {

@@ -4,8 +4,10 @@ import { startStandaloneServer } from "@apollo/server/standalone";
 import { composeServices } from "@apollo/composition";
 import { ApolloGateway } from "@apollo/gateway";
 import { buildSubgraphSchema } from "@apollo/subgraph";
-import { parse } from "graphql";
+import { buildSchema, parse } from "graphql";
 import pino from "pino";
+import { readFieldCosts } from "../../src/graphql/limits/field-costs";
+import { schema } from "../../src/graphql/schema";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
@@ -33,6 +35,7 @@ let database: TestDatabase;
 let catalog: RunningServer;
 let pricing: { server: ApolloServer; url: string };
 let router: ApolloServer;
+let supergraphSdl: string;
 beforeAll(async () => {
   database = await openTestDatabase();
   for (let id = 1; id <= 50; id += 1) await seedBook(database.db, String(id), customers(2));
@@ -44,7 +47,8 @@ beforeAll(async () => {
     { name: "pricing", typeDefs: parse(PRICING_SDL), url: pricing.url },
   ]);
   if (composed.errors) throw new Error(`composition failed: ${composed.errors.map((error) => error.message).join("; ")}`);
-  router = new ApolloServer({ gateway: new ApolloGateway({ supergraphSdl: composed.supergraphSdl, logger: silent }), logger: silent });
+  supergraphSdl = composed.supergraphSdl;
+  router = new ApolloServer({ gateway: new ApolloGateway({ supergraphSdl, logger: silent }), logger: silent });
   await router.start();
 });
 afterAll(async () => {
@@ -101,5 +105,15 @@ describe("the catalog in a supergraph with a pricing subgraph", () => {
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({ featuredBooks: FEATURED.map((id) => ({ databaseId: id, title: `Seeded ${id}`, price: priceOf(id) })) });
     expect(database.commands.names()).toEqual(["find"]);
+  });
+
+  it("hands a router's demand control the catalog's @cost and @listSize as the API weighs them, under the cost specification's link", () => {
+    // The link names `@cost` by itself (a feature's directive of its own name needs no import), and imports `@listSize`.
+    expect(supergraphSdl).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/cost\/v0\.1", import: \["@listSize"\]\)/);
+    const composed = readFieldCosts(buildSchema(supergraphSdl, { assumeValidSDL: true }));
+    const catalog = readFieldCosts(schema);
+    // `_entities` is the router's own: a supergraph has none.
+    expect(composed).toEqual(new Map([...catalog].filter(([coordinate]) => !coordinate.startsWith("Query._"))));
+    expect(composed.get("Book.alsoBought")?.weight).toBeGreaterThan(0);
   });
 });

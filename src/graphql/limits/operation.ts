@@ -2,15 +2,12 @@ import type { ApolloServerPlugin } from "@apollo/server";
 import { ApolloArmor } from "@escape.tech/graphql-armor";
 import type { GraphQLArmorCallbackConfiguration } from "@escape.tech/graphql-armor-types";
 import { GraphQLError, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
-import { getComplexity, type ComplexityEstimator, type ComplexityEstimatorArgs } from "graphql-query-complexity";
+import { getComplexity, type ComplexityEstimator } from "graphql-query-complexity";
 import { statusOf, type ErrorCode } from "../../error-codes";
-import { SEARCH_CANDIDATES_PER_RESULT } from "../../sales/catalog";
-import { searchTermsOf } from "../../sales/search-words";
-import { SALES_STATS_COMMANDS } from "../../sales/stats";
 import { afterPolling } from "../../sales/turns";
 import { memoizeByOperation } from "../operation-memo";
+import { fieldEstimators } from "./field-costs";
 import { createHeavyLane, LIGHT_DOCUMENTS, type LaneRelease } from "./heavy-lane";
-import { DEFAULT_WINDOW_SIZE } from "../windows";
 import type { CoercedVariables } from "../variables";
 
 /**
@@ -24,16 +21,13 @@ export const REQUEST_LIMITS = {
   maxDirectives: 10,
   maxTokens: 1_000,
   maxCost: 100_000,
-  /** Documents the database may examine for one request, as `documentsEstimator` weighs them. */
+  /** Documents the database may examine for one request, as field-costs.ts weighs them. */
   maxDocuments: 1_000,
   /** The body limit as requests are told it. */
   maxBodySize: "100kb",
   /** The same limit as Fastify's `bodyLimit` takes it, in bytes. */
   maxBodyBytes: 100 * 1024,
 } as const;
-
-/** The arguments that say how many items a list field returns, and so how often its selection is paid for: `last` weighs as `first`. */
-const LIST_SIZE_ARGUMENTS: readonly string[] = ["first", "last", "top"];
 
 /** A refusal for breaking a request limit; `extensions.code` says which one. */
 export class RequestLimitError extends GraphQLError {
@@ -87,103 +81,12 @@ export function armorProtection(production: boolean) {
   }).protect();
 }
 
-/**
- * What one database command a field sends for its parent weighs: 500 fields. The cost limit (100,000)
- * then lets one request send at most 200 such commands, however its parents are multiplied (`_entities`,
- * `nodes`, lists, aliases), while the storefront's heaviest page (two commands) stays under a third of it.
- */
-export const COMMAND_COST = 500;
-
-type Arguments = ComplexityEstimatorArgs["args"];
+export { COMMAND_COST } from "./field-costs";
 
 /**
- * The fields that send commands of their own for each parent they are selected on, and how many at most.
- * Fields read through the request's loaders (`book`, `node`, `nodes`, `_entities`, `customersPurchased`,
- * `purchasedBy`, `alsoBought`'s sample) are not listed: one command per batch serves every parent. A
- * connection's `totalCount` is weighed on the field returning the connection, whose selection is paid for
- * once per item: weighed there, it would be counted `first` times over.
+ * What running an operation weighs: its cost, from the schema's `@cost` and `@listSize`, and the documents it may make
+ * the database examine (see field-costs.ts).
  */
-const COMMANDS_PER_PARENT: Readonly<Record<string, Readonly<Record<string, (args: Arguments) => number>>>> = {
-  // The window, and the catalog's count (one metadata read); a search first counts its words' books, one `count` each at most.
-  Query: { books: (args) => 2 + searchTermCount(args), salesStats: () => SALES_STATS_COMMANDS },
-  // Its aggregation is per book; none for `first: 0`.
-  Book: { alsoBought: (args) => (args["first"] === 0 ? 0 : 1) },
-  // Two queries for the window (with `first: 0`, only if its pageInfo asks whether books follow), two `distinct` for its count.
-  Customer: { booksPurchased: () => 4 },
-};
-
-/** How many words of a search may be counted before its window is read: each one, its last as a prefix. */
-function searchTermCount(args: Arguments): number {
-  const terms = typeof args["search"] === "string" ? searchTermsOf(args["search"]) : null;
-  return terms === null ? 0 : terms.words.length + 1;
-}
-
-/**
- * The pages of a book's extra_sales one window of its buyers may read: at most two, as a window holds at most
- * 100 buyers and a page (EXTRA_SALES_PAGE_SIZE, 1,000 by default) at least as many.
- */
-const PAGES_PER_WINDOW = 2;
-
-/**
- * The documents a field makes the database examine for each parent it is selected on, besides what its
- * selection examines: a window of books reads one more than it returns, a search its candidates (at most
- * SEARCH_CANDIDATES_PER_RESULT per book asked for, read up to three times, see catalog.ts), a book loaded by
- * id one document, a window of buyers its extra_sales pages, a purchase check the book and one page.
- * `salesStats` adds none: one round of its commands, shared by a server's requests for seconds, serves every alias.
- */
-const DOCUMENTS_PER_PARENT: Readonly<Record<string, Readonly<Record<string, (args: Arguments) => number>>>> = {
-  Query: {
-    books: (args) => {
-      const size = windowOf(args);
-      return searchTermCount(args) === 0 ? size + 1 : 3 * SEARCH_CANDIDATES_PER_RESULT * Math.max(size, 1) + 1;
-    },
-    book: () => 1,
-    node: () => 1,
-    nodes: (args) => (Array.isArray(args["ids"]) ? args["ids"].length : 0),
-    _entities: (args) => (Array.isArray(args["representations"]) ? args["representations"].length : 0),
-  },
-  Book: { customersPurchased: () => PAGES_PER_WINDOW, purchasedBy: () => 2, alsoBought: (args) => 1 + windowOf(args) },
-  // Two reads of the window (its books and the customer's pages), and its count.
-  Customer: { booksPurchased: (args) => 3 * (windowOf(args) + 1) },
-};
-
-/**
- * The documents a request may make the database examine: each field's own for its parent, and its
- * selection's once per item it may return. The limit on them (`maxDocuments`) bounds how long a request
- * keeps its share of the pool busy, which the cost, counting commands, does not: 15 windows of buyers on
- * 400 representations send few commands (one batched aggregation per 50 windows) but read 12,400 documents.
- */
-const documentsEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) =>
-  (DOCUMENTS_PER_PARENT[type.name]?.[field.name]?.(args) ?? 0) + itemsOf(field, args) * childComplexity;
-
-/** A window's size from Relay's arguments (`first`, `last`, `top`), the default when none is given. */
-function windowOf(args: Arguments): number {
-  const size: unknown = LIST_SIZE_ARGUMENTS.map((name) => args[name]).find((value) => value != null);
-  return Math.max(0, typeof size === "number" ? size : DEFAULT_WINDOW_SIZE);
-}
-
-/**
- * Every field costs 1, and its own commands COMMAND_COST each; a list field costs its selection once per
- * item it may return (`nodes`: once per id; a router's `_entities`: once per representation), so a field
- * under a list is paid for once per parent.
- */
-const databaseWorkEstimator: ComplexityEstimator = ({ type, field, args, childComplexity }) => {
-  const commands = COMMANDS_PER_PARENT[type.name]?.[field.name]?.(args) ?? 0;
-  return commands * COMMAND_COST + 1 + itemsOf(field, args) * childComplexity;
-};
-
-/** How many items a field may return, each paying for its selection: 1 for a field that is no list. */
-function itemsOf(field: ComplexityEstimatorArgs["field"], args: Arguments): number {
-  const named = args["ids"] ?? args["representations"];
-  if (Array.isArray(named)) return named.length;
-  const sizeArguments = field.args.filter((argument) => LIST_SIZE_ARGUMENTS.includes(argument.name));
-  if (sizeArguments.length === 0) return 1;
-  const size: unknown = sizeArguments.map((argument) => args[argument.name]).find((value) => value != null);
-  // An explicit null gets the default window size from the resolvers; a negative size is refused by them.
-  return Math.max(0, typeof size === "number" ? size : DEFAULT_WINDOW_SIZE);
-}
-
-/** What running an operation weighs: its cost, and the documents it may make the database examine (see `documentsEstimator`). */
 export interface OperationWeight {
   cost: number;
   documents: number;
@@ -196,10 +99,11 @@ export function operationWeight(
   operation: OperationDefinitionNode,
   variables: CoercedVariables,
 ): OperationWeight | undefined {
+  const estimators = fieldEstimators(schema);
   const weigh = (estimator: ComplexityEstimator) =>
     getComplexity({ schema, query: document, operationName: operation.name?.value, variables, estimators: [estimator] });
   try {
-    return { cost: weigh(databaseWorkEstimator), documents: weigh(documentsEstimator) };
+    return { cost: weigh(estimators.cost), documents: weigh(estimators.documents) };
   } catch (error) {
     // An argument its variables leave invalid (`@include(if: null)`): inputCheckPlugin refuses it with BAD_USER_INPUT.
     if (error instanceof GraphQLError) return undefined;
