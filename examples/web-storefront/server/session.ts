@@ -3,6 +3,9 @@ import { randomBytes } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import * as oidc from "openid-client";
 import type { Connect, Plugin } from "vite";
+import { SHOPPER_GRAPHQL } from "./routes";
+
+export { SHOPPER_GRAPHQL };
 
 /**
  * The storefront's server side signs shoppers in and holds their tokens (a backend-for-frontend, as the OAuth 2.0 for
@@ -27,8 +30,6 @@ export interface SessionOptions {
 
 export const SESSION_COOKIE = "storefront_session";
 const SIGN_IN_COOKIE = "storefront_sign_in";
-/** Where the signed-in shopper's operations go; vite.config.ts proxies it to the API. */
-export const SHOPPER_GRAPHQL = "/shopper/graphql";
 // Long enough to type a password; a sign-in left longer starts again.
 const SIGN_IN_TTL_MS = 10 * 60_000;
 // Bounds on what anyone may make this process hold: each visit to /auth/login holds one pending sign-in.
@@ -81,14 +82,17 @@ function sessionMiddleware({ issuer, clientId }: SessionOptions): Connect.NextHa
   };
 
   return (request, response, next) => {
-    const url = new URL(request.url ?? "/", originOf(request));
+    // Joined, not resolved: a path such as "//" would otherwise be read as another host.
+    const url = new URL(`${originOf(request)}${request.url ?? "/"}`);
     const route = `${request.method} ${url.pathname}`;
     if (!url.pathname.startsWith("/auth/") && url.pathname !== SHOPPER_GRAPHQL) return next();
     // Another site's page may not use the shopper's session (its cookie is SameSite=Lax, this refuses the rest).
     if (foreignOrigin(request) === false) return answer(response, 404, "text/plain", "Not found\n");
     if (url.pathname === SHOPPER_GRAPHQL) {
       const session = sessionOf(request);
-      if (!session) return answer(response, 401, "application/json", JSON.stringify(SIGN_IN_FIRST));
+      if (!session)
+        // The GraphQL over HTTP media type: clients read its errors whatever the status.
+        return answer(response, 401, "application/graphql-response+json", JSON.stringify(SIGN_IN_FIRST));
       request.headers.authorization = `Bearer ${session.accessToken}`;
       return next();
     }
