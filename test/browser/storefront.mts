@@ -559,8 +559,9 @@ async function liveThroughRestart(page: Page, origin: string, restartApi: ApiRes
   await page.setViewportSize(PHONE);
   await screenshot(page, "live-paused-phone", { toDocs: true });
   await page.setViewportSize(DESKTOP);
+  // The API is ready once start() resolves: the socket, tried every 3 s at most, is back well within a step.
   await start();
-  await paused.waitFor({ state: "detached", timeout: 10 * STEP_TIMEOUT_MS });
+  await paused.waitFor({ state: "detached" });
   await untilSubscriptions(apiUrl(), "bookSales", 1);
   // Caught up: the restarted API's count, read again when the socket came back.
   const stored = await storedCount(apiUrl(), WOODEN_AMULET);
