@@ -170,4 +170,32 @@ describe("paging a long list with Apollo Client, as docs/api/clients.md advises"
     const merged = await buyersCachedAfterPaging({ Book: { fields: { customersPurchased: relayStylePagination() } } });
     expect([oneWindow, merged]).toEqual([10, 300]);
   });
+
+  /** The first buyer of each of three windows read one after another, each after the last one's endCursor. */
+  async function threeWindows(typePolicies: TypePolicies, fetchPolicy: "cache-first" | "network-only"): Promise<string[]> {
+    const apollo = new ApolloClient({
+      link: new HttpLink({ uri: server.url, headers: { authorization: bearer(checkout) } }),
+      cache: new InMemoryCache({ typePolicies }),
+    });
+    const firsts: string[] = [];
+    let after: string | undefined;
+    for (let window = 0; window < 3; window += 1) {
+      const { data } = await apollo.query<Buyers>({ query: BUYERS, variables: { after }, fetchPolicy });
+      const { edges, pageInfo } = data!.book.customersPurchased;
+      firsts.push((edges[0] as { node: { id: string } }).node.id);
+      after = pageInfo.endCursor;
+    }
+    return firsts;
+  }
+
+  it("reads each window of a keyArgs: false field with network-only: cache-first, the default, shows the first window every time", async () => {
+    const oneWindow: TypePolicies = {
+      Book: { fields: { customersPurchased: { keyArgs: false, merge: (_existing: unknown, incoming: unknown) => incoming } } },
+    };
+    const cacheFirst = await threeWindows(oneWindow, "cache-first");
+    const networkOnly = await threeWindows(oneWindow, "network-only");
+    const noPolicy = await threeWindows({}, "cache-first");
+    expect(new Set(cacheFirst).size).toBe(1);
+    expect([new Set(networkOnly).size, noPolicy]).toEqual([3, networkOnly]);
+  });
 });

@@ -3,7 +3,7 @@ import { readTrustedDocuments } from "../../src/auth/trusted-documents";
 import type { RunningServer } from "../../src/graphql/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
-import { getUrl, send, startTestHttpServer } from "../support/http";
+import { errorCodes, getUrl, send, startTestHttpServer } from "../support/http";
 import { startStorefrontProxy, WEB_STOREFRONT_MANIFEST, type StorefrontProxy } from "../support/storefront-proxy";
 import { configuredTokens, tokenSpec } from "../support/tokens";
 
@@ -52,4 +52,29 @@ it("answers the page's own origin and clients that are no browser, and refuses a
   expect(await shelfFrom(new URL(proxy.url).origin)).toEqual([200, "data"]);
   expect(await shelfFrom(undefined)).toEqual([200, "data"]);
   expect(await shelfFrom("https://another-site.example")).toEqual([404, "no data"]);
+});
+
+describe("the storefront's sign-in side (examples/web-storefront/server/session.ts)", () => {
+  const origin = () => new URL(proxy.url).origin;
+  const VIEWER = JSON.stringify({ query: "{ viewer { databaseId } }" });
+
+  it("says who is signed in with no token in the answer: no session, { signedIn: false }", async () => {
+    const answer = await send(`${origin()}/auth/session`, undefined, { method: "GET", headers: { cookie: "storefront_session=made-up" } });
+    expect([answer.status, answer.json]).toEqual([200, { signedIn: false }]);
+  });
+
+  it("answers the shopper's endpoint 401 UNAUTHENTICATED without a live session, whatever token or cookie the client sends itself", async () => {
+    const sent: Record<string, string>[] = [{}, { cookie: "storefront_session=made-up" }, { authorization: `Bearer ${storefront.token}` }];
+    for (const headers of sent) {
+      const answer = await send(`${origin()}/shopper/graphql`, VIEWER, { headers: { "content-type": "application/json", ...headers } });
+      expect([answer.status, errorCodes(answer), answer.json?.data]).toEqual([401, ["UNAUTHENTICATED"], undefined]);
+    }
+  });
+
+  it("refuses another site's page 404 on the shopper's endpoint and on sign-out", async () => {
+    const foreign = { origin: "https://another-site.example", "content-type": "application/json" };
+    const shopper = await send(`${origin()}/shopper/graphql`, VIEWER, { headers: foreign });
+    const logout = await send(`${origin()}/auth/logout`, "", { headers: foreign });
+    expect([shopper.status, logout.status]).toEqual([404, 404]);
+  });
 });

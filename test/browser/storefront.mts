@@ -8,16 +8,18 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { build, preview, type PreviewServer } from "vite";
+import { DEV_AUDIENCE } from "../../src/config.js";
 import { scrapeMetrics } from "../support/metrics.js";
 
 /**
  * `npm run test:browser`: the web storefront example in Debian's Chromium, against the API on its
  * throwaway database with the demo catalog, as a developer would open it. Builds the page, starts the
- * API and the page, then drives the browser through the bestsellers, the search, an author's page and
- * the outlier *The Wooden Amulet*, at desktop and phone widths, failing on any console error; and two pages on
- * the same book, each served by an API process of its own on the same throwaway replica set (a second API started on
- * the first one's database, as production runs several), where a Buy in one shows in the other as it happens, over
- * the other page's WebSocket and its process's change stream.
+ * API (and with it the development OpenID issuer) and the page, then drives the browser through the bestsellers, the
+ * search, an author's page and the outlier *The Wooden Amulet*, at desktop and phone widths, failing on any console
+ * error; signs a shopper in at the issuer's sign-in page, buys, finds the book under My books and signs out, with no
+ * token ever reaching the page; watches one book through a second API process on the same throwaway replica set while
+ * a purchase is made through the first, as it happens, over the page's WebSocket and its process's change stream; and
+ * keeps a book page open while the API restarts, until it says it is live again and shows a purchase made after.
  */
 const ROOT = join(import.meta.dirname, "..", "..");
 const EXAMPLE = join(ROOT, "examples", "web-storefront");
@@ -32,13 +34,21 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const DOCS = join(ROOT, "docs");
 const MANIFEST = join(EXAMPLE, "src", "__generated__", "persisted-documents.json");
 const WOODEN_AMULET = "2";
-// The proxy's token, held to the page's trusted documents, and the test's own for its direct calls (buying beside the page).
+// The proxy's token, held to the page's trusted documents (purchases:read for "customers also bought" alone: the
+// buyers' list is not among them), and the test's own for its direct calls (buying beside the page).
 const STOREFRONT_TOKEN = randomBytes(32).toString("hex");
 const TEST_TOKEN = randomBytes(32).toString("hex");
 const API_TOKENS = JSON.stringify([
-  { name: "storefront", token: STOREFRONT_TOKEN, scopes: ["purchases:read", "catalog:write"], trustedDocuments: true },
+  { name: "storefront", token: STOREFRONT_TOKEN, scopes: ["purchases:read"], trustedDocuments: true },
   { name: "browser-test", token: TEST_TOKEN, scopes: ["purchases:read", "catalog:write"] },
 ]);
+/** The shopper who signs in: one of the demo catalog's customers, whom the development issuer takes with any password. */
+const SHOPPER = "user900";
+/**
+ * The development issuer's client `storefront` sends shoppers back to http://localhost:5173/auth/callback only
+ * (src/auth/dev-issuer.ts), so the page the shopper signs in on is served there.
+ */
+const SIGN_IN_PORT = 5173;
 // Far longer than any step takes on a busy machine: a step that waits this long is broken, not slow.
 const STEP_TIMEOUT_MS = 60_000;
 
@@ -50,36 +60,57 @@ async function main(): Promise<void> {
   }
   step("building the web storefront (vite build)");
   await build({ root: EXAMPLE, configFile: join(EXAMPLE, "vite.config.ts"), logLevel: "warn" });
-  step("starting the API on its throwaway database with the demo catalog, tokens and its response cache on");
+  step("starting the API on its throwaway database with the demo catalog, tokens, its response cache on and its development issuer");
   const port = await freePort();
-  let api = await startApi(port);
+  // The issuer `npm start` serves on loopback, on a port of this run's own; the page signs shoppers in there.
+  const issuerPort = await freePort();
+  const issuer = `http://127.0.0.1:${issuerPort}`;
+  let api = await startApi(port, { issuerPort });
   let page: PreviewServer | undefined;
   try {
-    page = await startPage(api.url);
+    page = await startPage(api.url, issuer, SIGN_IN_PORT);
     const origin = pageOrigin(page);
     step(`the page is at ${origin}, the API at ${api.url}`);
     const restartApi = async () => {
       await api.stop();
-      return async () => void (api = await startApi(port));
+      return async () => void (api = await startApi(port, { issuerPort }));
     };
     const { databaseUri } = api;
-    await driveBrowser(origin, api.url, restartApi, () => startSecondApi(databaseUri));
+    await driveBrowser(
+      origin,
+      issuer,
+      () => api.url,
+      restartApi,
+      () => startSecondApi(databaseUri, issuer),
+    );
   } finally {
     await page?.close();
     await api.stop();
   }
 }
 
-/** The built page served by vite's preview, its /graphql proxied to `apiUrl`. */
-async function startPage(apiUrl: string): Promise<PreviewServer> {
-  // The proxy in vite.config.ts reads API_URL and STOREFRONT_TOKEN each time the configuration loads.
+/** The built page served by vite's preview, its /graphql proxied to `apiUrl`, its shoppers signed in at `issuer`. */
+async function startPage(apiUrl: string, issuer: string, port?: number): Promise<PreviewServer> {
+  // vite.config.ts reads API_URL, STOREFRONT_TOKEN and OIDC_ISSUER each time the configuration loads.
   process.env.API_URL = apiUrl;
   process.env.STOREFRONT_TOKEN = STOREFRONT_TOKEN;
-  return preview({
-    root: EXAMPLE,
-    configFile: join(EXAMPLE, "vite.config.ts"),
-    preview: { port: await freePort(), strictPort: true },
-  });
+  process.env.OIDC_ISSUER = issuer;
+  try {
+    return await preview({
+      root: EXAMPLE,
+      configFile: join(EXAMPLE, "vite.config.ts"),
+      preview: { port: port ?? (await freePort()), strictPort: true },
+    });
+  } catch (error) {
+    if (port === SIGN_IN_PORT)
+      throw new Error(
+        `port ${SIGN_IN_PORT} is taken: stop what listens there (npm run example:web?); the development issuer sends shoppers back to it`,
+        {
+          cause: error,
+        },
+      );
+    throw error;
+  }
 }
 
 const pageOrigin = (page: PreviewServer) => page.resolvedUrls?.local[0] ?? "";
@@ -91,10 +122,13 @@ interface Api {
   stop(): Promise<void>;
 }
 
-/** A second API process, on the first one's database (no demo data loaded again), and a page of its own in front of it. */
-async function startSecondApi(databaseUri: string): Promise<SecondApi> {
-  const api = await startApi(await freePort(), databaseUri);
-  const page = await startPage(api.url).catch(async (error: unknown) => {
+/**
+ * A second API process, on the first one's database (no demo data loaded again) and trusting the first one's
+ * issuer, as production's processes share one, and a page of its own in front of it.
+ */
+async function startSecondApi(databaseUri: string, issuer: string): Promise<SecondApi> {
+  const api = await startApi(await freePort(), { databaseUri, issuer });
+  const page = await startPage(api.url, issuer).catch(async (error: unknown) => {
     await api.stop();
     throw error;
   });
@@ -109,7 +143,10 @@ async function startSecondApi(databaseUri: string): Promise<SecondApi> {
 }
 
 /** Its output is read for the throwaway database's address; its warnings and errors reach this run's output, so that a failure to start says why. */
-async function startApi(port: number, databaseUri?: string): Promise<Api> {
+async function startApi(
+  port: number,
+  { databaseUri, issuerPort, issuer }: { databaseUri?: string; issuerPort?: number; issuer?: string },
+): Promise<Api> {
   // The response cache on (5 s, the default): the page must still show a purchase at once.
   const env = {
     ...process.env,
@@ -120,8 +157,13 @@ async function startApi(port: number, databaseUri?: string): Promise<Api> {
     API_TOKENS,
     TRUSTED_DOCUMENTS: MANIFEST,
     ...(databaseUri ? { MONGODB_URI: databaseUri } : {}),
+    // Either serves the development issuer on that port, or trusts the one already served.
+    ...(issuerPort ? { OIDC_DEV_PORT: String(issuerPort) } : {}),
+    // The development issuer's tokens are for the audience an API takes without OIDC_ISSUER.
+    ...(issuer ? { OIDC_ISSUER: issuer, OIDC_AUDIENCE: DEV_AUDIENCE } : {}),
   };
   if (!databaseUri) delete env.MONGODB_URI;
+  if (!issuer) delete env.OIDC_ISSUER;
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/start.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "inherit"] });
   let loggedUri: string | undefined;
   createInterface({ input: child.stdout }).on("line", (line) => {
@@ -174,7 +216,13 @@ interface SecondApi {
   stop(): Promise<void>;
 }
 
-async function driveBrowser(origin: string, apiUrl: string, restartApi: ApiRestart, secondApi: () => Promise<SecondApi>): Promise<void> {
+async function driveBrowser(
+  origin: string,
+  issuer: string,
+  apiUrl: () => string,
+  restartApi: ApiRestart,
+  secondApi: () => Promise<SecondApi>,
+): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Chromium's sandbox needs user namespaces that a root user in a container often lacks.
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
@@ -183,23 +231,56 @@ async function driveBrowser(origin: string, apiUrl: string, restartApi: ApiResta
     page.setDefaultTimeout(STEP_TIMEOUT_MS);
     const consoleErrors: string[] = [];
     const uncaught: string[] = [];
-    page.on("console", (message) => void (message.type() === "error" && consoleErrors.push(message.text())));
+    // The issuer's sign-in page is oidc-provider's, not the storefront's (it asks for web fonts this machine may not reach);
+    // the back office's refusals are answered 401 and 403, which the browser logs as failed requests.
+    const expected = { refusals: false };
+    page.on("console", (message) => {
+      if (message.type() !== "error" || page.url().startsWith(issuer) || message.location().url.startsWith(issuer)) return;
+      if (expected.refusals && /status of 40[13]/.test(message.text())) return;
+      consoleErrors.push(message.text());
+    });
     page.on("pageerror", (error) => void uncaught.push(error.message));
+    // The proxy adds every token on the server side: nothing the page sends carries one.
+    const sentAuthorization: string[] = [];
+    page.on("request", (request) => void (request.headers()["authorization"] !== undefined && sentAuthorization.push(request.url())));
     await loading(page, origin);
-    await bestsellers(page, origin, apiUrl);
-    await liveShelf(page, origin, apiUrl);
+    await bestsellers(page, origin, apiUrl());
+    await liveShelf(page, origin, apiUrl());
     await search(page, origin);
     await authorPage(page);
-    await woodenAmulet(page, origin, apiUrl);
+    await woodenAmulet(page, origin, apiUrl());
+    const bought = await signInAndBuy(page, origin, apiUrl());
     await leavingAfterBuy(page, origin);
-    await liveAcrossProcesses(browser, { origin, apiUrl }, secondApi);
-    await bestsellersWhileBuying(page, origin, apiUrl);
+    await myBooks(page, apiUrl(), bought);
+    expected.refusals = true;
+    await backOffice(page, origin, "FORBIDDEN", "a shopper");
+    await signOut(page, origin);
+    await backOffice(page, origin, "UNAUTHENTICATED", "a visitor not signed in");
+    expected.refusals = false;
+    await liveAcrossProcesses(browser, { origin, apiUrl: apiUrl() }, secondApi);
+    await bestsellersWhileBuying(page, origin, apiUrl());
     await phone(page, origin);
     assert.deepEqual([...consoleErrors, ...uncaught], [], "no console errors on any page");
+    assert.deepEqual(sentAuthorization, [], "no request from the page carried an Authorization header");
     await unknownBook(page, origin);
     // The browser logs each failed request as a console error while the API is away: only uncaught errors count here.
+    await liveThroughRestart(page, origin, restartApi, apiUrl);
     await apiAway(page, origin, restartApi);
     assert.deepEqual(uncaught, [], "no uncaught error, the API away and back included");
+  } catch (error) {
+    // What the shopper saw when a step failed, for whoever reads the failure.
+    for (const page of browser.contexts().flatMap((context) => context.pages())) {
+      console.log(
+        `browser test: ${page.url()} showed: ${
+          (await page
+            .locator("body")
+            .textContent()
+            .catch(() => "")) ?? ""
+        }`,
+      );
+      await screenshot(page, "failed").catch(() => undefined);
+    }
+    throw error;
   } finally {
     await browser.close();
   }
@@ -274,69 +355,124 @@ async function authorPage(page: Page): Promise<void> {
 }
 
 async function woodenAmulet(page: Page, origin: string, apiUrl: string): Promise<void> {
-  step("The Wooden Amulet: its count, its newest buyers a window at a time, older and newer");
+  step("The Wooden Amulet, signed out: its count and what its buyers also bought, no customer's id, and Buy asks to sign in");
   await page.goto(`${origin}/#/book/${WOODEN_AMULET}`);
   await page.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
-  await agreed(page);
-  const buyers = page.locator("[data-testid=buyers] li");
-  const newest = await buyers.allTextContents();
-  assert.equal(newest.length, 10);
-  await page.getByRole("button", { name: "Older →" }).click();
-  await page.locator("[data-testid=buyers] li", { hasText: newest[0]! }).waitFor({ state: "detached" });
-  const older = await buyers.allTextContents();
-  assert.equal(older.length, 10);
-  assert.equal(new Set([...newest, ...older]).size, 20, "the older window follows the newest, no buyer in both");
-  assert.deepEqual(await buyerNumbers(page), range(11, 20), "the older window's buyers are numbered on from the newest's");
-  await page.getByRole("button", { name: "← Newer" }).click();
-  await page.locator("[data-testid=buyers] li", { hasText: newest[0]! }).first().waitFor();
+  await page.getByTestId("also-bought").waitFor();
+  assert.equal(await shownCount(page), await storedCount(apiUrl, WOODEN_AMULET));
+  assert.equal(await page.locator("[data-testid=buyers]").count(), 0, "no buyers' list on the public page");
+  assert.doesNotMatch((await page.locator("main").textContent()) ?? "", CUSTOMER_ID, "no customer's id on the public page");
+  assert.doesNotMatch((await page.locator("main").textContent()) ?? "", /EXTRA_SALES|EMBEDDED/, "no storage name is shown");
+  await page.getByRole("link", { name: "Sign in to buy" }).waitFor();
+  assert.equal(await page.getByRole("button", { name: "Buy", exact: true }).count(), 0, "no Buy before signing in");
+}
 
-  step("buying it: the count and the buyers agree, and sending the same order line again buys nothing");
-  const before = await agreed(page);
+// The demo catalog's customer ids (src/auth/dev-issuer.ts) and the ones this test buys as.
+const CUSTOMER_ID = /\b(user\d{2,3}|customer-\d+|[a-z]+-shopper\S*)\b/;
+
+/**
+ * Signs the shopper in through the storefront's server side and the development issuer's own sign-in page, then buys
+ * a book the shopper never bought; resolves with its id. The page never holds a token: the session cookie is
+ * HttpOnly, the session answer names the customer only, and sign-out ends the session on the server.
+ */
+async function signInAndBuy(page: Page, origin: string, apiUrl: string): Promise<string> {
+  const book = await bookNotBoughtBy(apiUrl, SHOPPER);
+  step(`signing in as ${SHOPPER} at the development issuer's page (any password, then consent), from book ${book}'s page`);
+  await page.goto(`${origin}/#/book/${book}`);
+  await page.getByRole("link", { name: "Sign in to buy" }).click();
+  await page.locator("input[name=login]").fill(SHOPPER);
+  await page.locator("input[name=password]").fill("any password at all");
+  await page.getByRole("button", { name: "Sign-in" }).click();
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByRole("button", { name: "Buy", exact: true }).waitFor();
+  assert.equal(new URL(page.url()).hash, `#/book/${book}`, "back on the page the shopper signed in from");
+
+  step("no token reaches the page: the session cookie is HttpOnly, /auth/session names the customer only, storage is empty");
+  const cookies = await page.context().cookies(origin);
+  const session = cookies.find(({ name }) => name === "storefront_session");
+  assert.ok(session, "the storefront set its session cookie");
+  assert.deepEqual([session.httpOnly, session.sameSite], [true, "Lax"]);
+  assert.doesNotMatch(await page.evaluate("document.cookie"), /storefront_session/, "page scripts cannot read the session cookie");
+  assert.deepEqual(await page.evaluate(async () => (await fetch("/auth/session")).json()), { signedIn: true, customerId: SHOPPER });
+  assert.equal(await page.evaluate("localStorage.length + sessionStorage.length"), 0, "nothing stored in the page");
+
+  step("buying it as the signed-in shopper, with no customer to type; sending the same order line again buys nothing");
+  const before = await storedCount(apiUrl, book);
   await page.getByRole("button", { name: "Buy", exact: true }).click();
   await page.getByTestId("purchase-outcome").filter({ hasText: "Bought. Thank you!" }).waitFor();
-  await page
-    .getByTestId("purchase-count")
-    .filter({ hasText: (before + 1).toLocaleString("en") })
-    .waitFor();
-  assert.equal(await agreed(page), before + 1);
-  assert.equal(await buyers.first().textContent(), "web-shopper", "the newest buyer is the one who just bought");
+  await countShown(page, before + 1);
   await page.getByRole("button", { name: "Send again" }).click();
   await page.getByTestId("purchase-outcome").filter({ hasText: "Already bought" }).waitFor();
-  assert.equal(await agreed(page), before + 1);
-  assert.equal(await storedCount(apiUrl), before + 1, "the database holds one purchase more, not two");
-  assert.deepEqual(await buyerNumbers(page), range(1, 10));
-  assert.doesNotMatch((await page.locator("main").textContent()) ?? "", /EXTRA_SALES|EMBEDDED/, "no storage name is shown");
+  assert.equal(await storedCount(apiUrl, book), before + 1, "the database holds one purchase more, not two");
+  assert.ok((await booksOf(apiUrl, SHOPPER)).includes(book), "the purchase is the signed-in shopper's");
   await screenshot(page, "book", { toDocs: true });
+  return book;
+}
+
+async function myBooks(page: Page, apiUrl: string, bought: string): Promise<void> {
+  step("My books: the shopper's own books, in the API's order, the one just bought among them");
+  await page.getByRole("link", { name: "My books" }).click();
+  await page.getByTestId("signed-in-as").filter({ hasText: SHOPPER }).waitFor();
+  await page.locator(`[data-testid=my-books] li[data-book-id="${bought}"]`).waitFor();
+  const shown = await page
+    .locator("[data-testid=my-books] li")
+    .evaluateAll((items) => items.map((item) => item.getAttribute("data-book-id")!));
+  assert.deepEqual(shown, (await booksOf(apiUrl, SHOPPER)).slice(0, 10));
+  await screenshot(page, "my-books", { toDocs: true });
+  await page.setViewportSize(PHONE);
+  await screenshot(page, "my-books-phone", { toDocs: true });
+  await page.setViewportSize(DESKTOP);
+}
+
+async function backOffice(page: Page, origin: string, code: string, who: string): Promise<void> {
+  step(`the back office's buyers of a book, for ${who}: the API's ${code}, in words, and no buyer shown`);
+  await page.goto(`${origin}/#/back-office/book/${WOODEN_AMULET}`);
+  const alert = page.getByRole("alert");
+  await alert.waitFor();
+  assert.equal(await alert.getAttribute("data-code"), code);
+  assert.equal(await page.locator("[data-testid=buyers]").count(), 0);
+}
+
+async function signOut(page: Page, origin: string): Promise<void> {
+  step("signing out: the page offers Sign in again, and the session is gone from the server, not only from the browser");
+  await page.goto(`${origin}/#/`);
+  const [session] = (await page.context().cookies(origin)).filter(({ name }) => name === "storefront_session");
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("link", { name: "Sign in", exact: true }).waitFor();
+  assert.deepEqual(await page.evaluate(async () => (await fetch("/auth/session")).json()), { signedIn: false });
+  // The old cookie, replayed (as one copied before sign-out would be), no longer reaches the shopper's token.
+  const replayed = await fetch(new URL("/shopper/graphql", origin), {
+    method: "POST",
+    headers: { "content-type": "application/json", cookie: `storefront_session=${session!.value}` },
+    body: JSON.stringify({ query: "{ viewer { databaseId } }" }),
+  });
+  assert.equal(replayed.status, 401);
 }
 
 /**
- * Two shoppers' pages on The Wooden Amulet, each served by an API process of its own on the same replica set, at each
- * width, and in each direction: a Buy in one shows its count and buyer in the other without a reload and without a
- * request over HTTP, so through the other process's change stream and the page's subscription. The issue's figure is
- * 2 s; it is printed, not asserted, since this machine may be busy: a timing belongs to `npm run bench`.
+ * One book watched at each width through one API process while it is bought through the other, each process on the
+ * same replica set: the count shows the purchase without a reload and without a request over HTTP, so through the
+ * watching process's change stream and the page's subscription. The issue's figure is 2 s; it is printed, not
+ * asserted, since this machine may be busy: a timing belongs to `npm run bench`.
  */
 async function liveAcrossProcesses(browser: Browser, first: Side, startSecond: () => Promise<SecondApi>): Promise<void> {
   step("starting a second API process on the first one's database, with a page of its own");
   const second = await startSecond();
   try {
     step(`the second page is at ${second.origin}, its API at ${second.apiUrl}`);
-    // The shared page has left the book: no subscription of its own is counted below.
-    await untilSubscriptions(first.apiUrl, "newBuyers", 0);
-    for (const [name, watcher, buyer] of [
-      ["desktop", { ...second, size: DESKTOP }, { ...first, size: PHONE }],
-      ["phone", { ...first, size: PHONE }, { ...second, size: DESKTOP }],
+    for (const [name, watcher, buyingApi] of [
+      ["desktop", { ...second, size: DESKTOP }, first.apiUrl],
+      ["phone", { ...first, size: PHONE }, second.apiUrl],
     ] as const) {
-      step(
-        `The Wooden Amulet watched at ${name} width through ${watcher.apiUrl}, bought through ${buyer.apiUrl}: the Buy shows as it happens`,
-      );
-      await liveAcrossPages(browser, name, watcher, buyer);
+      step(`The Wooden Amulet watched at ${name} width through ${watcher.apiUrl}, bought through ${buyingApi}: the count follows`);
+      await liveAcrossPages(browser, name, watcher, buyingApi);
     }
   } finally {
     await second.stop();
   }
 }
 
-/** A page's origin and the API process behind it, at the width a shopper opens it. */
+/** A page's origin and the API process behind it. */
 interface Side {
   origin: string;
   apiUrl: string;
@@ -346,70 +482,93 @@ async function liveAcrossPages(
   browser: Browser,
   name: string,
   watching: Side & { size: typeof DESKTOP },
-  buying: Side & { size: typeof DESKTOP },
+  buyingApi: string,
 ): Promise<void> {
-  const [watcher, buyer] = [await browser.newPage({ viewport: watching.size }), await browser.newPage({ viewport: buying.size })];
+  const watcher = await browser.newPage({ viewport: watching.size });
   const errors: string[] = [];
   try {
-    for (const [page, side] of [
-      [watcher, watching],
-      [buyer, buying],
-    ] as const) {
-      page.setDefaultTimeout(STEP_TIMEOUT_MS);
-      page.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
-      page.on("pageerror", (error) => void errors.push(error.message));
-      await page.goto(`${side.origin}/#/book/${WOODEN_AMULET}`);
-      await page.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
-    }
-    // A new buyer is announced from the subscription's start on: each page listens, on its own process, before the Buy.
-    await Promise.all([untilSubscriptions(watching.apiUrl, "newBuyers", 1), untilSubscriptions(buying.apiUrl, "newBuyers", 1)]);
-    const before = await agreed(watcher);
-    const customer = `live-shopper-${name}`;
+    watcher.setDefaultTimeout(STEP_TIMEOUT_MS);
+    watcher.on("console", (message) => void (message.type() === "error" && errors.push(message.text())));
+    watcher.on("pageerror", (error) => void errors.push(error.message));
+    // The other pages' subscriptions, if any, stay as they are: this page's is the one more.
+    const held = await subscriptionsHeld(watching.apiUrl, "bookSales");
+    await watcher.goto(`${watching.origin}/#/book/${WOODEN_AMULET}`);
+    await watcher.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
+    // A purchase is announced from the subscription's start on: the page listens, on its own process, before the purchase.
+    await untilSubscriptions(watching.apiUrl, "bookSales", held + 1);
+    const before = await shownCount(watcher);
     const askedOverHttp: string[] = [];
     watcher.on("request", (request) => void (request.url().includes("/graphql") && askedOverHttp.push(request.url())));
-    await buyer.getByLabel("Customer").fill(customer);
-    const clicked = Date.now();
-    await buyer.getByRole("button", { name: "Buy", exact: true }).click();
-    await watcher
-      .getByTestId("purchase-count")
-      .filter({ hasText: (before + 1).toLocaleString("en") })
-      .waitFor();
-    step(
-      `the other page showed ${(before + 1).toLocaleString("en")} sold ${Date.now() - clicked} ms after the click (the issue asks for 2 s)`,
-    );
-    assert.equal(await agreed(watcher), before + 1, "the count and the buyers' total change together");
-    assert.equal(await watcher.locator("[data-testid=buyers] li").first().textContent(), customer, "the new buyer is the newest shown");
-    assert.deepEqual(await buyerNumbers(watcher), range(1, 10), "still one window of ten, numbered from the newest");
+    const bought = Date.now();
+    await buy(buyingApi, WOODEN_AMULET, `live-shopper-${name}`);
+    await countShown(watcher, before + 1);
+    step(`the page showed ${(before + 1).toLocaleString("en")} sold ${Date.now() - bought} ms after the purchase (the issue asks for 2 s)`);
     assert.deepEqual(askedOverHttp, [], "the watching page asked the API nothing: the purchase came over its WebSocket");
     await screenshot(watcher, `book-live-${name}`);
   } finally {
     await watcher.close();
-    await buyer.close();
   }
-  assert.deepEqual(errors, [], "no console errors on either page");
+  assert.deepEqual(errors, [], "no console errors on the watching page");
+}
+
+async function subscriptionsHeld(apiUrl: string, field: string): Promise<number> {
+  return (await scrapeMetrics({ url: apiUrl })).sample("bookstore_subscriptions", `field="${field}"`) ?? 0;
 }
 
 /** Resolves once the API holds `count` subscriptions of `field`, as its /metrics counts them. */
 async function untilSubscriptions(apiUrl: string, field: string, count: number): Promise<void> {
   const deadline = Date.now() + STEP_TIMEOUT_MS;
   for (;;) {
-    const held = (await scrapeMetrics({ url: apiUrl })).sample("bookstore_subscriptions", `field="${field}"`) ?? 0;
+    const held = await subscriptionsHeld(apiUrl, field);
     if (held === count) return;
     if (Date.now() > deadline) throw new Error(`the API holds ${held} ${field} subscriptions, not ${count}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
-/** The count the page shows, once it equals the buyers' total beside it. */
-async function agreed(page: Page): Promise<number> {
-  const read = async (testId: string) => Number(((await page.getByTestId(testId).textContent()) ?? "").replace(/[^0-9]/g, ""));
-  const deadline = Date.now() + STEP_TIMEOUT_MS;
-  for (;;) {
-    const [count, total] = [await read("purchase-count"), await read("buyer-total")];
-    if (count === total) return count;
-    if (Date.now() > deadline) throw new Error(`the page shows ${count} sold but ${total} buyers`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** The count the book's page shows. */
+async function shownCount(page: Page): Promise<number> {
+  return Number(((await page.getByTestId("purchase-count").textContent()) ?? "").replace(/[^0-9]/g, ""));
+}
+
+/** Resolves once the book's page shows exactly `count` sold. */
+async function countShown(page: Page, count: number): Promise<void> {
+  await page
+    .getByTestId("purchase-count")
+    .filter({ hasText: new RegExp(`^${count.toLocaleString("en")}$`) })
+    .waitFor();
+}
+
+/**
+ * A book page left open while the API process stops and starts again on the same port (on a throwaway database of
+ * its own, with the demo catalog): the page says its live updates are paused, then, with no reload and no click,
+ * reads the book again from the restarted API, subscribes again and shows a purchase made after the restart.
+ */
+async function liveThroughRestart(page: Page, origin: string, restartApi: ApiRestart, apiUrl: () => string): Promise<void> {
+  step("a book page left open while the API restarts: 'Live updates paused', then caught up and live again, no reload");
+  await page.goto(`${origin}/#/book/${WOODEN_AMULET}`);
+  await page.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
+  await untilSubscriptions(apiUrl(), "bookSales", 1);
+  // Gone if the page were loaded again. (Expressions as text: this file is typed without the DOM's globals.)
+  await page.evaluate("window.keptOpen = true");
+  const start = await restartApi();
+  const paused = page.getByTestId("live-paused");
+  await paused.waitFor();
+  assert.match((await paused.textContent()) ?? "", /Live updates paused — reconnecting/);
+  await screenshot(page, "live-paused", { toDocs: true });
+  await page.setViewportSize(PHONE);
+  await screenshot(page, "live-paused-phone", { toDocs: true });
+  await page.setViewportSize(DESKTOP);
+  // The API is ready once start() resolves: the socket, tried every 3 s at most, is back well within a step.
+  await start();
+  await paused.waitFor({ state: "detached" });
+  await untilSubscriptions(apiUrl(), "bookSales", 1);
+  // Caught up: the restarted API's count, read again when the socket came back.
+  const stored = await storedCount(apiUrl(), WOODEN_AMULET);
+  await countShown(page, stored);
+  await buy(apiUrl(), WOODEN_AMULET, "after-restart-shopper");
+  await countShown(page, stored + 1);
+  assert.equal(await page.evaluate("window.keptOpen"), true, "the page was never reloaded");
 }
 
 async function bestsellersWhileBuying(page: Page, origin: string, apiUrl: string): Promise<void> {
@@ -448,7 +607,7 @@ async function phone(page: Page, origin: string): Promise<void> {
   await screenshot(page, "bestsellers-phone", { toDocs: true });
   await page.goto(`${origin}/#/book/${WOODEN_AMULET}`);
   await page.getByTestId("title").filter({ hasText: "The Wooden Amulet" }).waitFor();
-  await page.locator("[data-testid=buyers] li").nth(9).waitFor();
+  await page.getByTestId("also-bought").waitFor();
   await screenshot(page, "book-phone", { fullPage: true, toDocs: true });
   await page.setViewportSize(DESKTOP);
 }
@@ -469,13 +628,6 @@ async function windowShown(page: Page): Promise<{ label: string; ranks: string[]
     label: ((await page.getByTestId("shelf-count").textContent()) ?? "").trim(),
     ranks: (await page.getByTestId("rank").allTextContents()).map((rank) => rank.trim()),
   };
-}
-
-/** The numbers the buyers' list gives its entries (the `value` of each item, which the browser shows). */
-async function buyerNumbers(page: Page): Promise<string[]> {
-  return page
-    .locator("[data-testid=buyers] li")
-    .evaluateAll((items) => items.map((item) => `${(item as unknown as { value: number }).value}.`));
 }
 
 /** Runs `during` while every GraphQL answer reaches the page a second late. */
@@ -563,11 +715,28 @@ async function callApi<T>(apiUrl: string, query: string, variables: Record<strin
   return body.data;
 }
 
-async function storedCount(apiUrl: string): Promise<number> {
+async function storedCount(apiUrl: string, bookId: string): Promise<number> {
   const data = await callApi<{ book: { purchaseCount: number } }>(apiUrl, `query ($id: ID!) { book(id: $id) { purchaseCount } }`, {
-    id: WOODEN_AMULET,
+    id: bookId,
   });
   return data.book.purchaseCount;
+}
+
+/** The books a customer bought, in the API's order (book ids), as the back office reads them. */
+async function booksOf(apiUrl: string, customerId: string): Promise<string[]> {
+  const query = `query ($id: ID!) { customer(id: $id) { booksPurchased(first: 100) { edges { node { databaseId } } } } }`;
+  const data = await callApi<{ customer: { booksPurchased: { edges: { node: { databaseId: string } }[] } } }>(apiUrl, query, {
+    id: customerId,
+  });
+  return data.customer.booksPurchased.edges.map((edge) => edge.node.databaseId);
+}
+
+/** A bestseller the customer never bought, so that buying it adds a book to their My books. */
+async function bookNotBoughtBy(apiUrl: string, customerId: string): Promise<string> {
+  const owned = new Set(await booksOf(apiUrl, customerId));
+  const book = (await bestsellerIds(apiUrl, 50)).find((id) => !owned.has(id));
+  if (!book) throw new Error(`${customerId} bought all of the 50 bestsellers: pick another shopper`);
+  return book;
 }
 
 async function bestsellerIds(apiUrl: string, first: number): Promise<string[]> {

@@ -1,35 +1,26 @@
-import { useMutation, useQuery } from "@apollo/client/react";
-import { useCallback, useRef, useState } from "react";
+import { useMutation, useQuery, useSubscription } from "@apollo/client/react";
+import { useCallback, useState } from "react";
 import { ErrorNotice, settle, Skeleton } from "./ErrorNotice";
 import { NO_SUCH_BOOK } from "./errors";
-import { authorHref, bookHref } from "./links";
-import { useLiveBuyers } from "./live";
-import { BOOK_PAGE, BUY } from "./operations";
-import { useWindows } from "./windows";
-
-const BUYERS_PER_WINDOW = 10;
+import { authorHref, backOfficeHref, bookHref } from "./links";
+import { BOOK_PAGE, BUY, SHELF_SALES } from "./operations";
+import { signInHref, useSession } from "./session";
 
 /**
- * A book: its count first, live (each purchase, wherever it is made, shows here as it happens), "Buy", what its buyers also bought, and its recent buyers a window at a time. This page is
- * the shop floor's, for staff: it records a sale for a customer by id and lists the book's buyers by id, which a
- * page for shoppers must not show (docs/examples.md).
+ * A book, the same for every visitor: its count first, live (each purchase, wherever it is made, shows here as it
+ * happens), "Buy" for the signed-in shopper, and what its buyers also bought. No customer's id is shown: who bought
+ * it is the back office's page.
  */
 export function BookPage({ id }: { id: string }) {
-  const buyers = useWindows();
-  const variables = { id, buyers: BUYERS_PER_WINDOW, before: buyers.cursor };
-  const { data, previousData, error, refetch } = useQuery(BOOK_PAGE, { variables });
-  const shownWindow = useRef(buyers.page);
-  if (data) shownWindow.current = buyers.page;
+  const { data, error, refetch } = useQuery(BOOK_PAGE, { variables: { id } });
   const retry = useCallback(() => settle(refetch()), [refetch]);
-  useLiveBuyers(variables, retry);
-  const shown = data ?? previousData;
+  // The count follows each purchase over the WebSocket: the cache updates the book by its id.
+  const bookId = data?.book?.id;
+  useSubscription(SHELF_SALES, { variables: { ids: bookId ? [bookId] : [] }, skip: bookId === undefined });
   if (error) return <ErrorNotice error={error} retry={retry} />;
-  if (!shown) return <Skeleton rows={BUYERS_PER_WINDOW} label="The book: loading" />;
-  const { book } = shown;
+  if (!data) return <Skeleton rows={5} label="The book: loading" />;
+  const { book } = data;
   if (!book) return <ErrorNotice described={NO_SUCH_BOOK} />;
-  const window = book.customersPurchased;
-  // Numbered from the newest buyer, across windows: the second window starts at 11.
-  const newest = (shownWindow.current - 1) * BUYERS_PER_WINDOW;
   return (
     <article className="book">
       <header>
@@ -41,8 +32,7 @@ export function BookPage({ id }: { id: string }) {
         <p className="count">
           <strong data-testid="purchase-count">{book.purchaseCount.toLocaleString("en")}</strong> sold
         </p>
-        {/* After a purchase the whole page is read again, so the count and the buyers come from one answer. */}
-        <BuyButton bookId={book.id} onBought={() => settle(refetch({ ...variables, before: null }).then(buyers.reset))} />
+        <BuyButton bookId={book.id} onBought={retry} />
       </header>
       <section>
         <h3>Customers also bought</h3>
@@ -59,55 +49,38 @@ export function BookPage({ id }: { id: string }) {
           </ul>
         )}
       </section>
-      <section>
-        <h3>
-          Recent buyers{" "}
-          <small className="quiet" data-testid="buyer-total">
-            {window.totalCount.toLocaleString("en")} in all
-          </small>
-        </h3>
-        <ol className="buyers" data-testid="buyers" start={newest + 1}>
-          {[...window.edges].reverse().map(({ cursor, node }, index) => (
-            <li key={cursor} value={newest + index + 1}>
-              {node.databaseId}
-            </li>
-          ))}
-        </ol>
-        <nav className="pager">
-          <button disabled={buyers.page === 1} onClick={buyers.back}>
-            ← Newer
-          </button>
-          <button
-            disabled={!window.pageInfo.hasPreviousPage || data === undefined}
-            onClick={() => buyers.forward(window.pageInfo.startCursor ?? null)}
-          >
-            Older →
-          </button>
-        </nav>
-      </section>
+      <p className="quiet">
+        <a href={backOfficeHref(book.databaseId)}>Buyers (back office)</a>
+      </p>
     </article>
   );
 }
 
 /**
- * One click is one order line with its own purchaseId; "Send again" resends that line, as a client does after a
- * timeout, and the API answers it as a replay.
+ * Buy, as the signed-in shopper: the API records the purchase as theirs, from their token; there is no customer to
+ * choose. One click is one order line with its own purchaseId; "Send again" resends that line, as a client does after
+ * a timeout, and the API answers it as a replay. Signed out, it leads to the sign-in and back.
  */
 function BuyButton({ bookId, onBought }: { bookId: string; onBought: () => void }) {
-  const [customerId, setCustomerId] = useState("web-shopper");
+  const session = useSession();
   const [purchaseId, setPurchaseId] = useState<string | null>(null);
   const [buy, { data, error, loading }] = useMutation(BUY);
+  if (session.state !== "signed-in")
+    return (
+      <div className="buy">
+        <a className="button primary" href={signInHref()} aria-disabled={session.state === "unknown"}>
+          Sign in to buy
+        </a>
+      </div>
+    );
   const send = (line: string) => {
     setPurchaseId(line);
     // A failure shows in `error` below; an abort (the page was left meanwhile) needs nothing.
-    settle(buy({ variables: { bookId, customerId, purchaseId: line } }).then(onBought));
+    settle(buy({ variables: { bookId, purchaseId: line } }).then(onBought));
   };
   const outcome = data?.recordPurchase;
   return (
     <div className="buy">
-      <label>
-        Customer <input value={customerId} onChange={(event) => setCustomerId(event.target.value)} />
-      </label>
       <button className="primary" disabled={loading} onClick={() => send(crypto.randomUUID())}>
         Buy
       </button>

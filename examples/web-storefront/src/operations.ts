@@ -23,9 +23,12 @@ export const SHELF = graphql(`
   }
 `);
 
-/** The product page: the book and its count, a window of its buyers counted from the newest, and what its buyers also bought. */
+/**
+ * The product page, the same for every visitor: the book and its count, and what its buyers also bought (counts of
+ * shared buyers, no one's id). Who bought it is the back office's (back-office/operations.ts).
+ */
 export const BOOK_PAGE = graphql(`
-  query StorefrontBookPage($id: ID!, $buyers: Int!, $before: String) {
+  query StorefrontBookPage($id: ID!) {
     book(id: $id) {
       id
       databaseId
@@ -33,22 +36,6 @@ export const BOOK_PAGE = graphql(`
       author
       year
       purchaseCount
-      customersPurchased(last: $buyers, before: $before) {
-        totalCount
-        edges {
-          cursor
-          node {
-            id
-            databaseId
-          }
-        }
-        pageInfo {
-          hasNextPage
-          hasPreviousPage
-          startCursor
-          endCursor
-        }
-      }
       alsoBought(first: 5) {
         sharedBuyers
         book {
@@ -62,40 +49,51 @@ export const BOOK_PAGE = graphql(`
   }
 `);
 
-/** The payload leaves the count alone: the product page reads the book again, so its count and its buyers change together. */
+/**
+ * Operations named `Shopper…` or `BackOffice…` go to /shopper/graphql, with the signed-in shopper's own token
+ * (src/apollo.ts); the rest to /graphql, with the storefront's.
+ */
+export const SIGNED_IN_OPERATION = /^(Shopper|BackOffice)/;
+
+/** Buy as the signed-in shopper: no customer id is sent, the API takes the shopper's from the token. */
 export const BUY = graphql(`
-  mutation StorefrontBuy($bookId: ID!, $customerId: ID!, $purchaseId: ID!) {
-    recordPurchase(input: { bookId: $bookId, customerId: $customerId, purchaseId: $purchaseId }) {
-      storedIn
+  mutation ShopperBuy($bookId: ID!, $purchaseId: ID!) {
+    recordPurchase(input: { bookId: $bookId, purchaseId: $purchaseId }) {
       replayed
       book {
         id
+        purchaseCount
       }
     }
   }
 `);
 
-/**
- * The product page's live half, over the WebSocket: each new buyer of the book with the count once it is counted, so
- * that the count and the newest buyers change together, as they do after a purchase made on this page.
- */
-export const BOOK_BUYERS_LIVE = graphql(`
-  subscription StorefrontBookBuyers($bookId: ID!) {
-    newBuyers(bookId: $bookId) {
-      missedBefore
-      purchaseCount
-      edge {
-        cursor
-        node {
-          id
-          databaseId
+/** My books: the signed-in shopper's own purchases, a window at a time, in the catalog's order. */
+export const MY_BOOKS = graphql(`
+  query ShopperBooks($first: Int!, $after: String) {
+    viewer {
+      id
+      databaseId
+      booksPurchased(first: $first, after: $after) {
+        totalCount
+        edges {
+          node {
+            id
+            databaseId
+            title
+            author
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
         }
       }
     }
   }
 `);
 
-/** A shelf's counts, live: each book sent with its `id`, so the cache updates it wherever the page shows it. */
+/** A shelf's or a book page's counts, live: each book sent with its `id`, so the cache updates it wherever the page shows it. */
 export const SHELF_SALES = graphql(`
   subscription StorefrontShelfSales($ids: [ID!]!) {
     bookSales(ids: $ids) {
