@@ -38,7 +38,7 @@ import { compileOperation, type CompiledOperation } from "./compiled-execution";
 import { KeepAlive, type SocketTraffic } from "./keep-alive";
 import { fragmentsOf } from "./selection";
 import { SharedExecutions, type NextFrames, type SubscriberLog } from "./shared-executions";
-import { chargeOf, createOperationChecks, operationOf, parsedDocuments, type Charge, type Refused } from "./pipeline";
+import { chargeOf, createOperationChecks, operationOf, parsedDocuments, type Charge } from "./pipeline";
 import type { CoercedVariables } from "./variables";
 
 export interface SubscriptionServerOptions {
@@ -166,7 +166,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
       variables: payload.variables,
       principal: connection.principal,
     });
-    if ("refusal" in checked) return paidRefusal(connection, [checked.refusal], checked);
+    if ("refusal" in checked) return paidRefusal(connection, [checked.refusal]);
     // A heavy subscription pays its documents as a heavy HTTP request does (light ones, as over HTTP, pay nothing).
     const unpaid = await pay(connection, chargeOf("websocket", checked));
     if (unpaid) return [unpaid];
@@ -225,12 +225,8 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
    * 61,682 invalid documents in 10 s met no budget (issue 51). Refusals past the budget are RATE_LIMITED, and the
    * client's next subscription closes its connection.
    */
-  async function paidRefusal(
-    connection: Connection,
-    errors: readonly GraphQLError[],
-    outcome: Refused = { refusal: errors[0]!, overLimits: false },
-  ): Promise<readonly GraphQLError[]> {
-    const unpaid = await pay(connection, chargeOf("websocket", outcome));
+  async function paidRefusal(connection: Connection, errors: readonly GraphQLError[]): Promise<readonly GraphQLError[]> {
+    const unpaid = await pay(connection, chargeOf("websocket", { refusal: errors[0]!, overLimits: false }));
     return unpaid ? [unpaid] : errors;
   }
 
