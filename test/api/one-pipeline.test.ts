@@ -163,6 +163,16 @@ const cases: [string, Case][] = [
     },
   ],
   [
+    // Weighed before its scopes, on both: HTTP's plugins, racing in one Promise.all, once answered UNAUTHENTICATED here.
+    "an operation over the cost limit that also needs a scope the caller lacks",
+    {
+      operations: books("customersPurchased(first: 100) { edges { node { booksPurchased(first: 100) { totalCount } } } }"),
+      variables: { ids: ["1"] },
+      token: undefined,
+      expected: { errors: [["QUERY_TOO_COMPLEX", /^The query costs \d+, over the limit of 100000;/]] },
+    },
+  ],
+  [
     "a field whose scope the caller lacks",
     {
       operations: book("customersPurchased(first: 1) { totalCount }"),
