@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import type { ApolloServerPlugin } from "@apollo/server";
 import { GraphQLError } from "graphql";
 import { statusOf } from "../error-codes";
 import type { Principal } from "./principal";
@@ -60,9 +59,6 @@ function requestedHash(extensions: Record<string, unknown> | undefined): string 
   return typeof hash === "string" ? hash.replace(/^sha256:/, "") : undefined;
 }
 
-// What a refused request runs instead of what it sent, so that nothing of the caller's document is even parsed.
-const NOTHING = "{ __typename }";
-
 /**
  * For a token held to trusted documents, the manifest's document a request names by hash, or the refusal
  * (DOCUMENT_NOT_TRUSTED) when it sent a document of its own (`sentDocument`), a hash the manifest lacks, or
@@ -84,38 +80,6 @@ export function trustedDocumentOf(
       `The token "${principal.name}" may run only its trusted documents, named by hash (extensions.persistedQuery.sha256Hash), and this request ${refused}`,
       { extensions: { code: "DOCUMENT_NOT_TRUSTED", http: { status: statusOf("DOCUMENT_NOT_TRUSTED") } } },
     ),
-  };
-}
-
-/**
- * A token marked for trusted documents runs only the manifest's operations, named by hash: the document is taken
- * from the manifest before Apollo parses anything. A request that sends a document of its own, or a hash the
- * manifest lacks, has its document replaced by one that reads nothing and is refused whole with
- * DOCUMENT_NOT_TRUSTED once its operation is resolved, the first hook whose errors Apollo answers with their own
- * code and status. Every other caller is left alone.
- */
-export function trustedDocumentsPlugin<TContext extends { principal: Principal }>(
-  documents: TrustedDocuments | undefined,
-): ApolloServerPlugin<TContext> {
-  return {
-    requestDidStart: async ({ contextValue, request }) => {
-      const trusted = trustedDocumentOf(contextValue.principal, documents, request.query !== undefined, request.extensions);
-      if (trusted === undefined) return;
-      // Run as a plain document: Apollo would otherwise look the hash up as an automatic persisted query.
-      const { persistedQuery: _hashed, ...extensions } = request.extensions ?? {};
-      request.extensions = extensions;
-      if ("document" in trusted) {
-        request.query = trusted.document;
-        return;
-      }
-      request.query = NOTHING;
-      request.operationName = undefined;
-      return {
-        didResolveOperation: async () => {
-          throw trusted.refusal;
-        },
-      };
-    },
   };
 }
 

@@ -1,4 +1,3 @@
-import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import {
   getArgumentValues,
   getDirectiveValues,
@@ -23,7 +22,6 @@ import { ownerRefusal, refusal, SIGNED_IN } from "../auth/guard";
 import type { Principal } from "../auth/principal";
 import type { Scope } from "../auth/scopes";
 import type { Resolvers } from "./__generated__/resolvers-types";
-import { memoizeByOperation } from "./operation-memo";
 import { fragmentsOf } from "./selection";
 import { statusOf } from "../error-codes";
 import { customerIdFromEither } from "./global-ids";
@@ -72,29 +70,12 @@ export const CUSTOMER_FIELDS: CustomerFields = {
 export type Requirement = readonly [Scope, FieldNode] | readonly [Scope, FieldNode, { readonly customerId: string | undefined }];
 
 /**
- * Refuses the whole operation, before any resolver runs, when it selects a field the caller may not
- * use: a mutation refused for one of its fields then writes nothing at all, where refusing field by
- * field would run the mutation and refuse only what it returns. The scopes an operation needs are
- * found once per query text, operation and variable values; only the caller is checked per request.
+ * The scopes `operation` of `document` needs with these variables, each with the first field that needs it. The
+ * pipeline (pipeline.ts) refuses the whole operation, before any resolver runs, when it selects a field the caller
+ * may not use: a mutation refused for one of its fields then writes nothing at all, where refusing field by field
+ * would run the mutation and refuse only what it returns. The scopes are found once per query text, operation and
+ * variable values; only the caller is checked per request.
  */
-export function accessPlugin<TContext extends { principal: Principal }>(): ApolloServerPlugin<TContext> {
-  const scopesOf = memoizeByOperation(({ schema, document, request }, operation) =>
-    operationScopes(schema, document, operation, request.variables ?? {}),
-  );
-  // One listener, already resolved, for every request: nothing in it belongs to a request.
-  const listener: GraphQLRequestListener<TContext> = {
-    async didResolveOperation(requestContext) {
-      const { operation, contextValue } = requestContext;
-      if (!operation) return;
-      const refused = accessRefusal(contextValue.principal, scopesOf(requestContext, operation));
-      if (refused) throw refused;
-    },
-  };
-  const ready = Promise.resolve(listener);
-  return { requestDidStart: () => ready };
-}
-
-/** The scopes `operation` of `document` needs with these variables, each with the first field that needs it. */
 export function operationScopes(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -244,7 +225,7 @@ function isIncluded(selection: SelectionNode, variables: Record<string, unknown>
     if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.["if"] === true) return false;
     return getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.["if"] !== false;
   } catch {
-    // A null condition (inputCheckPlugin refuses it): the field's scope is needed, as it would be if included.
+    // A null condition (the input checks refuse it): the field's scope is needed, as it would be if included.
     return true;
   }
 }

@@ -107,7 +107,7 @@ export function compiledExecution({ schema, compiledSchema, onInterpreted }: Com
     if (!request.operation) return interpret(request);
     const query = compiledFor(request);
     if (query === NOT_COMPILABLE) return interpret(request, "not_compilable");
-    // Coerced by coercedVariablesPlugin, as every check read them: graphql-jit's own coercion finds nothing left to change.
+    // Coerced by the operation pipeline (pipeline.ts), as every check read them: graphql-jit's own coercion finds nothing left to change.
     const variables = request.request.variables ?? {};
     const run = async () => asGraphQLJsResult(await query.query(undefined, request.context, variables));
     return inOperationSpan(request.operationName ?? undefined, request.operation.operation, run);

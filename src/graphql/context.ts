@@ -17,7 +17,7 @@ import { RecentSalesStats } from "../sales/stats";
  */
 export interface GraphQLContext extends ReleasableRequestServices {
   settings: ApiSettings;
-  /** Who sent the request; `accessPlugin` checks it against every field an operation selects. */
+  /** Who sent the request; the operation pipeline (pipeline.ts) checks it against every field an operation selects. */
   principal: Principal;
   /** Records this request's purchases through the server's purchase service. */
   purchases: RequestPurchases;

@@ -30,9 +30,46 @@ const DATABASE_UNAVAILABLE: Pick<GraphQLFormattedError, "message" | "extensions"
  * the request limits' codes, DATABASE_UNAVAILABLE while MongoDB cannot be reached or is overloaded,
  * DATABASE_NOT_READY for a write refused while an index it relies on is missing, Apollo's for what
  * GraphQL rejects, and INTERNAL_SERVER_ERROR for the rest, logged in full here and, in production,
- * shown to the client without its message.
+ * shown to the client without its message; in production, every message has its suggestions masked
+ * (`maskSuggestions`). The one formatter of both transports: Apollo's `formatError` over HTTP, and through
+ * `createGraphQLErrorFormatter` over the WebSocket.
  */
 export function createErrorFormatter(logger: Logger, production: boolean) {
+  const format = formatterOf(logger, production);
+  if (!production) return format;
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const shown = format(formatted, error);
+    return { ...shown, message: maskSuggestions(shown.message) };
+  };
+}
+
+/**
+ * The production masking of graphql-js's "Did you mean ...?" (in validation and variable coercion errors), which
+ * would otherwise reveal the schema field by field even with introspection off; graphql-armor's blockFieldSuggestion
+ * masks them the same way, but as an Apollo plugin, which the WebSocket's errors never met.
+ */
+export function maskSuggestions(message: string): string {
+  return message.replace(/Did you mean ".+"\?/g, SUGGESTION_HIDDEN).trim();
+}
+
+/** What stands in for a masked suggestion: graphql-armor's own words. */
+const SUGGESTION_HIDDEN = "[Suggestion hidden]";
+
+/**
+ * `createErrorFormatter` for an error that no Apollo request pipeline formats (the WebSocket's): as Apollo hands errors
+ * to `formatError`, an error with no code is INTERNAL_SERVER_ERROR (a resolver's own, a non-null field that failed),
+ * so that it is logged and, in production, masked rather than sent as it was thrown; `http`, which only an HTTP answer
+ * uses, is left out.
+ */
+export function createGraphQLErrorFormatter(logger: Logger, production: boolean): (error: GraphQLError) => GraphQLFormattedError {
+  const formatError = createErrorFormatter(logger, production);
+  return (error) => {
+    const { http: _http, ...extensions } = error.extensions ?? {};
+    return formatError({ ...error.toJSON(), extensions: { code: INTERNAL, ...extensions } }, error);
+  };
+}
+
+function formatterOf(logger: Logger, production: boolean) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
     if (original instanceof ClientError) {

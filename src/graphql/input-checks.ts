@@ -1,4 +1,3 @@
-import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import {
   getArgumentValues,
   GraphQLError,
@@ -19,7 +18,6 @@ import {
   type ValidationRule,
 } from "graphql";
 import { statusOf, type ErrorCode } from "../error-codes";
-import { memoizeByOperation } from "./operation-memo";
 import { fragmentsOf } from "./selection";
 import type { CoercedVariables } from "./variables";
 
@@ -67,28 +65,13 @@ class MalformedInputError extends GraphQLError {
 const ENTITY_KEYS = ["id", "databaseId"] as const;
 
 /**
- * Refuses, before any resolver runs, what graphql-js and @apollo/subgraph would otherwise pass on or fail as
- * internal errors: a null reaching a non-null argument of a field or directive (a nullable variable with a
- * default, sent as null, is null, as the spec says: `book(id: $i)` with `$i: ID = "2"`, or `@include(if: $x)`),
- * and `_entities` representations that are not an object naming an entity type and one of its keys as a string.
- * Checked once per query text, operation and variable values.
+ * The first input of `operation` (and the fragments it may spread) that execution would trip over with these coerced
+ * variables, which the pipeline (pipeline.ts) refuses before any resolver runs: what graphql-js and @apollo/subgraph
+ * would otherwise pass on or fail as internal errors, a null reaching a non-null argument of a field or directive (a
+ * nullable variable with a default, sent as null, is null, as the spec says: `book(id: $i)` with `$i: ID = "2"`, or
+ * `@include(if: $x)`), and `_entities` representations that are not an object naming an entity type and one of its
+ * keys as a string.
  */
-export function inputCheckPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
-  const problemOf = memoizeByOperation(({ schema, document, request }, operation) =>
-    inputProblem(schema, document, operation, request.variables ?? {}),
-  );
-  const listener: GraphQLRequestListener<TContext> = {
-    async didResolveOperation(requestContext) {
-      const { operation } = requestContext;
-      const problem = operation && problemOf(requestContext, operation);
-      if (problem) throw problem;
-    },
-  };
-  const ready = Promise.resolve(listener);
-  return { requestDidStart: () => ready };
-}
-
-/** The first input of `operation` (and the fragments it may spread) that execution would trip over with these coerced variables. */
 export function inputProblem(
   schema: GraphQLSchema,
   document: DocumentNode,

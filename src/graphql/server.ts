@@ -14,7 +14,7 @@ import type { Logger } from "pino";
 import { callerOfRequests } from "../auth/principal";
 import type { VerifyShopper } from "../auth/shoppers";
 import type { ConfiguredToken } from "../auth/tokens";
-import { trustedDocumentsPlugin, type TrustedDocuments } from "../auth/trusted-documents";
+import type { TrustedDocuments } from "../auth/trusted-documents";
 import {
   DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -30,19 +30,17 @@ import { createServerMetrics, type ServerMetrics } from "../observability/metric
 import { countDatabaseCommands, requestContextHook } from "../observability/request-context";
 import { operationalRoutes } from "../observability/operational-routes";
 import { requestLogPlugin } from "../observability/request-log-plugin";
-import { accessPlugin } from "./access";
 import { embeddedBuyersPlugin } from "./embedded-buyers";
 import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
 import { countOutliers } from "../sales/stats";
 import { createServerState, releaseServicesPlugin, type GraphQLContext } from "./context";
 import { createErrorFormatter } from "./errors";
 import { MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestErrors, requestTimeLimit, undecompressable } from "./limits/http";
-import { inputCheckPlugin, operationTransportRule } from "./input-checks";
 import { createClientBudget, type ClientBudget } from "./limits/client-budget";
-import { armorProtection, costLimitPlugin, parseOptions, REQUEST_LIMITS } from "./limits/operation";
+import { parseOptions, REQUEST_LIMITS } from "./limits/operation";
+import { operationPipelinePlugin, validationRules } from "./pipeline";
 import { compiledSchema, schema } from "./schema";
 import { compiledExecution } from "./compiled-execution";
-import { coercedVariablesPlugin } from "./variables";
 import { graphqlHandler } from "./http-handler";
 import { serveSubscriptions } from "./subscriptions";
 
@@ -108,7 +106,6 @@ export function createApolloServer(
 ) {
   const drain = httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer })] : [];
   if (drainSubscriptions) drain.push(drainSubscriptions);
-  const armor = armorProtection(production);
   // Chosen here rather than by Apollo, which decides from NODE_ENV alone.
   const landingPage = production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault();
   return new ApolloServer<GraphQLContext>({
@@ -121,7 +118,8 @@ export function createApolloServer(
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
     formatError: createErrorFormatter(logger, production),
     parseOptions,
-    validationRules: [...armor.validationRules, operationTransportRule("http")],
+    // The pipeline's rules for HTTP (pipeline.ts), after graphql-js's own, as the WebSocket validates with them.
+    validationRules: validationRules("http"),
     // Off by default; said here because one batch of many operations would slip past every per-request limit.
     allowBatchedHttpRequests: false,
     // A GET runs only queries (Apollo answers a mutation by GET with 405), and no credential rides along on its
@@ -131,19 +129,15 @@ export function createApolloServer(
     plugins: [
       ...drain,
       landingPage,
-      // Before anything reads the document: for a token held to trusted documents, it is the manifest's.
-      trustedDocumentsPlugin<GraphQLContext>(trustedDocuments),
-      // Before every check that reads the variables, and so before execution: all of them read the coerced values.
-      coercedVariablesPlugin<GraphQLContext>(),
-      ...armor.plugins,
-      // Before the cost and access checks, which leave to it the input they cannot weigh.
-      inputCheckPlugin<GraphQLContext>(),
-      // A heavy request waits at most half its time limit for its turn, leaving it the other half to run.
-      costLimitPlugin<GraphQLContext>(
-        { laneWaitMs: requestTimeoutMs / 2, ...(budget && { charge: budget.charge, clientOf: budget.clientOf }) },
-        (context, weight) => context.weigh(weight),
-      ),
-      accessPlugin<GraphQLContext>(),
+      // The operation pipeline (pipeline.ts): trusted documents before Apollo parses, then the variables coerced once,
+      // the input, weight and scopes, the client's budget and the heavy lane, before any other plugin reads the
+      // variables. A heavy request waits at most half its time limit for its turn, leaving it the other half to run.
+      operationPipelinePlugin<GraphQLContext>({
+        trustedDocuments,
+        laneWaitMs: requestTimeoutMs / 2,
+        ...(budget && { charge: budget.charge, clientOf: budget.clientOf }),
+        weighed: (context, weight) => context.weigh(weight),
+      }),
       embeddedBuyersPlugin<GraphQLContext>(),
       ...cachingPlugins<GraphQLContext>(caching),
       requestLogPlugin<GraphQLContext>(logger, metrics, (context) => context.purchases.writeSizes),

@@ -6,24 +6,17 @@ import type { ApolloServerPlugin } from "@apollo/server";
 import {
   createSourceEventStream,
   execute,
-  getOperationAST,
   GraphQLError,
   Kind,
-  parse,
-  specifiedRules,
-  validate,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
-  type GraphQLFormattedError,
   type OperationDefinitionNode,
 } from "graphql";
 import { MessageType, type SubscribePayload } from "graphql-ws";
 import { useServer } from "graphql-ws/use/ws";
-import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
 import { WebSocket, WebSocketServer } from "ws";
-import { accessRefusal, operationScopes } from "./access";
 import { authenticate, type Principal } from "../auth/principal";
 import type { VerifyShopper } from "../auth/shoppers";
 import type { ConfiguredToken } from "../auth/tokens";
@@ -32,19 +25,10 @@ import type { ApiSettings, SubscriptionSettings } from "../config";
 import type { ErrorCode } from "../error-codes";
 import { ClientError } from "../errors";
 import type { GraphQLContext, ServerState } from "./context";
-import { createErrorFormatter } from "./errors";
-import { inputProblem, operationTransportRule } from "./input-checks";
+import { createGraphQLErrorFormatter } from "./errors";
 import { MAX_JSON_DEPTH, nestsDeeperThan, tooDeepJson } from "./limits/http";
 import { boundedSocketClass } from "./limits/socket-bounds";
-import {
-  armorProtection,
-  operationWeight,
-  parseOptions,
-  REFUSED_DOCUMENTS,
-  REQUEST_LIMITS,
-  RequestLimitError,
-  weightRefusal,
-} from "./limits/operation";
+import { REQUEST_LIMITS } from "./limits/operation";
 import { clientAddressOf } from "./limits/client-address";
 import { DEBT_WAIT_MS, type BudgetClient, type ClientBudget } from "./limits/client-budget";
 import { ANONYMOUS_OPERATION, type ServerMetrics } from "../observability/metrics";
@@ -55,7 +39,8 @@ import { compileOperation, type CompiledOperation } from "./compiled-execution";
 import { KeepAlive, type SocketTraffic } from "./keep-alive";
 import { fragmentsOf } from "./selection";
 import { SharedExecutions, type NextFrames, type SubscriberLog } from "./shared-executions";
-import { coerceVariables, type CoercedVariables } from "./variables";
+import { chargeOf, createOperationChecks, operationOf, parsedDocuments, type Charge } from "./pipeline";
+import type { CoercedVariables } from "./variables";
 
 export interface SubscriptionServerOptions {
   settings: ApiSettings;
@@ -117,8 +102,10 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     // Every frame written to a socket counts against its bound of unread bytes (socket-bounds.ts).
     WebSocket: boundedSocketClass(limits.unsentBytesPerConnection),
   });
-  const format = formatterFor(options);
-  const checkOperation = operationChecker(options.production);
+  // The one formatter of both transports (errors.ts), and the pipeline's parsing, validation and checks (pipeline.ts).
+  const format = createGraphQLErrorFormatter(logger, options.production);
+  const documentOf = parsedDocuments(schema, "websocket");
+  const checks = createOperationChecks();
   // Ours, not useServer's (given 0 below): it pings only the sockets that carried nothing for an interval.
   const keepAlive = new KeepAlive(webSocketServer, limits.subscriptionKeepAliveSeconds * 1000);
   const clientAddress = clientAddressOf(options.trustedProxies);
@@ -131,7 +118,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
    * behind the storefront's proxy let 1,466 sockets in with the limit at 100 (issue 51): each visitor is its address.
    */
   async function connectionRefusal(principal: Principal, address: string, client: BudgetClient | undefined): Promise<string | undefined> {
-    const debt = client && options.budget?.debtOf(client);
+    const debt = client && (await options.budget?.debtOf(client));
     if (debt !== undefined) {
       // Held as a client in debt's HTTP request is (client-budget.ts): an attacker that opened its socket again as soon as it
       // was closed had 2,942 connections refused in 3 s, each an upgrade and a refusal of the API's CPU. Held, it opens one
@@ -157,32 +144,47 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     payload: SubscribePayload,
   ): Promise<ExecutionArgs | readonly GraphQLError[]> {
     // A client in debt is refused before its message is parsed, as its HTTP requests are before their body is read.
-    const debt = connection.client && options.budget?.debtOf(connection.client);
+    const debt = connection.client && (await options.budget?.debtOf(connection.client));
     if (debt !== undefined) {
       socket.close(TRY_AGAIN_LATER, overBudget(debt));
       return [refusal("RATE_LIMITED", overBudget(debt))];
     }
     const refused = subscriptionRefusal(operations, payload);
     if (refused) return paidRefusal(connection, refused);
+    // The pipeline's steps (pipeline.ts), as HTTP's plugin takes them: the document the caller may run, parsed and
+    // validated with the same rules (and refused unless it is a subscription), then its variables, input, weight and scopes.
     // graphql-ws requires `query` to be a string, and Apollo Client's GraphQLWsLink sends the full text beside the hash:
     // with a hash, that text is never parsed (the manifest's document runs); without one, a text is a document of its own.
     const sentDocument = payload.query !== "" && payload.extensions?.persistedQuery === undefined;
     const trusted = trustedDocumentOf(connection.principal, options.trustedDocuments, sentDocument, payload.extensions);
     if (trusted && "refusal" in trusted) return paidRefusal(connection, [trusted.refusal]);
     const query = trusted ? trusted.document : payload.query;
-    const checked = checkOperation({ ...payload, query }, connection.principal);
-    if ("errors" in checked) return paidRefusal(connection, checked.errors);
+    const parsed = documentOf(query);
+    if ("errors" in parsed) return paidRefusal(connection, parsed.errors);
+    const { document } = parsed;
+    const operation = operationOf(document, payload.operationName);
+    if (operation instanceof GraphQLError) return paidRefusal(connection, [operation]);
+    // Coerced once, as over HTTP: the checks, the shared execution's key and the execution all read these values.
+    const checked = checks.check({
+      schema,
+      document,
+      operation,
+      queryKey: query,
+      variables: payload.variables,
+      principal: connection.principal,
+    });
+    if ("refusal" in checked) return paidRefusal(connection, [checked.refusal]);
     // A heavy subscription pays its documents as a heavy HTTP request does (light ones, as over HTTP, pay nothing).
-    const unpaid = connection.client && (await options.budget?.chargeClient(connection.client, checked.documents, false));
+    const unpaid = await pay(connection, chargeOf("websocket", checked));
     if (unpaid) return [unpaid];
     const unavailable = await options.server.live.unavailable();
     if (unavailable) return [clientRefusal(unavailable)];
     subscriptions += 1;
-    const field = rootFieldName(checked.document, checked.operation);
+    const field = rootFieldName(document, operation);
     const start: SubscriptionStart = {
       id,
       connection,
-      operationName: checked.operation.name?.value ?? ANONYMOUS_OPERATION,
+      operationName: operation.name?.value ?? ANONYMOUS_OPERATION,
       // The same text, operation and variables resolve to the same values for everyone allowed to subscribe.
       shared: CONFLATED_FIELDS.has(field)
         ? {
@@ -195,7 +197,7 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
     // No context yet: one is built for each value resolved, and none is held while the subscriber waits.
     return {
       schema,
-      document: checked.document,
+      document,
       operationName: payload.operationName,
       variableValues: checked.variables,
       contextValue: undefined,
@@ -231,8 +233,13 @@ export function serveSubscriptions(httpServer: http.Server, options: Subscriptio
    * client's next subscription closes its connection.
    */
   async function paidRefusal(connection: Connection, errors: readonly GraphQLError[]): Promise<readonly GraphQLError[]> {
-    const unpaid = connection.client && (await options.budget?.chargeClient(connection.client, REFUSED_DOCUMENTS, true));
+    const unpaid = await pay(connection, chargeOf("websocket", { refusal: errors[0]!, overLimits: false }));
     return unpaid ? [unpaid] : errors;
+  }
+
+  /** Pays a charge from the connection's client's budget; the refusal (RATE_LIMITED) when it cannot. */
+  async function pay(connection: Connection, charge: Charge | undefined) {
+    return charge && connection.client && (await options.budget?.chargeClient(connection.client, charge.documents, charge.overLimits));
   }
 
   const shared = new SharedExecutions({
@@ -440,74 +447,6 @@ function refusal(code: ErrorCode, message: string): GraphQLError {
 
 function clientRefusal(error: ClientError): GraphQLError {
   return new GraphQLError(error.message, { originalError: error, extensions: { code: error.code, ...error.extensions() } });
-}
-
-/** How many distinct subscription texts stay parsed and validated. */
-const VALID_DOCUMENTS = 1_000;
-
-/**
- * The checks every HTTP operation passes, for a subscription: parsed within the token limit, validated
- * with the same rules (and refused unless it is a subscription), then its input, cost and scopes. The
- * document, or the errors to answer with, each with its code.
- */
-function operationChecker(production: boolean) {
-  const rules = [...specifiedRules, ...armorProtection(production).validationRules, operationTransportRule("websocket")];
-  // Thousands of storefront pages send the same few texts: parsed and validated once each, one document is held for all.
-  const valid = new LRUCache<string, DocumentNode>({ max: VALID_DOCUMENTS });
-  return (
-    payload: SubscribePayload,
-    principal: Principal,
-  ):
-    | { document: DocumentNode; operation: OperationDefinitionNode; variables: CoercedVariables; documents: number }
-    | { errors: GraphQLError[] } => {
-    let document = valid.get(payload.query);
-    if (!document) {
-      try {
-        document = parse(payload.query, parseOptions);
-      } catch (error) {
-        return { errors: [coded(error as GraphQLError, "GRAPHQL_PARSE_FAILED")] };
-      }
-      const invalid = validate(schema, document, rules);
-      if (invalid.length > 0) return { errors: invalid.map((error) => coded(error, "GRAPHQL_VALIDATION_FAILED", production)) };
-      valid.set(payload.query, document);
-    }
-    const operation = getOperationAST(document, payload.operationName);
-    if (!operation) {
-      return { errors: [refusal("OPERATION_RESOLUTION_FAILURE", "No operation to run: name one of the document's operations.")] };
-    }
-    // Coerced once, as over HTTP: the checks, the shared execution's key and the execution all read these values.
-    const coerced = coerceVariables(schema, operation, payload.variables);
-    if ("refusal" in coerced) return { errors: [coerced.refusal] };
-    const { variables } = coerced;
-    const weight = operationWeight(schema, document, operation, variables);
-    const refused =
-      inputProblem(schema, document, operation, variables) ??
-      weightRefusal(weight) ??
-      accessRefusal(principal, operationScopes(schema, document, operation, variables));
-    // The documents it weighs, which its client's budget pays as an HTTP request's (client-budget.ts).
-    return refused ? { errors: [refused] } : { document, operation, variables, documents: weight?.documents ?? 0 };
-  };
-}
-
-/** A request limit keeps its own code, as over HTTP; any other parse or validation error takes `code`. */
-function coded(error: GraphQLError, code: ErrorCode, production = false): GraphQLError {
-  if (error instanceof RequestLimitError) return error;
-  // As armor's blockFieldSuggestion does over HTTP: "Did you mean ...?" would reveal the schema field by field.
-  const message = production ? error.message.replace(/Did you mean ".+"\?/g, "[Suggestion hidden]").trim() : error.message;
-  return new GraphQLError(message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
-}
-
-/**
- * Errors as HTTP answers show them, with their codes; `http`, which only an HTTP answer uses, is left out. An error
- * with no code (a resolver's own, a non-null field that failed) is INTERNAL_SERVER_ERROR, as Apollo makes it over HTTP,
- * so that it is logged and, in production, masked rather than sent as it was thrown.
- */
-function formatterFor({ logger, production }: SubscriptionServerOptions): (error: GraphQLError) => GraphQLFormattedError {
-  const formatError = createErrorFormatter(logger, production);
-  return (error) => {
-    const { http: _http, ...extensions } = error.extensions ?? {};
-    return formatError({ ...error.toJSON(), extensions: { code: "INTERNAL_SERVER_ERROR" satisfies ErrorCode, ...extensions } }, error);
-  };
 }
 
 /** Each subscription text's operations, compiled once for all who subscribe with it (the checker holds one document per text). */

@@ -1,4 +1,3 @@
-import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import { getVariableValues, GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
 import { statusOf, type ErrorCode } from "../error-codes";
 
@@ -31,25 +30,4 @@ export function coerceVariables(
       extensions: { code: CODE, http: { status: statusOf(CODE) } },
     }),
   };
-}
-
-/**
- * Replaces each HTTP request's variables with their coerced values before any check reads them, or refuses the
- * request. First among the plugins that check an operation: Apollo calls every plugin's `didResolveOperation` in
- * the order of its plugin list, one after the other within the same turn (its pipeline maps them into a
- * `Promise.all`), so this one, which does its work without awaiting, has replaced them before the next is called;
- * a refusal here answers the request, whatever the later checks make of what they are then handed.
- */
-export function coercedVariablesPlugin<TContext extends object>(): ApolloServerPlugin<TContext> {
-  const listener: GraphQLRequestListener<TContext> = {
-    didResolveOperation({ schema, operation, request }) {
-      if (!operation) return Promise.resolve();
-      const coerced = coerceVariables(schema, operation, request.variables);
-      if ("refusal" in coerced) return Promise.reject(coerced.refusal);
-      request.variables = coerced.variables;
-      return Promise.resolve();
-    },
-  };
-  const ready = Promise.resolve(listener);
-  return { requestDidStart: () => ready };
 }

@@ -182,7 +182,7 @@ async function runThroughAdapter(testCase: Case, executor: Executor = compiled):
   const { query, variables, operationName } = testCase;
   const document = parse(query);
   const operation = getOperationAST(document, operationName);
-  // As Apollo's pipeline hands them on, coerced by coercedVariablesPlugin: every case's variables coerce.
+  // As Apollo's pipeline hands them on, coerced by the operation pipeline: every case's variables coerce.
   const coerced = operation ? coerceVariables(schema, operation, variables) : undefined;
   if (coerced && "refusal" in coerced) throw coerced.refusal;
   const request = {
