@@ -46,10 +46,10 @@ async function connect(server: RunningServer, visitor: string, token: TokenSpec 
   const messages = messagesOf(socket);
   await once(socket, "open");
   socket.send(JSON.stringify({ type: "connection_init" }));
-  const outcome = await Promise.race([
-    until(() => messages.some((message) => message.type === "connection_ack")).then(() => "ack"),
-    closed,
-  ]);
+  // Waits for whichever comes first, and stops polling once the socket is closed: a poll left running kept jest alive.
+  const acked = () => messages.some((message) => message.type === "connection_ack");
+  await until(() => acked() || socket.readyState === WebSocket.CLOSED);
+  const outcome = acked() ? "ack" : await closed;
   return { socket, messages, closed, outcome };
 }
 
