@@ -2,7 +2,7 @@ import autocannon from "autocannon";
 import type { Db } from "mongodb";
 import pino from "pino";
 import { DEFAULT_PURCHASE_BATCH_MAX, type OutlierSettings } from "../../src/config";
-import { startHttpServer, type RunningServer } from "../../src/graphql/server";
+import { startHttpServer, type RunningServer } from "../../src/graphql/transport/server";
 
 /** The HTTP kit the scenarios share: a request's body, one request, a load, and the API in the bench's own process. */
 

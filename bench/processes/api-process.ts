@@ -1,7 +1,7 @@
 import pino from "pino";
 import { readConfig } from "../../src/config";
 import { connectToDatabase } from "../../src/db/connection";
-import { startHttpServer } from "../../src/graphql/server";
+import { startHttpServer } from "../../src/graphql/transport/server";
 
 /**
  * The API alone in a process of its own, as production runs it (command monitoring on, since

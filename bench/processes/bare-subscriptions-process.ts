@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { WebSocketServer, type WebSocket } from "ws";
 import { connectToDatabase } from "../../src/db/connection";
 import { salesCollection } from "../../src/sales/documents";
-import { ChangeFeed } from "../../src/sales/live/change-feed";
+import { ChangeFeed } from "../../src/graphql/live/change-feed";
 
 /**
  * The subscriber benchmark's baseline, in a process of its own as the API is: the product's change feed (one

@@ -1,6 +1,6 @@
 import type { Db, Document, MongoClient } from "mongodb";
 import type { OutlierSettings } from "../../src/config";
-import { customerCursor } from "../../src/graphql/cursors";
+import { customerCursor } from "../../src/graphql/schema/cursors";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
 import { createIndexes, indexLabel } from "../../src/db/indexes";
 import { insertBooksWithPurchases, type BookWithPurchases, type BulkProgress } from "../../src/maintenance/bulk";

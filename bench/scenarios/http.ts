@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import type autocannon from "autocannon";
 import type { OutlierSettings } from "../../src/config";
-import { customerCursor } from "../../src/graphql/cursors";
+import { customerCursor } from "../../src/graphql/schema/cursors";
 import { customerId, customerIds, seedBook } from "../kit/catalog";
 import { graphql, load, post, withServer, type Scenario } from "../kit/http";
 import { bookViolations } from "../kit/invariants";

@@ -2,7 +2,7 @@ import { startOfflineServer } from "@bookstore/offline-mongo";
 import type { MongoClient } from "mongodb";
 import type { OutlierSettings } from "../../src/config";
 import { connectToDatabase } from "../../src/db/connection";
-import { customerCursor } from "../../src/graphql/cursors";
+import { customerCursor } from "../../src/graphql/schema/cursors";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
 import { SHARD_KEYS } from "../../src/sales/shard-keys";
 import { graphql, post, withServer } from "../kit/http";

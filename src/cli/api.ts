@@ -7,7 +7,7 @@ import { StartupError } from "../errors";
 import { createLogger, type Logger } from "../logger";
 import { DEMO_CATALOG, catalogSize, loadCatalog } from "../maintenance/demo-catalog";
 import { ensureSalesIndexes } from "../sales/indexes";
-import { startHttpServer, type RunningServer } from "../graphql/server";
+import { startHttpServer, type RunningServer } from "../graphql/transport/server";
 import { stopTracing } from "../observability/tracing";
 import { startDevIssuer } from "../auth/dev-issuer";
 import { shopperVerifier, type VerifyShopper } from "../auth/shoppers";

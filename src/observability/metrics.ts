@@ -1,9 +1,9 @@
-import type { CacheBreakerState, CacheObservers } from "../graphql/caching";
-import type { InterpretedReason } from "../graphql/compiled-execution";
+import type { CacheBreakerState, CacheObservers } from "../graphql/caching/caching";
+import type { InterpretedReason } from "../graphql/execution/compiled-execution";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PurchaseStorage } from "../sales/documents";
-import type { LiveField, LiveSalesObservers } from "../sales/live/live-sales";
-import type { RestartReason } from "../sales/live/change-feed";
+import type { LiveField, LiveSalesObservers } from "../graphql/live/live-sales";
+import type { RestartReason } from "../graphql/live/change-feed";
 import { isOperationLabel } from "./operation-names";
 
 /** One server's metrics, in a registry of its own so that several servers can run in one process. */

@@ -4,7 +4,7 @@ import { networkInterfaces } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { print } from "graphql";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestApi, type ExecutionResult, type TestApi } from "../support/api";
 import { openTestDatabase } from "../support/database";
 import { customers, RECORD_PURCHASE, seedBook, storedPurchases } from "../support/factories";

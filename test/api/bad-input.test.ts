@@ -1,4 +1,4 @@
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, idOrderCursor, seedBook, storedPurchases } from "../support/factories";
 import { errorCodes, getUrl, send, type HttpAnswer, startTestHttpServer } from "../support/http";

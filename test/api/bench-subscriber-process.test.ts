@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { SubscriberReport, SubscriberWrites } from "../../bench/processes/subscriber-process";
 import { valueKey, type MixBooks } from "../../bench/scenarios/subscriber-mix";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { seedBook } from "../support/factories";
 import { postOperation, startTestHttpServer } from "../support/http";

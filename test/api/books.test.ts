@@ -2,8 +2,8 @@ import { graphql } from "../__generated__";
 import type { BooksWindowQuery } from "../__generated__/graphql";
 import { useTestApi } from "../support/api";
 import { addBook, customers, idOrderCursor, seedBook } from "../support/factories";
-import * as cursors from "../../src/graphql/cursors";
-import { customerCursor } from "../../src/graphql/cursors";
+import * as cursors from "../../src/graphql/schema/cursors";
+import { customerCursor } from "../../src/graphql/schema/cursors";
 import { salesCollection } from "../../src/sales/documents";
 
 const asEdge = (id: string) => ({ node: { id } });

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { customerCursor } from "../../src/graphql/cursors";
+import { customerCursor } from "../../src/graphql/schema/cursors";
 import { graphql } from "../__generated__";
 import type { WindowBothWaysQuery } from "../__generated__/graphql";
 import { useTestApi } from "../support/api";
@@ -7,7 +7,7 @@ import { addBook, customers, recordPurchases } from "../support/factories";
 
 /**
  * `books` reads each book with only as many embedded buyers as the selected `customersPurchased`
- * windows need, a number `graphql/selection.ts` works out from the selection; `book(id:)` reads the
+ * windows need, a number `graphql/schema/selection.ts` works out from the selection; `book(id:)` reads the
  * whole book. If the two rules drifted apart, a window read with the books would silently show too
  * few buyers or wrong positions. So any window, read both ways, must come out the same.
  */

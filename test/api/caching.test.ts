@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readConfig } from "../../src/config";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, withCommandCount, type TestDatabase } from "../support/database";
 import { customers, seedBook, storedPurchases } from "../support/factories";
 import { errorCodes, getUrl, postOperation, send, startTestHttpServer, type HttpAnswer } from "../support/http";

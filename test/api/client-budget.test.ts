@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { REFUSALS_PER_WINDOW } from "../../src/graphql/limits/client-budget";
 import { REFUSED_DOCUMENTS, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
 import { openTestDatabase, type TestDatabase } from "../support/database";

@@ -3,7 +3,7 @@ import { ApolloClient, gql, HttpLink, InMemoryCache, type TypePolicies } from "@
 import { PersistedQueryLink } from "@apollo/client/link/persisted-queries";
 import { relayStylePagination } from "@apollo/client/utilities";
 import { cacheExchange, Client, fetchExchange } from "@urql/core";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { startTestHttpServer } from "../support/http";

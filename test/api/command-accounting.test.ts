@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import pino from "pino";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { startTestHttpServer } from "../support/http";

@@ -1,7 +1,7 @@
 import type { Document } from "mongodb";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { createBook } from "../../src/sales/books";
 import { TEST_SETTINGS } from "../support/api";
 import { openTestDatabase, type TestDatabase } from "../support/database";

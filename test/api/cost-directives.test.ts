@@ -1,7 +1,7 @@
 import { getNamedType, isLeafType, isObjectType } from "graphql";
-import { bookGlobalId } from "../../src/graphql/global-ids";
+import { bookGlobalId } from "../../src/graphql/schema/global-ids";
 import { COMMAND_COST, readFieldCosts, type Coordinate } from "../../src/graphql/limits/field-costs";
-import { schema } from "../../src/graphql/schema";
+import { schema } from "../../src/graphql/schema/schema";
 import { SALES_STATS_COMMANDS } from "../../src/sales/stats";
 import { useTestApi } from "../support/api";
 import { customers, seedBook } from "../support/factories";

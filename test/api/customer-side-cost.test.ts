@@ -1,7 +1,7 @@
 import type { Document } from "mongodb";
 import { graphql } from "../__generated__";
 import { useTestApi } from "../support/api";
-import { customerCursor } from "../../src/graphql/cursors";
+import { customerCursor } from "../../src/graphql/schema/cursors";
 import { customers, seedBook } from "../support/factories";
 
 /**

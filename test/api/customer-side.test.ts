@@ -2,7 +2,7 @@ import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { toGlobalId } from "graphql-relay";
 import { graphql } from "../__generated__";
 import { openTestApi, type TestApi } from "../support/api";
-import { bookGlobalId, customerGlobalId } from "../../src/graphql/global-ids";
+import { bookGlobalId, customerGlobalId } from "../../src/graphql/schema/global-ids";
 import { parseBookId } from "../../src/sales/book-ids";
 import type { AlsoBoughtQuery, BoughtAcrossListingQuery, PurchaseHistoryQuery } from "../__generated__/graphql";
 import { customers, seedBook } from "../support/factories";

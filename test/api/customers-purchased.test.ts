@@ -1,6 +1,6 @@
 import { graphql } from "../__generated__";
 import { openTestApi, useTestApi } from "../support/api";
-import { customerCursor } from "../../src/graphql/cursors";
+import { customerCursor } from "../../src/graphql/schema/cursors";
 import { customers, customersPage, readAllCustomers, recordPurchases, seedBook } from "../support/factories";
 
 const api = useTestApi();

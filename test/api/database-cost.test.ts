@@ -1,9 +1,9 @@
 import { getOperationAST, parse } from "graphql";
 import { MongoClient } from "mongodb";
-import { bookGlobalId } from "../../src/graphql/global-ids";
+import { bookGlobalId } from "../../src/graphql/schema/global-ids";
 import { operationWeight, REQUEST_LIMITS } from "../../src/graphql/limits/operation";
-import { schema } from "../../src/graphql/schema";
-import type { RunningServer } from "../../src/graphql/server";
+import { schema } from "../../src/graphql/schema/schema";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { REQUEST_ID_HEADER } from "../../src/observability/request-context";
 import { WINDOWS_PER_READ } from "../../src/sales/loaders";
 import { MIN_POOL_MS, requestPoolShare } from "../../src/sales/pool-share";

@@ -1,5 +1,5 @@
 import { MongoClient } from "mongodb";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestApi, type TestApi } from "../support/api";
 import { addBook } from "../support/factories";
 import { errorCodes, send, startTestHttpServer } from "../support/http";

@@ -1,7 +1,7 @@
 import { buildSchema } from "graphql";
 import { COMMAND_COST, readFieldCosts } from "../../src/graphql/limits/field-costs";
-import { schema } from "../../src/graphql/schema";
-import type { RunningServer } from "../../src/graphql/server";
+import { schema } from "../../src/graphql/schema/schema";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { errorCodes, send, startTestHttpServer } from "../support/http";

@@ -1,11 +1,11 @@
 import { get } from "node:http";
 import { gzipSync } from "node:zlib";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { answerOf, errorCodes, send, startTestHttpServer } from "../support/http";
 
-// Issue 39: the API serves Apollo Server through its own small handler (src/graphql/http-handler.ts) instead of
+// Issue 39: the API serves Apollo Server through its own small handler (src/graphql/transport/http-handler.ts) instead of
 // @as-integrations/express5, and on Fastify instead of Express since; what a client sees of an answer stays what
 // the integration on Express gave.
 

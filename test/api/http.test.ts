@@ -1,7 +1,7 @@
 import { MongoClient } from "mongodb";
 import { StorefrontClient } from "../../examples/storefront/client";
-import type { RunningServer } from "../../src/graphql/server";
-import { bookGlobalId } from "../../src/graphql/global-ids";
+import type { RunningServer } from "../../src/graphql/transport/server";
+import { bookGlobalId } from "../../src/graphql/schema/global-ids";
 import { startTestHttpServer } from "../support/http";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";

@@ -1,6 +1,6 @@
 import http from "node:http";
 import { setTimeout } from "node:timers/promises";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { startTestHttpServer } from "../support/http";

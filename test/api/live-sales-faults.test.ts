@@ -2,7 +2,7 @@ import type { Db } from "mongodb";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../src/config";
 import { driverTimeouts, openDatabase, type LiveDatabase } from "../../src/db/connection";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { recordPurchase } from "../../src/sales/purchases";
 import { captureLog } from "../support/captured-log";
 import { openTestDatabase, type TestDatabase } from "../support/database";

@@ -2,7 +2,7 @@ import { startOfflineServer, type RunningOfflineServer } from "@bookstore/offlin
 import { MongoClient, type Db } from "mongodb";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../src/config";
 import { driverTimeouts, openDatabase, type LiveDatabase } from "../../src/db/connection";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { createBook } from "../../src/sales/books";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
 import { recordPurchase } from "../../src/sales/purchases";

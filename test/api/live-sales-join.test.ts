@@ -1,6 +1,6 @@
 import type { Document } from "mongodb";
 import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { namedApplication } from "../support/application-name";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";

@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, stringifyMessage } from "graphql-ws";
 import WebSocket from "ws";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { parseBookId } from "../../src/sales/book-ids";
 import { salesCollection } from "../../src/sales/documents";
 import { openTestDatabase, type TestDatabase } from "../support/database";

@@ -2,7 +2,7 @@ import type { Socket } from "node:net";
 import type { Client } from "graphql-ws";
 import type WebSocket from "ws";
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from "../../src/config";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { parseBookId } from "../../src/sales/book-ids";
 import { salesCollection } from "../../src/sales/documents";
 import { openTestDatabase, type TestDatabase } from "../support/database";

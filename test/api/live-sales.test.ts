@@ -1,4 +1,4 @@
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { captureLog } from "../support/captured-log";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook, storedPurchases } from "../support/factories";

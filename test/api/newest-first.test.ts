@@ -1,7 +1,7 @@
 import { graphql } from "../__generated__";
 import type { BuyersBothWaysQueryVariables, CatalogBothWaysQueryVariables } from "../__generated__/graphql";
 import { openTestApi, useTestApi, type TestApi } from "../support/api";
-import { customerCursor } from "../../src/graphql/cursors";
+import { customerCursor } from "../../src/graphql/schema/cursors";
 import { extraSalesCollection, salesCollection } from "../../src/sales/documents";
 import { customers, readAllCustomers, seedBook } from "../support/factories";
 

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { send, startTestHttpServer } from "../support/http";
 import { subscribe, subscriptionClient } from "../support/subscriptions";
 import { bearer, configuredTokens, tokenSpec, type TokenSpec } from "../support/tokens";
 
-// HTTP and the WebSocket take one operation pipeline (src/graphql/pipeline.ts): the same operation, refused or run,
+// HTTP and the WebSocket take one operation pipeline (src/graphql/execution/pipeline.ts): the same operation, refused or run,
 // gets the same answer on both, its code and message alike. HTTP serves queries and the WebSocket subscriptions, so
 // each case is a query and a subscription that differ only in their root field, aliased alike.
 

@@ -5,7 +5,7 @@ import pino from "pino";
 import type { OutlierSettings } from "../../src/config";
 import { driverTimeouts, openDatabase, type LiveDatabase } from "../../src/db/connection";
 import { startOfflineServer } from "@bookstore/offline-mongo";
-import { startHttpServer, type RunningServer } from "../../src/graphql/server";
+import { startHttpServer, type RunningServer } from "../../src/graphql/transport/server";
 import { repairViolations } from "../../src/maintenance/reconcile/repairs";
 import { findViolations } from "../../src/maintenance/reconcile/scan";
 import { customers, seedBook, storedPurchases } from "../support/factories";

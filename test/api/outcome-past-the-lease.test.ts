@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Document } from "mongodb";
 import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { createBook } from "../../src/sales/books";
 import { claimsCollection } from "../../src/sales/documents";
 import { startApiProcess, type ApiProcess } from "../support/api-process";

@@ -1,5 +1,5 @@
 import { startOfflineServer, type RunningOfflineServer } from "@bookstore/offline-mongo";
-import { customerCursor } from "../../src/graphql/cursors";
+import { customerCursor } from "../../src/graphql/schema/cursors";
 import { SHARD_KEYS } from "../../src/sales/shard-keys";
 import { graphql } from "../__generated__";
 import { openTestApi, type TestApi } from "../support/api";

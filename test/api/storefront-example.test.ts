@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import { once } from "node:events";
 import { StorefrontClient } from "../../examples/storefront/client";
 import { explainFailure, runStorefront } from "../../examples/storefront/run";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook, storedPurchases } from "../support/factories";
 import { startTestHttpServer } from "../support/http";

@@ -1,5 +1,5 @@
 import { StorefrontClient } from "../../examples/storefront/client";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { startTestHttpServer } from "../support/http";

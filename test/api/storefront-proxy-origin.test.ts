@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { readTrustedDocuments } from "../../src/auth/trusted-documents";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { errorCodes, getUrl, send, startTestHttpServer } from "../support/http";

@@ -1,4 +1,4 @@
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { startTestHttpServer } from "../support/http";
@@ -48,7 +48,7 @@ it("coerces a subscription's variables once for its checks, its shared execution
   expect((await sales.next()).data).toEqual({ bookSales: { databaseId: "coerced", purchaseCount: 2 } });
   // The one coercion, then graphql-query-complexity's own (one for each estimate); graphql-js' execution coerces through
   // its own module.
-  expect(callers).toEqual(["src/graphql/variables.ts", "graphql-query-complexity", "graphql-query-complexity"]);
+  expect(callers).toEqual(["src/graphql/execution/variables.ts", "graphql-query-complexity", "graphql-query-complexity"]);
   sales.stop();
   await client.dispose();
 });

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { DEFAULT_SUBSCRIPTION_SETTINGS } from "../../src/config";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { postOperation, startTestHttpServer } from "../support/http";
@@ -8,7 +8,7 @@ import { messagesOf, rawSocket } from "../support/subscriptions";
 import { configuredTokens, tokenSpec } from "../support/tokens";
 
 // The keep-alive as a load balancer sees it: a socket that carries frames is not pinged, an idle one is
-// (src/graphql/keep-alive.ts; test/unit/keep-alive.test.ts has the sweep's rules on a fake clock).
+// (src/graphql/transport/keep-alive.ts; test/unit/keep-alive.test.ts has the sweep's rules on a fake clock).
 const writer = tokenSpec("keep-alive-writer", ["catalog:write"]);
 const BOOK_SALES = `subscription ($ids: [ID!]!) { bookSales(ids: $ids) { databaseId purchaseCount } }`;
 const RECORD = `mutation ($bookId: ID!, $customerId: ID!) { recordPurchase(input: { bookId: $bookId, customerId: $customerId }) { book { purchaseCount } } }`;

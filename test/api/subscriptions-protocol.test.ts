@@ -4,7 +4,7 @@ import { startOfflineServer } from "@bookstore/offline-mongo";
 import { MongoClient } from "mongodb";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "../../src/config";
 import { MAX_JSON_DEPTH } from "../../src/graphql/limits/http";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";

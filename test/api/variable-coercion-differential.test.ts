@@ -9,9 +9,9 @@ import {
   type GraphQLObjectType,
 } from "graphql";
 import { compileQuery, isCompiledQuery } from "graphql-jit";
-import type { RunningServer } from "../../src/graphql/server";
-import { compiledSchema, schema } from "../../src/graphql/schema";
-import { coerceVariables } from "../../src/graphql/variables";
+import type { RunningServer } from "../../src/graphql/transport/server";
+import { compiledSchema, schema } from "../../src/graphql/schema/schema";
+import { coerceVariables } from "../../src/graphql/execution/variables";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { postOperation, startTestHttpServer } from "../support/http";
 

@@ -5,7 +5,7 @@ import { DEBT_WAIT_MS, REFUSALS_PER_WINDOW } from "../../src/graphql/limits/clie
 import { REQUEST_LIMITS } from "../../src/graphql/limits/operation";
 import { currentRequestContext } from "../../src/observability/request-context";
 import { KEYS_PER_READ } from "../../src/sales/loaders";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { TEST_SETTINGS } from "../support/api";
 import { CommandMonitor } from "../support/command-monitor";
 import { examinedBy, openTestDatabase, type TestDatabase } from "../support/database";

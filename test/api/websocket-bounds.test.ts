@@ -3,7 +3,7 @@ import type { ClientRequestArgs } from "node:http";
 import net from "node:net";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "../../src/config";
 import { UNREAD_CLOSE_CODE, unreadReason } from "../../src/graphql/limits/socket-bounds";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { startTestHttpServer } from "../support/http";

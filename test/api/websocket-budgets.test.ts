@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import WebSocket from "ws";
 import { DEFAULT_SUBSCRIPTION_SETTINGS, type SubscriptionSettings } from "../../src/config";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { closeAddressedClients, sendFrom } from "../support/from-address";

@@ -3,7 +3,7 @@ import type { Document } from "mongodb";
 import pino from "pino";
 import type { OutlierSettings } from "../../src/config";
 import { driverTimeouts, openDatabase, type LiveDatabase } from "../../src/db/connection";
-import { startHttpServer, type RunningServer } from "../../src/graphql/server";
+import { startHttpServer, type RunningServer } from "../../src/graphql/transport/server";
 import { createBook } from "../../src/sales/books";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
 import { openTestDatabase, RUN_AND_REPLICA_SET, type TestDatabase } from "../support/database";

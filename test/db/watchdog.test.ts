@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { MongoClient } from "mongodb";
 import { isDatabaseReachable } from "../../src/db/connection";
 import { watchConnection, type ConnectionWatchdog } from "../../src/db/watchdog";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "../support/database";
 import { startTestHttpServer } from "../support/http";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";

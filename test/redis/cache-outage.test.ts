@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import pino from "pino";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../../src/config";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, withCommandCount, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { postOperation, startTestHttpServer, type HttpAnswer } from "../support/http";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, withCommandCount, type TestDatabase } from "../support/database";
 import { customers, seedBook } from "../support/factories";
 import { getUrl, postOperation, send, startTestHttpServer, type HttpAnswer } from "../support/http";

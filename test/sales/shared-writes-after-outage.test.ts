@@ -4,7 +4,7 @@ import type { CommandStartedEvent } from "mongodb";
 import { connectToDatabase, type DatabaseConnection } from "../../src/db/connection";
 import { createBook } from "../../src/sales/books";
 import { ensureSalesIndexes } from "../../src/sales/indexes";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { storedPurchases } from "../support/factories";
 import { errorCodes, send, startTestHttpServer, type HttpAnswer } from "../support/http";
 

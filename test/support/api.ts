@@ -4,8 +4,8 @@ import pino from "pino";
 import { identifyCaller } from "../../src/auth/principal";
 import type { ConfiguredToken } from "../../src/auth/tokens";
 import type { OutlierSettings, PurchaseSharingSettings } from "../../src/config";
-import { createServerState } from "../../src/graphql/context";
-import { createApolloServer } from "../../src/graphql/server";
+import { createServerState } from "../../src/graphql/execution/context";
+import { createApolloServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { track } from "./in-flight";
 

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import pino, { type Logger } from "pino";
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 import { openTestDatabase, type TestDatabase } from "./database";
 import { customers, seedBook } from "./factories";
 import { startTestHttpServer } from "./http";

@@ -1,7 +1,7 @@
 import type { Db } from "mongodb";
 import { parseBookId } from "../../src/sales/book-ids";
 import { insertBooksWithPurchases } from "../../src/maintenance/bulk";
-import { catalogCursor } from "../../src/graphql/cursors";
+import { catalogCursor } from "../../src/graphql/schema/cursors";
 import { catalogBrowseOf } from "../../src/sales/catalog";
 import { extraSalesCollection, salesCollection, type BookId } from "../../src/sales/documents";
 import { findBookViolations } from "../../src/maintenance/reconcile/scan";

@@ -3,7 +3,7 @@ import net, { type AddressInfo } from "node:net";
 import type { GraphQLFormattedError } from "graphql";
 import type { Db } from "mongodb";
 import pino from "pino";
-import { startHttpServer, type RunningServer, type ServerOptions } from "../../src/graphql/server";
+import { startHttpServer, type RunningServer, type ServerOptions } from "../../src/graphql/transport/server";
 import { TEST_SETTINGS } from "./api";
 import { track } from "./in-flight";
 import { bearer, type TokenSpec } from "./tokens";

@@ -1,4 +1,4 @@
-import type { RunningServer } from "../../src/graphql/server";
+import type { RunningServer } from "../../src/graphql/transport/server";
 
 /** One scrape of a server's /metrics: its text, and the value of one sample, e.g. `sample("x_total", 'storage="EMBEDDED"')` (undefined when absent). */
 export interface Scrape {

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { FIELD_SCOPES } from "../../src/graphql/access";
+import { FIELD_SCOPES } from "../../src/graphql/execution/access";
 
 /**
  * SECURITY.md's "Who may do what" and docs/api/access.md say which scope each protected field needs; FIELD_SCOPES
- * (src/graphql/access.ts) is what the API enforces. Their tables once left out three protected fields: each
+ * (src/graphql/execution/access.ts) is what the API enforces. Their tables once left out three protected fields: each
  * table's row for a scope must name exactly that scope's fields, as `Type.field`, and no other row one of them.
  */
 const repository = resolve(__dirname, "../..");

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSchema, getDirectiveValues, getNamedType, isObjectType, type GraphQLField, type GraphQLSchema } from "graphql";
-import { FIELD_SCOPES } from "../../src/graphql/access";
+import { FIELD_SCOPES } from "../../src/graphql/execution/access";
 
 /**
  * The hints in schema.graphql against the rules SECURITY.md states: a field that needs

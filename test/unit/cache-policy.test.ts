@@ -1,7 +1,12 @@
 import { ApolloServer, type ApolloServerPlugin } from "@apollo/server";
 import { ApolloServerPluginCacheControl } from "@apollo/server/plugin/cacheControl";
 import { buildSchema, getOperationAST, Kind, parse, type FragmentDefinitionNode } from "graphql";
-import { cacheControlHeaderPlugin, operationCachePolicy, staticCachePolicyPlugin, type CacheHint } from "../../src/graphql/cache-policy";
+import {
+  cacheControlHeaderPlugin,
+  operationCachePolicy,
+  staticCachePolicyPlugin,
+  type CacheHint,
+} from "../../src/graphql/caching/cache-policy";
 
 /**
  * The static policy against Apollo's cache control plugin, which learns the same hints from graphql-js' resolver

@@ -1,7 +1,7 @@
 import { ObjectId } from "mongodb";
-import { bookCursor, customerCursor, parseBookCursor, parseCustomerCursor } from "../../src/graphql/cursors";
+import { bookCursor, customerCursor, parseBookCursor, parseCustomerCursor } from "../../src/graphql/schema/cursors";
 import { InvalidInputError } from "../../src/sales/errors";
-import { pageInfo, windowEnds } from "../../src/graphql/windows";
+import { pageInfo, windowEnds } from "../../src/graphql/schema/windows";
 
 describe("customer cursors", () => {
   it("round-trip a position", () => {

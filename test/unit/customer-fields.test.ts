@@ -10,7 +10,7 @@ import {
   type GraphQLNamedType,
   type GraphQLObjectType,
 } from "graphql";
-import { CUSTOMER_FIELDS, FIELD_SCOPES } from "../../src/graphql/access";
+import { CUSTOMER_FIELDS, FIELD_SCOPES } from "../../src/graphql/execution/access";
 
 /**
  * Issue 54: a field that returns a customer's data must say who may read it, in FIELD_SCOPES (a scope) or

@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { ApolloServer, HeaderMap } from "@apollo/server";
 import { buildSchema } from "graphql";
 import { MongoClient } from "mongodb";
-import { compiledExecution, type GatewayRequest } from "../../src/graphql/compiled-execution";
+import { compiledExecution, type GatewayRequest } from "../../src/graphql/execution/compiled-execution";
 
 // Two changes to dependencies, as patches (patches/, applied by patch-package at install) on exactly pinned versions,
 // each reported upstream (docs/design/upstream-reports.md). Issue 39: an object with accessors of its own, made per

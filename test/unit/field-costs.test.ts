@@ -1,7 +1,7 @@
 import { isObjectType } from "graphql";
-import { DEFAULT_WINDOW_SIZE } from "../../src/graphql/windows";
+import { DEFAULT_WINDOW_SIZE } from "../../src/graphql/schema/windows";
 import { COMMAND_COST, readFieldCosts, type Coordinate } from "../../src/graphql/limits/field-costs";
-import { schema } from "../../src/graphql/schema";
+import { schema } from "../../src/graphql/schema/schema";
 
 /**
  * The schema's `@listSize` against its fields' arguments: the weighing multiplies a field's selection only by what its

@@ -1,6 +1,6 @@
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest, type HTTPGraphQLResponse } from "@apollo/server";
 import fastify from "fastify";
-import { graphqlHandler } from "../../src/graphql/http-handler";
+import { graphqlHandler } from "../../src/graphql/transport/http-handler";
 
 // Issue 39: Apollo's gateway interface keeps each request's context past the scavenges until a full collection
 // (docs/benchmarks/analysis.md); the handler empties what it handed Apollo in it once the answer is out.

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { HEARD_WITHIN_INTERVALS, KeepAlive, type SocketSource, type WatchedSocket } from "../../src/graphql/keep-alive";
+import { HEARD_WITHIN_INTERVALS, KeepAlive, type SocketSource, type WatchedSocket } from "../../src/graphql/transport/keep-alive";
 
 const INTERVAL_MS = 20_000;
 

@@ -1,5 +1,5 @@
 import { buildSchema, parse, type OperationDefinitionNode } from "graphql";
-import { memoizeByOperation, type OperationRequest } from "../../src/graphql/operation-memo";
+import { memoizeByOperation, type OperationRequest } from "../../src/graphql/execution/operation-memo";
 
 // Issue 35's `_entities` and windows attackers send the same hundreds of representations again and again: the
 // memo must know them, however long their variables, so that each repeat is not coerced, weighed and refused anew.

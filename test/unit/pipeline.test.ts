@@ -1,8 +1,8 @@
 import { getOperationAST, parse, type GraphQLError } from "graphql";
 import type { Principal } from "../../src/auth/principal";
 import { REFUSED_DOCUMENTS } from "../../src/graphql/limits/operation";
-import { chargeOf, createOperationChecks, parsedDocuments, type Checked, type Refused } from "../../src/graphql/pipeline";
-import { schema } from "../../src/graphql/schema";
+import { chargeOf, createOperationChecks, parsedDocuments, type Checked, type Refused } from "../../src/graphql/execution/pipeline";
+import { schema } from "../../src/graphql/schema/schema";
 
 const anonymous: Principal = { kind: "anonymous" };
 const reader: Principal = { kind: "token", name: "reader", scopes: new Set(["purchases:read"]), trustedDocumentsOnly: false };

@@ -1,6 +1,6 @@
 import { MongoClient, type Db } from "mongodb";
 import { ApolloServer } from "@apollo/server";
-import { createServerState, releaseServicesPlugin, type GraphQLContext } from "../../src/graphql/context";
+import { createServerState, releaseServicesPlugin, type GraphQLContext } from "../../src/graphql/execution/context";
 import { createSalesLoaders } from "../../src/sales/loaders";
 import { createPoolShare } from "../../src/sales/pool-share";
 import { createRequestServices } from "../../src/sales/request-services";

@@ -1,5 +1,5 @@
 import { parse } from "graphql";
-import { fragmentsOf } from "../../src/graphql/selection";
+import { fragmentsOf } from "../../src/graphql/schema/selection";
 
 it("finds every fragment definition of a document by its name, and nothing else", () => {
   const document = parse(`

@@ -12,6 +12,6 @@ it("lists every test file in that table, and every module of src/", () => {
   for (const file of ["unit/pool-share.test.ts", "api/subscription-variables.test.ts", "api/purchase-count-two-processes.test.ts"])
     expect(table).toContain(`\`${file}\``);
   expect(table).toContain("| `src/sales/pool-share.ts` |");
-  expect(table).toContain("| `src/graphql/caching.ts` | ");
-  expect(table).toMatch(/\| `src\/graphql\/caching\.ts` \| [^\n]*`api\/caching\.test\.ts`/);
+  expect(table).toContain("| `src/graphql/caching/caching.ts` | ");
+  expect(table).toMatch(/\| `src\/graphql\/caching\/caching\.ts` \| [^\n]*`api\/caching\.test\.ts`/);
 });

@@ -1,11 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { BookModel, BookConnectionModel, BookEdgeModel, CustomerModel, CustomerConnectionModel } from '../models';
+import type { BookModel, BookConnectionModel, BookEdgeModel, CustomerModel, CustomerConnectionModel } from '../schema/models';
 import type { Buyer } from '../../sales/book-buyers';
-import type { NewBuyerEvent as NewBuyerModel } from '../../sales/live/live-sales';
+import type { NewBuyerEvent as NewBuyerModel } from '../live/live-sales';
 import type { Recommendation as RecommendationModel } from '../../sales/recommendations';
 import type { PurchaseOutcome } from '../../sales/purchases';
 import type { SalesStats as SalesStatsModel } from '../../sales/stats';
-import type { GraphQLContext } from '../context';
+import type { GraphQLContext } from '../execution/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };

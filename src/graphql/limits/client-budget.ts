@@ -6,7 +6,7 @@ import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { ClientBudgetSettings } from "../../config";
 import type { CallerOf, Principal } from "../../auth/principal";
 import { statusOf } from "../../error-codes";
-import { bestEffortBreaker, type SharedRedis } from "../caching";
+import { bestEffortBreaker, type SharedRedis } from "../caching/caching";
 import { LIGHT_DOCUMENTS } from "./heavy-lane";
 import { RequestLimitError } from "./operation";
 import { wholeBudget } from "./refilling";

@@ -5,7 +5,7 @@ import { getComplexity, type ComplexityEstimator } from "graphql-query-complexit
 import { statusOf, type ErrorCode } from "../../error-codes";
 import { fieldEstimators } from "./field-costs";
 import { LIGHT_DOCUMENTS } from "./heavy-lane";
-import type { CoercedVariables } from "../variables";
+import type { CoercedVariables } from "../execution/variables";
 
 /**
  * What one request may ask for, checked before any resolver runs. The storefront's heaviest

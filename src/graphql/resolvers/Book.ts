@@ -4,11 +4,11 @@ import { retrieveBuyersWindow } from "../../sales/book-buyers";
 import type { BookDocument } from "../../sales/documents";
 import { foundBook } from "../../sales/books";
 import type { SalesLoaders } from "../../sales/loaders";
-import type { BookModel } from "../models";
+import type { BookModel } from "../schema/models";
 import type { Recommendation } from "../../sales/recommendations";
-import { parseCustomerCursor } from "../cursors";
-import { bookGlobalId, bookIdFromEither, customerIdFromEither } from "../global-ids";
-import { windowSizeOf } from "../windows";
+import { parseCustomerCursor } from "../schema/cursors";
+import { bookGlobalId, bookIdFromEither, customerIdFromEither } from "../schema/global-ids";
+import { windowSizeOf } from "../schema/windows";
 
 /** How many recommendations `alsoBought` returns when `first` is null. */
 const DEFAULT_RECOMMENDATIONS = 10;

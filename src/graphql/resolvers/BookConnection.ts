@@ -1,5 +1,5 @@
 import type { BookConnectionResolvers, BookEdgeResolvers } from "../__generated__/resolvers-types";
-import { pageInfo, windowEnds } from "../windows";
+import { pageInfo, windowEnds } from "../schema/windows";
 
 export const BookConnection: BookConnectionResolvers = {
   // Counted only when a client asks for it, as the list that made the connection says (see its `count`).

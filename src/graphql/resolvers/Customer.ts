@@ -3,9 +3,9 @@ import { parseCustomerId } from "../../sales/book-ids";
 import { checkWindowSize } from "../../sales/books";
 import type { BookDocument } from "../../sales/documents";
 import { existingBooks } from "../../sales/loaders";
-import { bookCursor, parseBookCursor } from "../cursors";
-import { customerGlobalId, customerIdFromEither } from "../global-ids";
-import { DEFAULT_WINDOW_SIZE } from "../windows";
+import { bookCursor, parseBookCursor } from "../schema/cursors";
+import { customerGlobalId, customerIdFromEither } from "../schema/global-ids";
+import { DEFAULT_WINDOW_SIZE } from "../schema/windows";
 
 export const Customer: CustomerResolvers = {
   // Every id names a customer, as for `customer(id:)`; what it reveals is guarded by scope like any field. Async, as

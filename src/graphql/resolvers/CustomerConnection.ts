@@ -1,6 +1,6 @@
 import type { CustomerConnectionResolvers, CustomerEdgeResolvers } from "../__generated__/resolvers-types";
-import { customerCursor } from "../cursors";
-import { pageInfo, windowEnds } from "../windows";
+import { customerCursor } from "../schema/cursors";
+import { pageInfo, windowEnds } from "../schema/windows";
 
 export const CustomerConnection: CustomerConnectionResolvers = {
   totalCount: ({ book }) => book.purchase_count,

@@ -2,7 +2,7 @@ import type { MutationResolvers, RecordPurchaseInput } from "../__generated__/re
 import { formatBookId, parseBookId, parsePurchaseId } from "../../sales/book-ids";
 import type { PurchaseRequest } from "../../sales/purchases";
 import { withBookOnSpans } from "../../observability/tracing";
-import { bookIdFromEither, customerIdFromEither } from "../global-ids";
+import { bookIdFromEither, customerIdFromEither } from "../schema/global-ids";
 import type { Principal } from "../../auth/principal";
 import { InvalidInputError } from "../../sales/errors";
 

@@ -1,11 +1,11 @@
 import type { QueryResolvers } from "../__generated__/resolvers-types";
 import { catalogBrowseOf, type CatalogBrowse } from "../../sales/catalog";
 import { InvalidInputError } from "../../sales/errors";
-import { catalogCursor, parseCatalogCursor } from "../cursors";
-import { bookIdFromEither, customerIdFromEither, parseGlobalId } from "../global-ids";
-import { embeddedBuyersSelected } from "../selection";
-import type { GraphQLContext } from "../context";
-import { windowSizeOf } from "../windows";
+import { catalogCursor, parseCatalogCursor } from "../schema/cursors";
+import { bookIdFromEither, customerIdFromEither, parseGlobalId } from "../schema/global-ids";
+import { embeddedBuyersSelected } from "../schema/selection";
+import type { GraphQLContext } from "../execution/context";
+import { windowSizeOf } from "../schema/windows";
 
 /** How many ids `Query.nodes` takes at once, as many as a window of books. */
 const MAX_NODES = 100;

@@ -1,7 +1,7 @@
 import type { NewBuyerResolvers, SubscriptionResolvers } from "../__generated__/resolvers-types";
 import type { BookWithoutBuyers } from "../../sales/documents";
-import type { LiveEvent, NewBuyerEvent } from "../../sales/live/live-sales";
-import { bookIdFromEither } from "../global-ids";
+import type { LiveEvent, NewBuyerEvent } from "../live/live-sales";
+import { bookIdFromEither } from "../schema/global-ids";
 
 // Each event is what the server's live sales hand on; `resolve` gives the field its value from it.
 export const Subscription: SubscriptionResolvers = {

@@ -1,6 +1,6 @@
 import { fromGlobalId, toGlobalId } from "graphql-relay";
-import { formatBookId, MAX_ID_LENGTH, parseBookId, parseCustomerId } from "../sales/book-ids";
-import type { BookId } from "../sales/documents";
+import { formatBookId, MAX_ID_LENGTH, parseBookId, parseCustomerId } from "../../sales/book-ids";
+import type { BookId } from "../../sales/documents";
 
 /**
  * Relay's global ids, as Relay's defaults expect them: `id` is graphql-relay's base64 of "Type:id",

@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import { BREAK, visit, type DocumentNode } from "graphql";
-import type { SalesLoaders } from "../sales/loaders";
+import type { SalesLoaders } from "../../sales/loaders";
 
 /** The only field that reads a book's embedded buyers (`customers_purchased`), through `withEmbeddedBuyers`. */
 const READS_BUYERS = "customersPurchased";

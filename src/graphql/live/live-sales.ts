@@ -2,13 +2,13 @@ import DataLoader from "dataloader";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
 import { helloOf, offersTransactions } from "../../db/topology";
-import { retrieveBuyersWindow, type Buyer } from "../book-buyers";
-import { bookIdKey, formatBookId } from "../book-ids";
-import { checkWindowSize, foundBook, WITHOUT_BUYERS } from "../books";
-import { salesCollection, type BookId, type BookWithoutBuyers } from "../documents";
-import { InvalidInputError } from "../errors";
-import { createSalesLoaders } from "../loaders";
-import { retrieveLargestBooks } from "../stats";
+import { retrieveBuyersWindow, type Buyer } from "../../sales/book-buyers";
+import { bookIdKey, formatBookId } from "../../sales/book-ids";
+import { checkWindowSize, foundBook, WITHOUT_BUYERS } from "../../sales/books";
+import { salesCollection, type BookId, type BookWithoutBuyers } from "../../sales/documents";
+import { InvalidInputError } from "../../sales/errors";
+import { createSalesLoaders } from "../../sales/loaders";
+import { retrieveLargestBooks } from "../../sales/stats";
 import { ChangeFeed, ChangeStreamsUnavailableError, type ChangeFeedTiming, type FiguresChange, type RestartReason } from "./change-feed";
 import { BoundedQueue, LatestByKey, type SubscriberQueue } from "./queues";
 
@@ -25,7 +25,7 @@ export interface LiveEvent<T> {
 
 /**
  * The values of a conflated field (`bookSales`, `bestsellers`) for every subscriber of one operation at once: a
- * shared execution (src/graphql/shared-executions.ts) resolves each once, sets `audience`, and observes each of
+ * shared execution (src/graphql/live/shared-executions.ts) resolves each once, sets `audience`, and observes each of
  * its subscribers through `LiveSales.observe`. It takes the next value only once it has handed the last to every
  * subscriber, which is how `caughtUp` knows what they have been handed.
  */

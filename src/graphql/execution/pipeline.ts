@@ -11,13 +11,13 @@ import {
   type ValidationRule,
 } from "graphql";
 import { LRUCache } from "lru-cache";
-import type { Principal } from "../auth/principal";
-import { trustedDocumentOf, type TrustedDocuments } from "../auth/trusted-documents";
-import type { ErrorCode } from "../error-codes";
-import { afterPolling } from "../sales/turns";
+import type { Principal } from "../../auth/principal";
+import { trustedDocumentOf, type TrustedDocuments } from "../../auth/trusted-documents";
+import type { ErrorCode } from "../../error-codes";
+import { afterPolling } from "../../sales/turns";
 import { accessRefusal, operationScopes, type Requirement } from "./access";
 import { inputProblem, operationTransportRule, type Transport } from "./input-checks";
-import { createHeavyLane, LIGHT_DOCUMENTS, type LaneRelease } from "./limits/heavy-lane";
+import { createHeavyLane, LIGHT_DOCUMENTS, type LaneRelease } from "../limits/heavy-lane";
 import {
   armorProtection,
   operationWeight,
@@ -26,7 +26,7 @@ import {
   RequestLimitError,
   weightRefusal,
   type OperationWeight,
-} from "./limits/operation";
+} from "../limits/operation";
 import { memoizeByOperation } from "./operation-memo";
 import { coerceVariables, type CoercedVariables } from "./variables";
 

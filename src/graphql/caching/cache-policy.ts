@@ -20,8 +20,8 @@ import {
   type SelectionNode,
   type SelectionSetNode,
 } from "graphql";
-import { memoizeByOperation } from "./operation-memo";
-import { fragmentsOf } from "./selection";
+import { memoizeByOperation } from "../execution/operation-memo";
+import { fragmentsOf } from "../schema/selection";
 
 /** A cache hint as `@cacheControl` gives one: how long, and for whom. */
 export interface CacheHint {
@@ -170,7 +170,7 @@ function refuseInheritedMaxAge(schema: GraphQLSchema): void {
     const uses = [type, ...fields].filter((definition) => hintOf(definition).inheritMaxAge);
     if (uses.length > 0)
       throw new Error(
-        `@cacheControl(inheritMaxAge: true) on ${type.name} is not supported by the static cache policy (src/graphql/cache-policy.ts): give a maxAge instead`,
+        `@cacheControl(inheritMaxAge: true) on ${type.name} is not supported by the static cache policy (src/graphql/caching/cache-policy.ts): give a maxAge instead`,
       );
   }
 }

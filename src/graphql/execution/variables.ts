@@ -1,5 +1,5 @@
 import { getVariableValues, GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
-import { statusOf, type ErrorCode } from "../error-codes";
+import { statusOf, type ErrorCode } from "../../error-codes";
 
 /** The variables of a request, as JSON carried them. */
 type SentVariables = Readonly<Record<string, unknown>>;

@@ -9,7 +9,7 @@ import {
   type OperationDefinitionNode,
 } from "graphql";
 import { parseResolveInfo, type FieldsByTypeName, type ResolveTree } from "graphql-parse-resolve-info";
-import { MAX_WINDOW_SIZE } from "../sales/books";
+import { MAX_WINDOW_SIZE } from "../../sales/books";
 import { parseCustomerCursor } from "./cursors";
 import { DEFAULT_WINDOW_SIZE } from "./windows";
 

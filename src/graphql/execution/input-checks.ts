@@ -17,8 +17,8 @@ import {
   type OperationTypeNode,
   type ValidationRule,
 } from "graphql";
-import { statusOf, type ErrorCode } from "../error-codes";
-import { fragmentsOf } from "./selection";
+import { statusOf, type ErrorCode } from "../../error-codes";
+import { fragmentsOf } from "../schema/selection";
 import type { CoercedVariables } from "./variables";
 
 /** Where each kind of operation is served: queries and mutations over HTTP, subscriptions over the WebSocket at the same URL. */

@@ -2,7 +2,7 @@ import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type Gr
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
 import type { ApolloServerOptionsWithGateway, BaseContext } from "@apollo/server";
-import { inOperationSpan } from "../observability/tracing";
+import { inOperationSpan } from "../../observability/tracing";
 
 export type Gateway = ApolloServerOptionsWithGateway<BaseContext>["gateway"];
 type Executor = NonNullable<Awaited<ReturnType<Gateway["load"]>>["executor"]>;

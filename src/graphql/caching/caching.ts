@@ -6,8 +6,8 @@ import { randomUUID } from "node:crypto";
 import { createClient } from "@redis/client";
 import CircuitBreaker from "opossum";
 import type { Logger } from "pino";
-import type { Principal } from "../auth/principal";
-import { DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, type CacheSettings } from "../config";
+import type { Principal } from "../../auth/principal";
+import { DEFAULT_RESPONSE_CACHE_TIMEOUT_MS, type CacheSettings } from "../../config";
 import { cacheControlHeaderPlugin, staticCachePolicyPlugin } from "./cache-policy";
 
 /** Where answers are kept between requests: this process's memory, or a Redis every API process shares. */

@@ -1,9 +1,9 @@
 import { BSON, ObjectId } from "mongodb";
 import { cursorToOffset, offsetToCursor } from "graphql-relay";
-import { isAcceptableIdLength } from "../sales/book-ids";
-import { browseScope, isOrderKey, orderKeyOf, type CatalogBook, type CatalogBrowse, type CatalogPosition } from "../sales/catalog";
-import type { BookId } from "../sales/documents";
-import { InvalidInputError } from "../sales/errors";
+import { isAcceptableIdLength } from "../../sales/book-ids";
+import { browseScope, isOrderKey, orderKeyOf, type CatalogBook, type CatalogBrowse, type CatalogPosition } from "../../sales/catalog";
+import type { BookId } from "../../sales/documents";
+import { InvalidInputError } from "../../sales/errors";
 
 /**
  * A purchase's cursor is its position in the book's purchase list. Relay's offset cursors are

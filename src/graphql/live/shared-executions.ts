@@ -1,9 +1,9 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from "graphql";
-import type { LiveEvent, LiveField, LiveSales, SharedFeed, SubscriberMetrics } from "../sales/live/live-sales";
-import { LatestByKey, QueueBase } from "../sales/live/queues";
-import { inSubscriptionSpan } from "../observability/tracing";
-import { compileOperation, type CompiledOperation } from "./compiled-execution";
-import type { GraphQLContext } from "./context";
+import type { LiveEvent, LiveField, LiveSales, SharedFeed, SubscriberMetrics } from "./live-sales";
+import { LatestByKey, QueueBase } from "./queues";
+import { inSubscriptionSpan } from "../../observability/tracing";
+import { compileOperation, type CompiledOperation } from "../execution/compiled-execution";
+import type { GraphQLContext } from "../execution/context";
 
 /** One resolved value, as every subscriber of its operation gets it, with when the write it shows was applied. */
 interface Delivery {

@@ -1,5 +1,5 @@
 // A client's window of a list (Relay's first/last), shared by the resolvers, the selection reader and the cost limit.
-import { InvalidInputError } from "../sales/errors";
+import { InvalidInputError } from "../../sales/errors";
 
 /** Used when a client passes neither `first` nor `last` (or `first: null`), which GraphQL does not replace with a default. */
 export const DEFAULT_WINDOW_SIZE = 20;

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { MongoServerError, type ChangeStream, type Collection, type Document, type ResumeToken, type Timestamp } from "mongodb";
 import { ClientError } from "../../errors";
-import type { BookDocument, BookId } from "../documents";
+import type { BookDocument, BookId } from "../../sales/documents";
 
 /** A book's figures as one write left them: each present only when that write changed it. */
 export interface FiguresChange {

@@ -1,15 +1,15 @@
 import type { ApolloServerPlugin, GraphQLRequestListener } from "@apollo/server";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
-import type { Principal } from "../auth/principal";
-import { DEFAULT_REQUEST_TIMEOUT_MS, type ApiSettings, type PurchaseSharingSettings } from "../config";
-import type { ServerMetrics } from "../observability/metrics";
-import { PURCHASE_ID_TIMING } from "../sales/keyed-purchases";
-import { LiveSales } from "../sales/live/live-sales";
-import { PurchaseService } from "../sales/purchase-service";
-import type { PurchaseOutcome, PurchaseRequest } from "../sales/purchases";
-import { createRequestServices, type ReleasableRequestServices, type RequestServiceOptions } from "../sales/request-services";
-import { RecentSalesStats } from "../sales/stats";
+import type { Principal } from "../../auth/principal";
+import { DEFAULT_REQUEST_TIMEOUT_MS, type ApiSettings, type PurchaseSharingSettings } from "../../config";
+import type { ServerMetrics } from "../../observability/metrics";
+import { PURCHASE_ID_TIMING } from "../../sales/keyed-purchases";
+import { LiveSales } from "../live/live-sales";
+import { PurchaseService } from "../../sales/purchase-service";
+import type { PurchaseOutcome, PurchaseRequest } from "../../sales/purchases";
+import { createRequestServices, type ReleasableRequestServices, type RequestServiceOptions } from "../../sales/request-services";
+import { RecentSalesStats } from "../../sales/stats";
 
 /**
  * Built afresh for every request, so DataLoader caches never leak between requests. Resolvers reach

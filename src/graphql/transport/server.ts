@@ -11,10 +11,10 @@ import etag from "@fastify/etag";
 import fastify, { type FastifyInstance, type FastifyRequest, type RouteHandlerMethod } from "fastify";
 import type { Db } from "mongodb";
 import type { Logger } from "pino";
-import { callerOfRequests } from "../auth/principal";
-import type { VerifyShopper } from "../auth/shoppers";
-import type { ConfiguredToken } from "../auth/tokens";
-import type { TrustedDocuments } from "../auth/trusted-documents";
+import { callerOfRequests } from "../../auth/principal";
+import type { VerifyShopper } from "../../auth/shoppers";
+import type { ConfiguredToken } from "../../auth/tokens";
+import type { TrustedDocuments } from "../../auth/trusted-documents";
 import {
   DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
   DEFAULT_REQUEST_TIMEOUT_MS,
@@ -25,22 +25,22 @@ import {
   type CacheSettings,
   type PurchaseSharingSettings,
   type SubscriptionSettings,
-} from "../config";
-import { createServerMetrics, type ServerMetrics } from "../observability/metrics";
-import { countDatabaseCommands, requestContextHook } from "../observability/request-context";
-import { operationalRoutes } from "../observability/operational-routes";
-import { requestLogPlugin } from "../observability/request-log-plugin";
-import { embeddedBuyersPlugin } from "./embedded-buyers";
-import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "./caching";
-import { countOutliers } from "../sales/stats";
-import { createServerState, releaseServicesPlugin, type GraphQLContext } from "./context";
-import { createErrorFormatter } from "./errors";
-import { MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestErrors, requestTimeLimit, undecompressable } from "./limits/http";
-import { createClientBudget, type ClientBudget } from "./limits/client-budget";
-import { parseOptions, REQUEST_LIMITS } from "./limits/operation";
-import { operationPipelinePlugin, validationRules } from "./pipeline";
-import { compiledSchema, schema } from "./schema";
-import { compiledExecution } from "./compiled-execution";
+} from "../../config";
+import { createServerMetrics, type ServerMetrics } from "../../observability/metrics";
+import { countDatabaseCommands, requestContextHook } from "../../observability/request-context";
+import { operationalRoutes } from "../../observability/operational-routes";
+import { requestLogPlugin } from "../../observability/request-log-plugin";
+import { embeddedBuyersPlugin } from "../execution/embedded-buyers";
+import { cachingPlugins, openResponseCache, varyByAuthorization, type Caching } from "../caching/caching";
+import { countOutliers } from "../../sales/stats";
+import { createServerState, releaseServicesPlugin, type GraphQLContext } from "../execution/context";
+import { createErrorFormatter } from "../execution/errors";
+import { MAX_JSON_DEPTH, refuseDeepJson, refuseNonJsonPosts, requestErrors, requestTimeLimit, undecompressable } from "../limits/http";
+import { createClientBudget, type ClientBudget } from "../limits/client-budget";
+import { parseOptions, REQUEST_LIMITS } from "../limits/operation";
+import { operationPipelinePlugin, validationRules } from "../execution/pipeline";
+import { compiledSchema, schema } from "../schema/schema";
+import { compiledExecution } from "../execution/compiled-execution";
 import { graphqlHandler } from "./http-handler";
 import { serveSubscriptions } from "./subscriptions";
 

@@ -2,11 +2,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildSubgraphSchema } from "@apollo/subgraph";
 import { parse } from "graphql";
-import { fieldEstimators } from "./limits/field-costs";
-import { resolvers } from "./resolvers";
+import { fieldEstimators } from "../limits/field-costs";
+import { resolvers } from "../resolvers/index";
 
-const typeDefs = readFileSync(join(__dirname, "..", "..", "schema.graphql"), "utf8");
-const federationDefs = readFileSync(join(__dirname, "..", "..", "federation.graphql"), "utf8");
+const typeDefs = readFileSync(join(__dirname, "..", "..", "..", "schema.graphql"), "utf8");
+const federationDefs = readFileSync(join(__dirname, "..", "..", "..", "federation.graphql"), "utf8");
 
 /** The resolver map `buildSubgraphSchema` takes, which @apollo/subgraph 2.14 does not export by name. */
 type SubgraphResolvers = Extract<Parameters<typeof buildSubgraphSchema>[0], { resolvers?: unknown; typeDefs: unknown }>["resolvers"];

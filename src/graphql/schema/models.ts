@@ -1,5 +1,5 @@
-import type { BookDocument, BookWithoutBuyers } from "../sales/documents";
-import type { BuyersWindow } from "../sales/book-buyers";
+import type { BookDocument, BookWithoutBuyers } from "../../sales/documents";
+import type { BuyersWindow } from "../../sales/book-buyers";
 
 /**
  * A book as the Book resolvers receive it: as a read sent it back (its embedded buyers, or the first

@@ -18,13 +18,13 @@ import {
   type SelectionNode,
   type SelectionSetNode,
 } from "graphql";
-import { ownerRefusal, refusal, SIGNED_IN } from "../auth/guard";
-import type { Principal } from "../auth/principal";
-import type { Scope } from "../auth/scopes";
-import type { Resolvers } from "./__generated__/resolvers-types";
-import { fragmentsOf } from "./selection";
-import { statusOf } from "../error-codes";
-import { customerIdFromEither } from "./global-ids";
+import { ownerRefusal, refusal, SIGNED_IN } from "../../auth/guard";
+import type { Principal } from "../../auth/principal";
+import type { Scope } from "../../auth/scopes";
+import type { Resolvers } from "../__generated__/resolvers-types";
+import { fragmentsOf } from "../schema/selection";
+import { statusOf } from "../../error-codes";
+import { customerIdFromEither } from "../schema/global-ids";
 import type { CoercedVariables } from "./variables";
 
 type FieldScopes = { readonly [Type in keyof Resolvers]?: { readonly [Field in keyof NonNullable<Resolvers[Type]>]?: Scope } };

@@ -1,10 +1,10 @@
 import { unwrapResolverError } from "@apollo/server/errors";
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import type { Logger } from "pino";
-import { isDatabaseUnavailable, MissingIndexError } from "../db/errors";
-import type { ErrorCode } from "../error-codes";
-import { ClientError } from "../errors";
-import { RequestLimitError } from "./limits/operation";
+import { isDatabaseUnavailable, MissingIndexError } from "../../db/errors";
+import type { ErrorCode } from "../../error-codes";
+import { ClientError } from "../../errors";
+import { RequestLimitError } from "../limits/operation";
 
 /**
  * Apollo Server refuses these automatic persisted queries with a 400 but no code, which would make them
