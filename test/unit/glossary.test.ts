@@ -163,7 +163,7 @@ const sourceFiles = [
  */
 const SEARCHED: Record<string, { entry: string; lands: string[] }> = {
   "idempotency key": { entry: "purchaseId and claim", lands: ["src/sales/keyed-purchases.ts", "docs/design/purchases.md"] },
-  "request coalescing": { entry: "Shared execution", lands: ["docs/design/live-sales.md"] },
+  "request coalescing": { entry: "Shared execution", lands: ["src/graphql/live/shared-executions.ts", "docs/design/live-sales.md"] },
   "bucket pattern": { entry: "Page", lands: ["src/sales/extra-sales.ts", "docs/design/outlier-pattern.md"] },
   "group commit": { entry: "Shared write", lands: ["src/sales/shared-writes.ts"] },
 };

@@ -51,6 +51,7 @@ export interface SharedExecutionServer {
  * with a fresh context (nothing a loader cached for one value serves the next), and handed to every
  * subscriber's own slot, which keeps the latest value per book and nothing else. Access was checked for each
  * subscriber when it subscribed, and no resolver reads who asks, so the result cannot differ between them.
+ * This is request coalescing (the glossary's "Shared execution"), as Hasura multiplexes live queries.
  */
 export class SharedExecutions {
   private readonly executions = new Map<string, SharedExecution>();
