@@ -141,7 +141,16 @@ describe("a cheap query beside four attackers of each amplifying kind and a WebS
     for (const { answers } of attackers.filter(({ kind }) => kind === "aliases")) {
       const weighed = answers.filter(({ codes }) => codes.includes("QUERY_TOO_COMPLEX")).length;
       const rateLimited = answers.some(({ status, codes }) => status === 429 && codes.includes("RATE_LIMITED"));
-      expect({ weighed, withinBudget: weighed <= atMost, rateLimited }).toEqual({ weighed, withinBudget: true, rateLimited: true });
+      // One that sent more than its budget could ever pay was refused 429 RATE_LIMITED. On a machine busy enough to answer
+      // it slowly (two suites at once on 2 cores: 20 requests in 10 s), it sends no faster than its budget refills, and
+      // every request is weighed and refused for itself, as it should be.
+      const sentOverBudget = answers.length > atMost;
+      expect({ weighed, withinBudget: weighed <= atMost, sentOverBudget, rateLimited }).toEqual({
+        weighed,
+        withinBudget: true,
+        sentOverBudget,
+        rateLimited: sentOverBudget || rateLimited,
+      });
     }
     // The WebSocket attacker (issue 51: 61,682 invalid documents in 10 s met no budget) pays each refusal from its address's
     // budget, as an HTTP client does: refused RATE_LIMITED once it is spent, its socket then closed 1013 (try again later).
