@@ -66,18 +66,27 @@ afterAll(async () => {
   await database.close();
 });
 
+/** The same request to the traced and the untraced API, each answer as its status and body. */
+function bothAnswers(request: (url: string) => Promise<Response>): Promise<string[]> {
+  return Promise.all(
+    [traced, untraced].map(async ({ url }) => {
+      const response = await request(url);
+      return `${response.status} ${await response.text()}`;
+    }),
+  );
+}
+
+function post(url: string, body: unknown): Promise<Response> {
+  return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
 it("answers every storefront and docs query byte for byte alike with traces on and off", async () => {
   const sent = operations();
   expect(sent.map(({ query }) => operationName(query))).toEqual(
     expect.arrayContaining(["BookBuyers", "BrowseBooks", "ListBooks", "ProductPage", "StorefrontShelf", "StorefrontBookPage", "Shelf"]),
   );
   for (const body of sent) {
-    const [withTraces, without] = await Promise.all(
-      [traced, untraced].map(async ({ url }) => {
-        const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-        return `${response.status} ${await response.text()}`;
-      }),
-    );
+    const [withTraces, without] = await bothAnswers((url) => post(url, body));
     expect([operationName(body.query), withTraces]).toEqual([operationName(body.query), without]);
     expect(without).not.toMatch(/INTERNAL_SERVER_ERROR/);
   }
@@ -106,14 +115,8 @@ it("answers issue 51's requests byte for byte alike with traces on and off, by P
   for (const body of CRITICAL) {
     const get = `?query=${encodeURIComponent(body.query)}&variables=${encodeURIComponent(JSON.stringify(body.variables))}`;
     for (const method of ["POST", "GET"]) {
-      const [withTraces, without] = await Promise.all(
-        [traced, untraced].map(async ({ url }) => {
-          const response =
-            method === "POST"
-              ? await fetch(url, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
-              : await fetch(`${url}${get}`, { headers: { "apollo-require-preflight": "true" } });
-          return `${response.status} ${await response.text()}`;
-        }),
+      const [withTraces, without] = await bothAnswers((url) =>
+        method === "POST" ? post(url, body) : fetch(`${url}${get}`, { headers: { "apollo-require-preflight": "true" } }),
       );
       expect([method, body.query, withTraces]).toEqual([method, body.query, without]);
       expect(without).not.toMatch(/INTERNAL_SERVER_ERROR/);

@@ -8,6 +8,7 @@ import { formatBookId } from "../../src/sales/book-ids";
 import { salesCollection } from "../../src/sales/documents";
 import { sendFrom } from "./from-address";
 import { errorCodes, send } from "./http";
+import { webSocketUrl } from "./subscriptions";
 
 /**
  * Issue 35's victim set-up, one module for its test (`test/api/victim.test.ts`: what is not a time) and
@@ -258,7 +259,7 @@ export async function socketAttacker(url: string, until: number, sockets = ATTAC
 
 /** One socket's flood, until `until` (then it closes it, 1000) or the API closes it: its close code. */
 async function floodOneSocket(url: string, until: number, codes: string[]): Promise<number> {
-  const socket = new WebSocket(url.replace(/^http/, "ws"), "graphql-transport-ws", { localAddress: SOCKET_ATTACKER_ADDRESS });
+  const socket = new WebSocket(webSocketUrl(url), "graphql-transport-ws", { localAddress: SOCKET_ATTACKER_ADDRESS });
   const closed = once(socket, "close").then(([code]) => code as number);
   socket.on("error", () => {});
   let sent = 0;

@@ -1,9 +1,10 @@
 import { useQuery } from "@apollo/client/react";
-import { useCallback, useRef } from "react";
+import { useCallback } from "react";
 import { ErrorNotice, settle, Skeleton } from "./ErrorNotice";
 import { authorHref, bookHref } from "./links";
 import { MY_BOOKS } from "./operations";
 import { signInHref, useSession } from "./session";
+import { Pager } from "./Pager";
 import { useWindows } from "./windows";
 
 const BOOKS_PER_WINDOW = 10;
@@ -31,14 +32,13 @@ function SignedInBooks({ customerId }: { customerId: string }) {
     variables: { first: BOOKS_PER_WINDOW, after: windows.cursor },
     fetchPolicy: "cache-and-network",
   });
-  const shownWindow = useRef(windows.page);
-  if (data) shownWindow.current = windows.page;
+  const shownPage = windows.shownPage(data !== undefined);
   const retry = useCallback(() => settle(refetch()), [refetch]);
   const shown = data ?? previousData;
   if (error) return <ErrorNotice error={error} retry={retry} />;
   if (!shown) return <Skeleton rows={BOOKS_PER_WINDOW} label="My books: loading" />;
   const books = shown.viewer?.booksPurchased;
-  const first = (shownWindow.current - 1) * BOOKS_PER_WINDOW;
+  const first = (shownPage - 1) * BOOKS_PER_WINDOW;
   return (
     <section aria-label="My books">
       <h2>My books</h2>
@@ -61,17 +61,7 @@ function SignedInBooks({ customerId }: { customerId: string }) {
           </li>
         ))}
       </ol>
-      <nav className="pager">
-        <button disabled={windows.page === 1} onClick={windows.back}>
-          ← Previous
-        </button>
-        <button
-          disabled={!books?.pageInfo.hasNextPage || data === undefined}
-          onClick={() => windows.forward(books?.pageInfo.endCursor ?? null)}
-        >
-          Next →
-        </button>
-      </nav>
+      <Pager windows={windows} next={books?.pageInfo.hasNextPage && data !== undefined ? (books.pageInfo.endCursor ?? null) : undefined} />
     </section>
   );
 }

@@ -1,9 +1,10 @@
 import { useQuery, useSubscription } from "@apollo/client/react";
-import { useCallback, useRef } from "react";
+import { useCallback } from "react";
 import type { BookFilter, BookOrder } from "./__generated__/graphql";
 import { ErrorNotice, settle, Skeleton } from "./ErrorNotice";
 import { bookHref, authorHref } from "./links";
 import { SHELF, SHELF_SALES } from "./operations";
+import { Pager } from "./Pager";
 import { useWindows } from "./windows";
 
 const BOOKS_PER_WINDOW = 10;
@@ -16,8 +17,7 @@ export function Shelf({ search, filter, label }: { search?: string; filter?: Boo
   // The previous window's books stay on screen until the next arrive, so paging does not flash an empty list; their
   // numbers and label stay those of the window shown, not of the one on its way.
   const { data, previousData, error, refetch } = useQuery(SHELF, { variables });
-  const shownWindow = useRef(windows.page);
-  if (data) shownWindow.current = windows.page;
+  const shownPage = windows.shownPage(data !== undefined);
   const retry = useCallback(() => settle(refetch()), [refetch]);
   const shown = data ?? previousData;
   // The window's counts follow each purchase as it happens; its order stays the one read, until the shopper pages.
@@ -26,7 +26,7 @@ export function Shelf({ search, filter, label }: { search?: string; filter?: Boo
   if (error) return <ErrorNotice error={error} retry={retry} />;
   if (!shown) return <Skeleton rows={BOOKS_PER_WINDOW} label={`${label}: loading`} />;
   const { edges, pageInfo, totalCount } = shown.books;
-  const first = (shownWindow.current - 1) * BOOKS_PER_WINDOW;
+  const first = (shownPage - 1) * BOOKS_PER_WINDOW;
   return (
     <section aria-label={label} aria-busy={data === undefined}>
       <p className="quiet" data-testid="shelf-count">
@@ -52,14 +52,7 @@ export function Shelf({ search, filter, label }: { search?: string; filter?: Boo
           </li>
         ))}
       </ol>
-      <nav className="pager">
-        <button disabled={windows.page === 1} onClick={windows.back}>
-          ← Previous
-        </button>
-        <button disabled={!pageInfo.hasNextPage || data === undefined} onClick={() => windows.forward(pageInfo.endCursor ?? null)}>
-          Next →
-        </button>
-      </nav>
+      <Pager windows={windows} next={pageInfo.hasNextPage && data !== undefined ? (pageInfo.endCursor ?? null) : undefined} />
     </section>
   );
 }

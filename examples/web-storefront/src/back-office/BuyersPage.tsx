@@ -1,8 +1,9 @@
 import { useQuery } from "@apollo/client/react";
-import { useCallback, useRef } from "react";
+import { useCallback } from "react";
 import { ErrorNotice, settle, Skeleton } from "../ErrorNotice";
 import { describeError, NO_SUCH_BOOK, type ShopperError } from "../errors";
 import { bookHref } from "../links";
+import { Pager } from "../Pager";
 import { useWindows } from "../windows";
 import { BOOK_BUYERS } from "./operations";
 
@@ -17,8 +18,7 @@ export function BuyersPage({ id }: { id: string }) {
   const { data, previousData, error, refetch } = useQuery(BOOK_BUYERS, {
     variables: { id, buyers: BUYERS_PER_WINDOW, before: buyers.cursor },
   });
-  const shownWindow = useRef(buyers.page);
-  if (data) shownWindow.current = buyers.page;
+  const shownPage = buyers.shownPage(data !== undefined);
   const retry = useCallback(() => settle(refetch()), [refetch]);
   const shown = data ?? previousData;
   if (error) {
@@ -31,7 +31,7 @@ export function BuyersPage({ id }: { id: string }) {
   if (!book) return <ErrorNotice described={NO_SUCH_BOOK} />;
   const window = book.customersPurchased;
   // Numbered from the newest buyer, across windows: the second window starts at 11.
-  const newest = (shownWindow.current - 1) * BUYERS_PER_WINDOW;
+  const newest = (shownPage - 1) * BUYERS_PER_WINDOW;
   return (
     <article className="book">
       <h2>
@@ -48,17 +48,11 @@ export function BuyersPage({ id }: { id: string }) {
           </li>
         ))}
       </ol>
-      <nav className="pager">
-        <button disabled={buyers.page === 1} onClick={buyers.back}>
-          ← Newer
-        </button>
-        <button
-          disabled={!window.pageInfo.hasPreviousPage || data === undefined}
-          onClick={() => buyers.forward(window.pageInfo.startCursor ?? null)}
-        >
-          Older →
-        </button>
-      </nav>
+      <Pager
+        windows={buyers}
+        next={window.pageInfo.hasPreviousPage && data !== undefined ? (window.pageInfo.startCursor ?? null) : undefined}
+        labels={["← Newer", "Older →"]}
+      />
     </article>
   );
 }
