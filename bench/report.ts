@@ -325,12 +325,16 @@ function renderVictim({ database, attackersPerKind, attackSeconds, phases, attac
   const perRequest = part(
     "What one request of each kind costs",
     `Each kind sent alone ${count(costs[0]?.requests ?? 0)} times one after another (after one that fills the memos): CPU time per request of the API's ` +
-      "process and of the database's (when the bench started it), read from /proc, and the commands the API sent.",
+      "process and of the database's (when the bench started it), read from /proc, the commands the API sent, and the API's " +
+      "event loop meanwhile (bench/processes/turns-probe.ts): turns by their CPU time, and `monitorEventLoopDelay`.",
     table(costs, [
       ["request", (row) => row.kind],
       ["API CPU ms", (row) => cpu(row.apiCpuMs)],
       ["database CPU ms", (row) => cpu(row.databaseCpuMs)],
       ["commands", (row) => row.commands.toFixed(1)],
+      ["turns over 20 / 10 / 5 ms of CPU", ({ turns }) => `${turns.over20Ms} / ${turns.over10Ms} / ${turns.over5Ms}`],
+      ["longest turn, CPU ms", (row) => cpu(row.turns.longestCpuMs)],
+      ["loop delay max / p99 ms", ({ turns }) => `${turns.delayMaxMs.toFixed(0)} / ${turns.delayP99Ms.toFixed(1)}`],
     ]),
   );
   return [victim, attacks, perRequest].join("\n\n");

@@ -14,12 +14,17 @@ import {
   type Failure,
   type VictimCatalog,
 } from "../../test/support/victim-attacks";
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { commandsSent, cpuMsOf, scrapeCost, startChild, type Child } from "../kit/children";
 import { withDatabaseApart } from "../kit/database-apart";
 import type { Plan } from "../kit/plan";
 import type { Progress } from "../kit/progress";
 import { percentile } from "../kit/stats";
+import type { TurnsMeasure } from "../processes/turns-probe";
 import type { VictimOrder, VictimRole } from "../processes/victim-process";
+import { waitFor } from "./profile";
 import { benchToken } from "./versus-peer";
 /**
  * Issue 35's victim as a benchmark: a cheap anonymous query (`book(id: "1")`) sent every 50 ms, alone, then
@@ -64,6 +69,8 @@ export interface RequestCost {
   apiCpuMs: number;
   databaseCpuMs: number;
   commands: number;
+  /** The API's event loop while the kind's requests were sent: what any other request arriving meanwhile waited for. */
+  turns: TurnsMeasure;
 }
 
 export interface VictimResults {
@@ -92,12 +99,18 @@ export async function benchmarkVictim(
     progress.step("3,002 books, 20 outliers");
     const { apiTokens, authorization } = benchToken();
     // Uncached, as the test's server: every victim and attacker reaches the database.
-    const api = await startChild("bench/processes/api-process.ts", [], { ...env, CATALOG_MAX_AGE_SECONDS: "0", API_TOKENS: apiTokens });
+    const turnsFile = join(tmpdir(), `bench-turns-${process.pid}.json`);
+    const api = await startChild(
+      "bench/processes/api-process.ts",
+      [],
+      { ...env, CATALOG_MAX_AGE_SECONDS: "0", API_TOKENS: apiTokens, BENCH_TURNS_FILE: turnsFile },
+      ["--import", "./bench/processes/turns-probe.ts"],
+    );
     const kinds = Object.keys(MEANT_CODES) as AttackKind[];
     const sides = new Map<VictimRole, Child>();
     try {
       const url = api.firstLine;
-      const costs = await costPerRequest(url, { api: api.pid, database: standIn?.pid ?? null }, catalog);
+      const costs = await costPerRequest(url, { api, turnsFile, database: standIn?.pid ?? null }, catalog);
       progress.step("what one request of each kind costs");
       for (const role of ["victim", "crowd", ...kinds] as const) sides.set(role, await startSide(url, role));
       const side = (role: VictimRole) => sides.get(role)!;
@@ -149,7 +162,12 @@ function costAddress(kind: number, sent: number): string {
  * twenty of its fifty refusals and be held in debt, while refused as over the document limit, before the access
  * check, the windows cost the same anonymous.
  */
-async function costPerRequest(url: string, pids: { api: number; database: number | null }, catalog: VictimCatalog): Promise<RequestCost[]> {
+async function costPerRequest(
+  url: string,
+  processes: { api: Child; turnsFile: string; database: number | null },
+  catalog: VictimCatalog,
+): Promise<RequestCost[]> {
+  const { api, turnsFile, database: databasePid } = processes;
   const kinds: { kind: RequestCost["kind"]; text: string }[] = [
     { kind: "victim", text: JSON.stringify(VICTIM) },
     ...Object.entries(attacks(catalog)).map(([kind, { body }]) => ({ kind: kind as AttackKind, text: JSON.stringify(body) })),
@@ -158,13 +176,19 @@ async function costPerRequest(url: string, pids: { api: number; database: number
   for (const [index, { kind, text }] of kinds.entries()) {
     const options = (sent: number) => ({ label: `cost-${kind}`, from: costAddress(index, sent) });
     await sendLabelled(url, text, options(COST_REQUESTS));
-    const [api, database, commands] = [cpuMsOf(pids.api), cpuMsOf(pids.database), await commandsSent(url)];
+    const [apiCpu, databaseCpu, commands] = [cpuMsOf(api.pid), cpuMsOf(databasePid), await commandsSent(url)];
+    api.signal("SIGUSR2");
     for (let sent = 0; sent < COST_REQUESTS; sent += 1) await sendLabelled(url, text, options(sent));
+    api.signal("SIGUSR2");
+    await waitFor(turnsFile);
+    const turns = JSON.parse(readFileSync(turnsFile, "utf8")) as TurnsMeasure;
+    rmSync(turnsFile);
     costs.push({
       kind,
       requests: COST_REQUESTS,
-      apiCpuMs: (cpuMsOf(pids.api) - api) / COST_REQUESTS,
-      databaseCpuMs: (cpuMsOf(pids.database) - database) / COST_REQUESTS,
+      apiCpuMs: (cpuMsOf(api.pid) - apiCpu) / COST_REQUESTS,
+      databaseCpuMs: (cpuMsOf(databasePid) - databaseCpu) / COST_REQUESTS,
+      turns,
       // The /metrics scrape itself sends a count (the outlier-books gauge): taken out.
       commands: ((await commandsSent(url)) - commands - (await scrapeCost(url))) / COST_REQUESTS,
     });

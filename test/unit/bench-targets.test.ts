@@ -135,13 +135,14 @@ describe("issue 35's victim targets", () => {
     slowest: [{ ms: p99Ms, atSeconds: 1 }],
     failures,
   });
+  const turns = { over20Ms: 0, over10Ms: 1, over5Ms: 2, longestCpuMs: 12, delayMaxMs: 15, delayP99Ms: 6 };
   const results = (attacked: VictimPhase, unexpected = 0): VictimResults => ({
     database: "the stand-in",
     attackersPerKind: 4,
     attackSeconds: 10,
     phases: [phase(VICTIM_PHASES[0], 20), phase(VICTIM_PHASES[1], 40), attacked],
     attackers: [{ kind: "search", answers: { SEARCH_TOO_BROAD: 9 }, unexpected }],
-    costs: [{ kind: "search", requests: 50, apiCpuMs: 2, databaseCpuMs: 1, commands: 0 }],
+    costs: [{ kind: "search", requests: 50, apiCpuMs: 2, databaseCpuMs: 1, commands: 0, turns }],
   });
   const byTarget = (checks: TargetCheck[]) => checks.map(({ pass, failsRun }) => ({ pass, failsRun }));
 
