@@ -1,5 +1,5 @@
 import type { CacheBreakerState, CacheObservers } from "../graphql/caching/caching";
-import type { InterpretedReason } from "../graphql/execution/compiled-execution";
+import type { CompiledWhen, InterpretedReason } from "../graphql/execution/compiled-execution";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { PurchaseStorage } from "../sales/documents";
 import type { LiveField, LiveSalesObservers } from "../graphql/live/live-sales";
@@ -22,6 +22,8 @@ export interface ServerMetrics {
   live: LiveSalesObservers;
   /** An operation ran through graphql-js rather than compiled, and why. */
   countInterpretedOperation(reason: InterpretedReason): void;
+  /** An operation was compiled, before the first request or by one. */
+  countCompiledOperation(at: CompiledWhen): void;
 }
 
 const CACHE_BREAKER_STATES: readonly CacheBreakerState[] = ["closed", "half_open", "open"];
@@ -114,6 +116,13 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
     registers: [registry],
   });
   for (const reason of INTERPRETED_REASONS) interpreted.inc({ reason }, 0);
+  const compiled = new Counter({
+    name: "bookstore_graphql_compiled_operations_total",
+    help: "Operations compiled by graphql-jit, each once while it stays among the 1,000 kept: at start-up (the trusted documents') or by its first request.",
+    labelNames: ["at"] as const,
+    registers: [registry],
+  });
+  for (const at of COMPILED_WHEN) compiled.inc({ at }, 0);
   return {
     registry,
     observeRequest: (operation, seconds) => requestDuration.observe({ operation: operationLabel(operation) }, seconds),
@@ -124,10 +133,12 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
     countConnection: (token, open) => connections.inc({ token: token ? "yes" : "no" }, open),
     live: liveSalesMetrics(registry),
     countInterpretedOperation: (reason) => interpreted.inc({ reason }),
+    countCompiledOperation: (at) => compiled.inc({ at }),
   };
 }
 
 const INTERPRETED_REASONS: readonly InterpretedReason[] = ["not_compilable"];
+const COMPILED_WHEN: readonly CompiledWhen[] = ["startup", "first_request"];
 
 const LIVE_FIELDS: readonly LiveField[] = ["bookSales", "bestsellers", "newBuyers"];
 const RESTART_REASONS: readonly RestartReason[] = ["error", "history_lost", "invalidated"];

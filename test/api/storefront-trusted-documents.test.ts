@@ -10,6 +10,7 @@ import { customers, seedBook } from "../support/factories";
 import { errorCodes, getUrl, postOperation, send, startTestHttpServer, type HttpAnswer } from "../support/http";
 import { subscribe, subscriptionClient, webSocketUrl } from "../support/subscriptions";
 import { startStorefrontProxy, WEB_STOREFRONT, WEB_STOREFRONT_MANIFEST, type StorefrontProxy } from "../support/storefront-proxy";
+import { scrapeMetrics } from "../support/metrics";
 import { configuredTokens, tokenSpec } from "../support/tokens";
 
 /**
@@ -83,6 +84,20 @@ describe("the web storefront's token, through the example's proxy", () => {
     const answer = await post(proxy.url, { operationName: name, variables: VARIABLES[name], extensions: byHash(hash) });
     expect(answer.json?.errors).toBeUndefined();
     expect(answer.json?.data).toBeTruthy();
+  });
+
+  it("finds the storefront's operations compiled before its first request: the manifest's queries and mutations at start-up, none by a request", async () => {
+    const before = await scrapeMetrics(api);
+    const compiledAtStartup = manifest.filter(({ type }) => type !== "subscription").length;
+    expect(before.sample("bookstore_graphql_compiled_operations_total", 'at="startup"')).toBe(compiledAtStartup);
+    const firstRequests = before.sample("bookstore_graphql_compiled_operations_total", 'at="first_request"');
+    for (const { name, hash } of trusted)
+      await post(proxy.url, { operationName: name, variables: VARIABLES[name], extensions: byHash(hash) });
+    const after = await scrapeMetrics(api);
+    expect(after.sample("bookstore_graphql_compiled_operations_total", 'at="first_request"')).toBe(firstRequests);
+    await post(api.url, { query: `{ book(id: "1") { title } }` }, { authorization: `Bearer ${staff.token}` });
+    const another = await scrapeMetrics(api);
+    expect(another.sample("bookstore_graphql_compiled_operations_total", 'at="first_request"')).toBe(firstRequests! + 1);
   });
 
   it("runs the storefront's queries by hash with GET too", async () => {

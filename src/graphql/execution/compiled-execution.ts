@@ -1,4 +1,4 @@
-import { execute, GraphQLError, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
+import { execute, GraphQLError, Kind, parse, type DocumentNode, type ExecutionResult, type GraphQLSchema } from "graphql";
 import { compileQuery, isCompiledQuery, type CompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
 import type { ApolloServerOptionsWithGateway, BaseContext } from "@apollo/server";
@@ -12,6 +12,9 @@ export type GatewayRequest = Parameters<Executor>[0];
 /** Why an operation was run by graphql-js rather than compiled: graphql-jit could not compile it. */
 export type InterpretedReason = "not_compilable";
 
+/** When an operation was compiled: before the first request (a trusted document's), or by the first request that ran it. */
+export type CompiledWhen = "startup" | "first_request";
+
 export interface CompiledExecutionOptions {
   /** The schema Apollo validates against and plugins may instrument (it wraps its resolvers for `willResolveField`). */
   schema: GraphQLSchema;
@@ -22,6 +25,14 @@ export interface CompiledExecutionOptions {
   compiledSchema: GraphQLSchema;
   /** Counts each operation run by graphql-js, and why. */
   onInterpreted?: (reason: InterpretedReason) => void;
+  /**
+   * Documents whose queries and mutations are compiled before the first request, by their SHA-256 (Apollo's hash of
+   * the text a request runs): the trusted documents, which are all a storefront held to them can send, so that none
+   * of its first requests after a deploy waits for graphql-jit.
+   */
+  prepared?: ReadonlyMap<string, string>;
+  /** Counts each operation compiled (or found not compilable), and when. */
+  onCompiled?: (when: CompiledWhen) => void;
 }
 
 /** Compiled operations kept: a storefront sends a handful; each holds a generated function and its document. */
@@ -73,22 +84,42 @@ export function compileOperation(
 /**
  * Apollo Server's gateway interface, its documented way to replace how an operation is executed, serving this
  * API's own schema with graphql-jit: each operation is compiled once (keyed by Apollo's hash of the query text and
- * the operation's name), then run as a generated function. Everything before execution stays Apollo's: parsing,
+ * the operation's name; the `prepared` documents' before the first request), then run as a generated function. Everything before execution stays Apollo's: parsing,
  * validation, and every plugin's `didResolveOperation` (limits, access, input checks), cache reads and
  * `willSendResponse` (request log, metrics, cache headers). Cache hints do not need the resolvers (see
  * `staticCachePolicyPlugin`). Traced or not, the same compiled function runs: while tracing, inside an operation span.
  */
-export function compiledExecution({ schema, compiledSchema, onInterpreted }: CompiledExecutionOptions): Gateway {
+export function compiledExecution({
+  schema,
+  compiledSchema,
+  onInterpreted,
+  prepared = new Map(),
+  onCompiled,
+}: CompiledExecutionOptions): Gateway {
   const compiled = new LRUCache<string, CompiledQuery | typeof NOT_COMPILABLE>({ max: MAX_COMPILED_OPERATIONS });
+  const compile = (key: string, document: DocumentNode, operationName: string | undefined, when: CompiledWhen) => {
+    const result = compileQuery(compiledSchema, document, operationName);
+    const entry = isCompiledQuery(result) ? result : NOT_COMPILABLE;
+    compiled.set(key, entry);
+    onCompiled?.(when);
+    return entry;
+  };
+  for (const [hash, text] of prepared) {
+    // A manifest's document that does not parse is refused by Apollo on every request, as it would be unprepared.
+    let document: DocumentNode;
+    try {
+      document = parse(text);
+    } catch {
+      continue;
+    }
+    for (const definition of document.definitions) {
+      if (definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === "subscription") continue;
+      compile(`${hash}:${definition.name?.value ?? ""}`, document, definition.name?.value, "startup");
+    }
+  }
   const compiledFor = (request: GatewayRequest) => {
     const key = `${request.queryHash}:${request.operationName ?? ""}`;
-    let entry = compiled.get(key);
-    if (entry === undefined) {
-      const result = compileQuery(compiledSchema, request.document, request.operationName ?? undefined);
-      entry = isCompiledQuery(result) ? result : NOT_COMPILABLE;
-      compiled.set(key, entry);
-    }
-    return entry;
+    return compiled.get(key) ?? compile(key, request.document, request.operationName ?? undefined, "first_request");
   };
   const interpret = (request: GatewayRequest, reason?: InterpretedReason) => {
     if (reason) onInterpreted?.(reason);

@@ -112,7 +112,8 @@ export function createApolloServer(
     gateway: compiledExecution({
       schema,
       compiledSchema,
-      ...(metrics ? { onInterpreted: metrics.countInterpretedOperation } : {}),
+      ...(trustedDocuments && { prepared: trustedDocuments }),
+      ...(metrics ? { onInterpreted: metrics.countInterpretedOperation, onCompiled: metrics.countCompiledOperation } : {}),
     }),
     introspection: !production,
     includeStacktraceInErrorResponses: !production && process.env.NODE_ENV !== "test",
