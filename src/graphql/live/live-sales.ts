@@ -10,7 +10,7 @@ import { InvalidInputError } from "../../sales/errors";
 import { createSalesLoaders } from "../../sales/loaders";
 import { retrieveLargestBooks } from "../../sales/stats";
 import { ChangeFeed, ChangeStreamsUnavailableError, type ChangeFeedTiming, type FiguresChange, type RestartReason } from "./change-feed";
-import { BoundedQueue, LatestByKey, type SubscriberQueue } from "./queues";
+import { BoundedQueue, QueueBase, type SubscriberQueue } from "./queues";
 
 /** The subscription fields, as /metrics labels them. */
 export type LiveField = "bookSales" | "bestsellers" | "newBuyers";
@@ -28,43 +28,72 @@ export interface LiveEvent<T> {
  * shared execution (src/graphql/live/shared-executions.ts) resolves each once, sets `audience`, and observes each of
  * its subscribers through `LiveSales.observe`. It takes the next value only once it has handed the last to every
  * subscriber, which is how `caughtUp` knows what they have been handed.
+ *
+ * Each key's latest document is kept here once (`current`, with the `writtenAt` of the change that made it), as the
+ * base the next change merges with; the queue holds only the keys changed since the execution took them, in the
+ * order they first changed, and a key is handed on as its document stands when it is taken. A key changed again
+ * before it is taken keeps its place, and the change counts as conflated once for each subscriber (`audience`).
  */
-export class SharedFeed<T> extends LatestByKey<LiveEvent<T>> {
+export class SharedFeed<T> extends QueueBase<LiveEvent<T>> {
+  private readonly current = new Map<string, LiveEvent<T>>();
+  /** The keys changed since the execution last took them: a Set keeps the order in which each was first added. */
+  private readonly changed = new Set<string>();
+  /** How many subscribers take what this feed hands on. */
+  audience = 1;
   /** The first subscriber starts from the read that made the feed; each later one costs a read of its own. */
   private readAtStart = true;
   private puts = 0;
   /** By key: the number of the last value put, and of the last one handed to every subscriber. */
   private readonly lastPut = new Map<string, number>();
   private readonly lastHandedOn = new Map<string, number>();
-  private readonly numbers = new WeakMap<LiveEvent<T>, number>();
-  private taken: LiveEvent<T> | undefined;
+  /** The value the execution took last, by key and number, counted as handed on once it asks for the next. */
+  private taken: { key: string; number: number } | undefined;
   private readonly waiters = new Set<{ target: ReadonlyMap<string, number>; resolve: () => void }>();
 
   constructor(
     onEnd: () => void,
-    onConflated: (count: number) => void,
+    private readonly onConflated: (count: number) => void,
     /** Reads the values again and puts those newer than what was put last. */
     private readonly reread: () => Promise<void>,
   ) {
-    super(onEnd, onConflated);
+    super(onEnd);
   }
 
-  override put(key: string, value: LiveEvent<T>): void {
+  /** The key's latest document, or undefined before its first. */
+  document(key: string): T | undefined {
+    return this.current.get(key)?.value;
+  }
+
+  /** Makes `value` the key's document; `writtenAt` when it shows a write. */
+  put(key: string, value: T, writtenAt: Date | undefined): void {
+    if (this.ended) return;
     this.puts += 1;
     this.lastPut.set(key, this.puts);
-    this.numbers.set(value, this.puts);
-    super.put(key, value);
+    const event: LiveEvent<T> = { value, key, writtenAt };
+    this.current.set(key, event);
+    if (this.handOver(event)) this.taken = { key, number: this.puts };
+    else if (this.changed.has(key)) this.onConflated(this.audience);
+    else this.changed.add(key);
   }
 
-  override async next(): Promise<IteratorResult<LiveEvent<T>>> {
+  protected take(): LiveEvent<T> | undefined {
+    // Most reads find nothing changed (the execution keeps up): no iterator is made for them.
+    if (this.changed.size === 0) return undefined;
+    for (const key of this.changed) {
+      this.changed.delete(key);
+      this.taken = { key, number: this.lastPut.get(key) ?? 0 };
+      return this.current.get(key);
+    }
+    return undefined;
+  }
+
+  override next(): Promise<IteratorResult<LiveEvent<T>>> {
     if (this.taken) {
-      this.lastHandedOn.set(this.taken.key, this.numbers.get(this.taken) ?? 0);
+      this.lastHandedOn.set(this.taken.key, this.taken.number);
       this.taken = undefined;
       this.release();
     }
-    const result = await super.next();
-    if (!result.done) this.taken = result.value;
-    return result;
+    return super.next();
   }
 
   override return(): Promise<IteratorResult<LiveEvent<T>>> {
@@ -205,22 +234,19 @@ export class LiveSales {
     const keys = new Map(ids.map((id) => [bookIdKey(id), id]));
     if (keys.size > MAX_LIVE_BOOKS) throw new InvalidInputError(`ids takes at most ${MAX_LIVE_BOOKS} books, got ${keys.size}.`, "ids");
     await this.started();
-    const current = new Map<string, BookWithoutBuyers>();
     const early = new Map<string, FiguresChange>();
-    const queue = new SharedFeed<BookWithoutBuyers>(
+    const feed = new SharedFeed<BookWithoutBuyers>(
       () => keys.forEach((id) => this.unlisten(id, listener)),
       (count) => this.observers.onConflated("bookSales", count),
       () => this.reread([...keys.values()], listener),
     );
     const listener: BookListener = (change) => {
       const key = bookIdKey(change.bookId);
-      const book = current.get(key);
+      const book = feed.document(key);
       // A change that arrives while the books are read is applied to what the read finds.
       if (!book) return void early.set(key, mergedChange(early.get(key), change));
       const changed = withFigures(book, change);
-      if (changed === book) return;
-      current.set(key, changed);
-      queue.put(key, { value: changed, key, writtenAt: change.writtenAt });
+      if (changed !== book) feed.put(key, changed, change.writtenAt);
     };
     keys.forEach((id) => this.listen(id, listener));
     try {
@@ -228,15 +254,13 @@ export class LiveSales {
       for (const [key, id] of keys) {
         const book = foundBook(books.get(key) ?? null, id);
         const changed = early.get(key);
-        const start = changed ? withFigures(book, changed) : book;
-        current.set(key, start);
-        queue.put(key, { value: start, key });
+        feed.put(key, changed ? withFigures(book, changed) : book, undefined);
       }
     } catch (error) {
-      void queue.return();
+      void feed.return();
       throw error;
     }
-    return queue;
+    return feed;
   }
 
   /** The `top` books with the most purchases, as they stand, then again whenever a purchase changes the list. */
@@ -249,22 +273,22 @@ export class LiveSales {
       this.bestsellers.set(top, list);
     }
     const watched = list;
-    const queue = new SharedFeed<BookWithoutBuyers[]>(
+    const feed = new SharedFeed<BookWithoutBuyers[]>(
       () => {
-        watched.subscribers.delete(queue);
+        watched.subscribers.delete(feed);
         if (watched.subscribers.size === 0) this.bestsellers.delete(top);
       },
       (count) => this.observers.onConflated("bestsellers", count),
       () => watched.refresh(undefined),
     );
-    watched.subscribers.add(queue);
+    watched.subscribers.add(feed);
     try {
-      queue.put(LIST, { value: await watched.current(), key: LIST });
+      feed.put(LIST, await watched.current(), undefined);
     } catch (error) {
-      void queue.return();
+      void feed.return();
       throw error;
     }
-    return queue;
+    return feed;
   }
 
   /** Each buyer of the book from now on, in purchase order, each once, or counted as missed. */
@@ -537,7 +561,7 @@ class BestsellerList {
       const [before, after] = await Promise.all([this.current(), this.read()]);
       this.books = Promise.resolve(after);
       if (sameList(before, after)) return;
-      for (const subscriber of this.subscribers) subscriber.put(LIST, { value: after, key: LIST, writtenAt: change?.writtenAt });
+      for (const subscriber of this.subscribers) subscriber.put(LIST, after, change?.writtenAt);
     } catch (error) {
       this.logger.warn(
         { err: error, top: this.top },

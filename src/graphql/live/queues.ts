@@ -76,39 +76,6 @@ export abstract class QueueBase<T> implements SubscriberQueue<T> {
   }
 }
 
-/**
- * Keeps the latest value per key: a value put while an older one of its key still waits replaces it
- * (`onConflated` counts it once for each subscriber it was meant for), so the queue holds at most one
- * value per key. Values leave in the order their keys first waited.
- */
-export class LatestByKey<T> extends QueueBase<T> {
-  private readonly waiting = new Map<string, T>();
-  /** How many subscribers take what this queue hands on: more than one when it feeds a shared execution. */
-  audience = 1;
-
-  constructor(
-    onEnd: () => void,
-    private readonly onConflated: (count: number) => void,
-  ) {
-    super(onEnd);
-  }
-
-  put(key: string, value: T): void {
-    if (this.ended || this.handOver(value)) return;
-    if (this.waiting.has(key)) this.onConflated(this.audience);
-    this.waiting.set(key, value);
-  }
-
-  protected take(): T | undefined {
-    // Most reads find nothing waiting (the subscriber keeps up): no iterator is made for them.
-    if (this.waiting.size === 0) return undefined;
-    const first = this.waiting.entries().next();
-    if (first.done) return undefined;
-    this.waiting.delete(first.value[0]);
-    return first.value[1];
-  }
-}
-
 /** A value that knows how many values were dropped just before it. */
 export interface Counted {
   missedBefore: number;

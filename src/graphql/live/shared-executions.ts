@@ -1,6 +1,6 @@
 import { createSourceEventStream, execute, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from "graphql";
-import type { LiveEvent, LiveField, LiveSales, SharedFeed, SubscriberMetrics } from "./live-sales";
-import { LatestByKey, QueueBase } from "./queues";
+import { SharedFeed, type LiveEvent, type LiveField, type LiveSales, type SubscriberMetrics } from "./live-sales";
+import { QueueBase } from "./queues";
 import { inSubscriptionSpan } from "../../observability/tracing";
 import { compileOperation, type CompiledOperation } from "../execution/compiled-execution";
 import type { GraphQLContext } from "../execution/context";
@@ -119,7 +119,7 @@ class SharedExecution {
   /** Undefined when the execution ended while the subscriber waited for it to open: it starts another. */
   async join(log: SubscriberLog, frames: NextFrames): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult | undefined> {
     const feed = await this.opened;
-    if (!(feed instanceof LatestByKey)) return feed;
+    if (!(feed instanceof SharedFeed)) return feed;
     // The values last handed on may be older than a write acknowledged before this subscriber came.
     await feed.caughtUp();
     if (this.ended) return undefined;
@@ -155,7 +155,7 @@ class SharedExecution {
 
   private async open(): Promise<SharedFeed<unknown> | ExecutionResult> {
     const source = await createSourceEventStream({ ...this.args, contextValue: this.server.freshContext() });
-    if (!(source instanceof LatestByKey)) {
+    if (!(source instanceof SharedFeed)) {
       this.end();
       return source as ExecutionResult;
     }
