@@ -26,7 +26,7 @@ export interface LiveEvent<T> {
 /**
  * The values of a conflated field (`bookSales`, `bestsellers`) for every subscriber of one operation at once: a
  * shared execution (src/graphql/live/shared-executions.ts) resolves each once, sets `audience`, and observes each of
- * its subscribers through `LiveSales.observe`. It takes the next value only once it has handed the last to every
+ * its subscribers through `LiveSales.subscriber`. It takes the next value only once it has handed the last to every
  * subscriber, which is how `caughtUp` knows what they have been handed.
  *
  * Each key's latest document is kept here once (`current`, with the `writtenAt` of the change that made it), as the
