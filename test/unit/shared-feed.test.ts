@@ -138,4 +138,18 @@ describe("a shared execution's feed", () => {
     void feed.next();
     expect(await settled(joined)).toBe(true);
   });
+
+  it("hands the pump nothing it still held once its last subscriber left, or once it failed: it ends, or fails", async () => {
+    const left = sharedFeed(1).feed;
+    left.put("1", { purchase_count: 1 }, undefined);
+    await taken(left);
+    left.put("1", { purchase_count: 2 }, undefined);
+    await left.return();
+    expect(await left.next()).toEqual({ value: undefined, done: true });
+
+    const failed = sharedFeed(1).feed;
+    failed.put("1", { purchase_count: 1 }, undefined);
+    failed.fail(new Error("the change stream cannot resume"));
+    await expect(failed.next()).rejects.toThrow("the change stream cannot resume");
+  });
 });

@@ -43,10 +43,11 @@ export abstract class QueueBase<T> implements SubscriberQueue<T> {
   }
 
   next(): Promise<IteratorResult<T>> {
-    const value = this.take();
-    if (value !== undefined) return Promise.resolve({ value, done: false });
+    // Ended, what the queue still holds is dropped, as `return` and `fail` promise.
     if (this.failure) return Promise.reject(this.failure);
     if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    const value = this.take();
+    if (value !== undefined) return Promise.resolve({ value, done: false });
     return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
   }
 
