@@ -21,6 +21,8 @@ async function main(): Promise<void> {
     production: true,
     apiTokens: config.apiTokens,
     clientBudget: config,
+    // The subscription limits the environment sets (the subscribers section raises the per-address and per-process caps: its loads connect from one address).
+    subscriptions: config,
   };
   const server = await startHttpServer(options, 0, "127.0.0.1");
   process.stdout.write(`${server.url}\n`);
