@@ -109,20 +109,20 @@ export function createServerMetrics(countOutliers: () => Promise<number>, listed
     labelNames: ["token"] as const,
     registers: [registry],
   });
-  const interpreted = new Counter({
-    name: "bookstore_graphql_interpreted_operations_total",
-    help: "Operations executed by graphql-js rather than compiled by graphql-jit, which could not compile them.",
-    labelNames: ["reason"] as const,
-    registers: [registry],
-  });
-  for (const reason of INTERPRETED_REASONS) interpreted.inc({ reason }, 0);
-  const compiled = new Counter({
-    name: "bookstore_graphql_compiled_operations_total",
-    help: "Operations compiled by graphql-jit, each once while it stays among the 1,000 kept: at start-up (the trusted documents') or by its first request.",
-    labelNames: ["at"] as const,
-    registers: [registry],
-  });
-  for (const at of COMPILED_WHEN) compiled.inc({ at }, 0);
+  const interpreted = counterByLabel(
+    registry,
+    "bookstore_graphql_interpreted_operations_total",
+    "Operations executed by graphql-js rather than compiled by graphql-jit, which could not compile them.",
+    "reason",
+    INTERPRETED_REASONS,
+  );
+  const compiled = counterByLabel(
+    registry,
+    "bookstore_graphql_compiled_operations_total",
+    "Operations compiled by graphql-jit, each once while it stays among the 1,000 kept: at start-up (the trusted documents') or by its first request.",
+    "at",
+    COMPILED_WHEN,
+  );
   return {
     registry,
     observeRequest: (operation, seconds) => requestDuration.observe({ operation: operationLabel(operation) }, seconds),
@@ -144,6 +144,19 @@ const LIVE_FIELDS: readonly LiveField[] = ["bookSales", "bestsellers", "newBuyer
 const RESTART_REASONS: readonly RestartReason[] = ["error", "history_lost", "invalidated"];
 // From a write to its delivery: milliseconds on a quiet server, seconds behind a slow socket or a lagging stream.
 const LAG_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** A counter by one label, each of whose `values` exists from the start, at 0, so that rates work from the first scrape. */
+function counterByLabel<Label extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  label: Label,
+  values: readonly string[],
+): Counter<Label> {
+  const counter = new Counter({ name, help, labelNames: [label], registers: [registry] });
+  for (const value of values) counter.inc({ [label]: value } as Partial<Record<Label, string>>, 0);
+  return counter;
+}
 
 /** The subscriptions' metrics; every label value exists from the start, at 0, so that rates work from the first scrape. */
 function liveSalesMetrics(registry: Registry): LiveSalesObservers {
@@ -179,17 +192,17 @@ function liveSalesMetrics(registry: Registry): LiveSalesObservers {
     buckets: LAG_BOUNDS,
     registers: [registry],
   });
-  const restarts = new Counter({
-    name: "bookstore_change_stream_restarts_total",
-    help: "Times the change stream on sales was opened again: after an error (resumed where it was), after its history was lost (from now, every watched book read again), or after it was invalidated.",
-    labelNames: ["reason"] as const,
-    registers: [registry],
-  });
+  const restarts = counterByLabel(
+    registry,
+    "bookstore_change_stream_restarts_total",
+    "Times the change stream on sales was opened again: after an error (resumed where it was), after its history was lost (from now, every watched book read again), or after it was invalidated.",
+    "reason",
+    RESTART_REASONS,
+  );
   for (const field of LIVE_FIELDS) {
     subscriptions.set({ field }, 0);
     conflated.inc({ field }, 0);
   }
-  for (const reason of RESTART_REASONS) restarts.inc({ reason }, 0);
   // Bound once per field: a value's lag is observed for each subscriber it reaches, and looking its labels up each time cost more than the observation.
   const lagOf = labelledBy(lag);
   const conflatedOf = labelledBy(conflated);

@@ -38,6 +38,11 @@ export interface CompiledExecutionOptions {
 /** Compiled operations kept: a storefront sends a handful; each holds a generated function and its document. */
 const MAX_COMPILED_OPERATIONS = 1_000;
 
+/** Where an operation's compiled query is kept: the SHA-256 of its document's text and the operation's name. */
+function compiledKey(queryHash: string, operationName: string | null | undefined): string {
+  return `${queryHash}:${operationName ?? ""}`;
+}
+
 /** graphql-js for what cannot be compiled; a marker, so that the attempt is made once per operation. */
 const NOT_COMPILABLE = "not_compilable";
 
@@ -84,8 +89,8 @@ export function compileOperation(
 /**
  * Apollo Server's gateway interface, its documented way to replace how an operation is executed, serving this
  * API's own schema with graphql-jit: each operation is compiled once (keyed by Apollo's hash of the query text and
- * the operation's name; the `prepared` documents' before the first request), then run as a generated function. Everything before execution stays Apollo's: parsing,
- * validation, and every plugin's `didResolveOperation` (limits, access, input checks), cache reads and
+ * the operation's name; the `prepared` documents' before the first request), then run as a generated function.
+ * Everything before execution stays Apollo's: parsing, validation, and every plugin's `didResolveOperation` (limits, access, input checks), cache reads and
  * `willSendResponse` (request log, metrics, cache headers). Cache hints do not need the resolvers (see
  * `staticCachePolicyPlugin`). Traced or not, the same compiled function runs: while tracing, inside an operation span.
  */
@@ -114,11 +119,11 @@ export function compiledExecution({
     }
     for (const definition of document.definitions) {
       if (definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === "subscription") continue;
-      compile(`${hash}:${definition.name?.value ?? ""}`, document, definition.name?.value, "startup");
+      compile(compiledKey(hash, definition.name?.value), document, definition.name?.value, "startup");
     }
   }
   const compiledFor = (request: GatewayRequest) => {
-    const key = `${request.queryHash}:${request.operationName ?? ""}`;
+    const key = compiledKey(request.queryHash, request.operationName);
     return compiled.get(key) ?? compile(key, request.document, request.operationName ?? undefined, "first_request");
   };
   const interpret = (request: GatewayRequest, reason?: InterpretedReason) => {
